@@ -1,0 +1,46 @@
+# Two commands a new user needs: `make run` (lite mode) and `make test` (the whole suite).
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+GEN_DIRS := clients/python/sluice clients/python/sluice_client/_proto
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: run test lint proto proto-check typecheck unit bench worker clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev]'
+	touch $@
+
+run: $(STAMP)
+	$(BIN)/sluice-server --mode lite
+
+worker: $(STAMP)
+	$(BIN)/sluice-worker
+
+proto: $(STAMP)
+	rm -rf $(GEN_DIRS)
+	$(BIN)/buf lint
+	$(BIN)/buf generate
+	find clients/python/sluice -type d -exec touch {}/__init__.py \;
+	$(BIN)/ruff format -q clients/python/sluice_client/_proto
+
+# Regenerating must not change the committed code.
+proto-check: proto
+	git diff --exit-code --stat -- $(GEN_DIRS)
+	test -z "$$(git status --porcelain -- $(GEN_DIRS))"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/buf lint
+	$(BIN)/mypy .
+
+test: $(STAMP) proto-check lint
+	$(BIN)/pytest -q tests
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) data

@@ -1,0 +1,57 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SearchMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SEARCH_MODE_UNSPECIFIED: _ClassVar[SearchMode]
+    SEARCH_MODE_VECTOR: _ClassVar[SearchMode]
+    SEARCH_MODE_KEYWORD: _ClassVar[SearchMode]
+    SEARCH_MODE_HYBRID: _ClassVar[SearchMode]
+SEARCH_MODE_UNSPECIFIED: SearchMode
+SEARCH_MODE_VECTOR: SearchMode
+SEARCH_MODE_KEYWORD: SearchMode
+SEARCH_MODE_HYBRID: SearchMode
+
+class SearchRequest(_message.Message):
+    __slots__ = ("query", "knowledge_base_ids", "top_k", "mode", "knowledge_ids")
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_BASE_IDS_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    query: str
+    knowledge_base_ids: _containers.RepeatedScalarFieldContainer[str]
+    top_k: int
+    mode: SearchMode
+    knowledge_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, query: _Optional[str] = ..., knowledge_base_ids: _Optional[_Iterable[str]] = ..., top_k: _Optional[int] = ..., mode: _Optional[_Union[SearchMode, str]] = ..., knowledge_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SearchResult(_message.Message):
+    __slots__ = ("chunk_id", "knowledge_id", "knowledge_base_id", "content", "score", "chunk_index", "knowledge_title")
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_INDEX_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_TITLE_FIELD_NUMBER: _ClassVar[int]
+    chunk_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    content: str
+    score: float
+    chunk_index: int
+    knowledge_title: str
+    def __init__(self, chunk_id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., content: _Optional[str] = ..., score: _Optional[float] = ..., chunk_index: _Optional[int] = ..., knowledge_title: _Optional[str] = ...) -> None: ...
+
+class SearchResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[SearchResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[SearchResult, _Mapping]]] = ...) -> None: ...
