@@ -1,0 +1,35 @@
+"""ORM models of every Sluice table; importing this package registers them all."""
+
+from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
+from storage.db.models.chunk import Chunk
+from storage.db.models.enrichment import GraphEdge, GraphNode, WikiPage, WikiPendingOp
+from storage.db.models.jobs import FaqImportJob, KbCloneJob
+from storage.db.models.knowledge import Knowledge
+from storage.db.models.knowledge_base import KnowledgeBase, KnowledgeTag, Tag
+from storage.db.models.resources import AccessGrant, StorageResource
+from storage.db.models.span import Span
+from storage.db.models.tenancy import ApiKey, Tenant
+
+__all__ = [
+    "AccessGrant",
+    "ApiKey",
+    "Base",
+    "Chunk",
+    "FaqImportJob",
+    "GraphEdge",
+    "GraphNode",
+    "JSONType",
+    "KbCloneJob",
+    "Knowledge",
+    "KnowledgeBase",
+    "KnowledgeTag",
+    "Span",
+    "StorageResource",
+    "Tag",
+    "Tenant",
+    "UTCDateTime",
+    "WikiPage",
+    "WikiPendingOp",
+    "new_id",
+    "utcnow",
+]

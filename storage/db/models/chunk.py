@@ -1,0 +1,48 @@
+"""Chunks: the pieces of a knowledge that are indexed and searched."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from storage.db.models.base import Base, new_id, utcnow
+
+
+class Chunk(Base):
+    __tablename__ = "chunks"
+    __table_args__ = (
+        # A retried or raced write can never store the same chunk twice.
+        UniqueConstraint("knowledge_id", "chunk_type", "chunk_index"),
+        Index(None, "knowledge_base_id", "content_hash"),
+        Index(None, "parent_chunk_id"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(36))
+    knowledge_base_id: Mapped[str] = mapped_column(String(36))
+    knowledge_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("knowledges.id", ondelete="CASCADE")
+    )
+    # The processing round that wrote this chunk.
+    attempt: Mapped[int] = mapped_column(default=0)
+    chunk_index: Mapped[int]
+    chunk_type: Mapped[str] = mapped_column(String(32), default="text")
+    content: Mapped[str] = mapped_column(Text, default="")
+    # Heading breadcrumbs; indexed with the content, not returned by the API.
+    context_header: Mapped[str] = mapped_column(Text, default="")
+    # Offsets in code points of the parsed Markdown.
+    start_at: Mapped[int] = mapped_column(default=0)
+    end_at: Mapped[int] = mapped_column(default=0)
+    parent_chunk_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    pre_chunk_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    next_chunk_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    is_enabled: Mapped[bool] = mapped_column(default=True)
+    image_info: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    # Normalised-content hash (FAQ dedup and clone diffs).
+    content_hash: Mapped[str] = mapped_column(String(64), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

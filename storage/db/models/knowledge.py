@@ -1,0 +1,60 @@
+"""A document in a knowledge base (``knowledges``), with its processing state machine."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from storage.db.models.base import Base, new_id, utcnow
+
+
+class Knowledge(Base):
+    __tablename__ = "knowledges"
+    __table_args__ = (
+        Index(None, "tenant_id", "knowledge_base_id", "file_hash"),
+        Index(None, "knowledge_base_id", "parse_status"),
+        Index(None, "parse_status", "updated_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(36))
+    knowledge_base_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("knowledge_bases.id", ondelete="CASCADE")
+    )
+    type: Mapped[str] = mapped_column(String(16), default="file")
+    title: Mapped[str] = mapped_column(String(1024), default="")
+    description: Mapped[str] = mapped_column(Text, default="")
+    # The URL a URL knowledge was imported from.
+    source: Mapped[str] = mapped_column(Text, default="")
+    file_name: Mapped[str] = mapped_column(String(1024), default="")
+    # Lower-case extension without the dot.
+    file_type: Mapped[str] = mapped_column(String(32), default="")
+    file_size: Mapped[int] = mapped_column(BigInteger, default=0)
+    # MD5 hex of the file's bytes.
+    file_hash: Mapped[str] = mapped_column(String(64), default="")
+    # FileService path of the original ("local://…", "storage://…", "resource://…").
+    file_path: Mapped[str] = mapped_column(Text, default="")
+    # Bytes this knowledge occupies in storage (original plus extracted images).
+    storage_size: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Markdown of a manual knowledge.
+    content: Mapped[str | None] = mapped_column(Text, default=None)
+    parse_status: Mapped[str] = mapped_column(String(16), default="pending")
+    enable_status: Mapped[str] = mapped_column(String(16), default="disabled")
+    summary_status: Mapped[str] = mapped_column(String(16), default="none")
+    summary: Mapped[str | None] = mapped_column(Text, default=None)
+    error_message: Mapped[str | None] = mapped_column(Text, default=None)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    channel: Mapped[str] = mapped_column(String(64), default="")
+    # The current processing round; only ever grows (KnowledgeRepository.next_attempt).
+    attempt: Mapped[int] = mapped_column(default=0)
+    pending_subtasks_count: Mapped[int] = mapped_column(default=0)
+    # The ProcessConfig given at upload, as a dict; reused by reparse.
+    process_overrides: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    enable_multimodel: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # Also the row's heartbeat: every guarded transition bumps it.
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    processed_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,92 @@
+"""Chunk rows: bulk writes per knowledge, paging and lookups."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.orm import Session
+
+from storage.db.engine import Database
+from storage.db.models import Chunk, new_id
+from storage.db.sql import affected_rows
+from storage.db.statuses import ChunkType
+
+INSERT_BATCH_SIZE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class NewChunk:
+    """A chunk to insert. Ids are assigned up front so neighbours can link to each other."""
+
+    tenant_id: str
+    knowledge_base_id: str
+    knowledge_id: str
+    chunk_index: int
+    content: str
+    chunk_type: str = ChunkType.TEXT
+    attempt: int = 0
+    context_header: str = ""
+    start_at: int = 0
+    end_at: int = 0
+    parent_chunk_id: str | None = None
+    pre_chunk_id: str | None = None
+    next_chunk_id: str | None = None
+    is_enabled: bool = True
+    image_info: dict[str, Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    content_hash: str = ""
+    id: str = field(default_factory=new_id)
+
+
+class ChunkRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def insert_many(self, chunks: Sequence[NewChunk]) -> None:
+        """All or nothing: one transaction, sent in batches. A chunk already stored for the
+        same (knowledge, type, index) makes the whole call fail with IntegrityError."""
+        rows = [asdict(chunk) for chunk in chunks]
+        if not rows:
+            return
+        with self._db.session() as session:
+            for start in range(0, len(rows), INSERT_BATCH_SIZE):
+                session.execute(insert(Chunk), rows[start : start + INSERT_BATCH_SIZE])
+
+    def delete_by_knowledge(self, knowledge_id: str) -> int:
+        with self._db.session() as session:
+            result = session.execute(delete(Chunk).where(Chunk.knowledge_id == knowledge_id))
+            return affected_rows(result)
+
+    def list_by_knowledge(
+        self, knowledge_id: str, limit: int = 50, offset: int = 0
+    ) -> tuple[list[Chunk], int]:
+        """In document order (index, then type, so image children follow their text)."""
+        query = (
+            select(Chunk)
+            .where(Chunk.knowledge_id == knowledge_id)
+            .order_by(Chunk.chunk_index, Chunk.chunk_type, Chunk.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        with self._db.session() as session:
+            return list(session.scalars(query)), self._count(session, knowledge_id)
+
+    def get_many(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """The chunks that exist, in the order of ``chunk_ids``."""
+        if not chunk_ids:
+            return []
+        with self._db.session() as session:
+            found = {c.id: c for c in session.scalars(select(Chunk).where(Chunk.id.in_(chunk_ids)))}
+        return [found[chunk_id] for chunk_id in dict.fromkeys(chunk_ids) if chunk_id in found]
+
+    def count_by_knowledge(self, knowledge_id: str) -> int:
+        with self._db.session() as session:
+            return self._count(session, knowledge_id)
+
+    @staticmethod
+    def _count(session: Session, knowledge_id: str) -> int:
+        query = select(func.count()).select_from(Chunk).where(Chunk.knowledge_id == knowledge_id)
+        return int(session.scalar(query) or 0)

@@ -1,0 +1,259 @@
+"""Knowledge rows: creation, duplicate detection, listing and the guarded state machine.
+
+Every status change is one ``UPDATE … WHERE parse_status IN (…) [AND attempt = ?]``, and
+every counter change is arithmetic inside the UPDATE, so racing workers, cancels and
+deletes can never move a row backwards or lose a decrement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import and_, case, delete, exists, func, inspect, literal, or_, select, update
+
+from storage.db.engine import Database
+from storage.db.errors import NotFoundError
+from storage.db.models import Knowledge, KnowledgeTag, UTCDateTime, utcnow
+from storage.db.sql import affected_rows
+from storage.db.statuses import DEDUP_IGNORED, ParseStatus
+
+KnowledgePage = tuple[list[Knowledge], int]
+TagIdsByKnowledge = dict[str, list[str]]
+
+_COLUMNS = frozenset(inspect(Knowledge).column_attrs.keys())
+# Changed only through transition / next_attempt / always by the repository itself.
+_GUARDED = frozenset({"id", "tenant_id", "parse_status", "attempt", "created_at", "updated_at"})
+
+
+def _checked(fields: dict[str, Any]) -> dict[str, Any]:
+    unknown = fields.keys() - _COLUMNS
+    if unknown:
+        raise TypeError(f"unknown knowledge fields: {sorted(unknown)}")
+    guarded = fields.keys() & _GUARDED
+    if guarded:
+        raise TypeError(f"fields not settable here: {sorted(guarded)}")
+    return fields
+
+
+class KnowledgeRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def create(self, **fields: Any) -> Knowledge:
+        knowledge = Knowledge(**fields)
+        with self._db.session() as session:
+            session.add(knowledge)
+        return knowledge
+
+    def get(self, knowledge_id: str, tenant_id: str | None = None) -> Knowledge | None:
+        """``tenant_id`` None reads across tenants (admin and worker access)."""
+        query = select(Knowledge).where(Knowledge.id == knowledge_id)
+        if tenant_id is not None:
+            query = query.where(Knowledge.tenant_id == tenant_id)
+        with self._db.session() as session:
+            return session.scalars(query).one_or_none()
+
+    def find_duplicate(
+        self,
+        tenant_id: str,
+        knowledge_base_id: str,
+        *,
+        file_hash: str,
+        file_type: str,
+        file_name: str,
+        file_size: int,
+    ) -> Knowledge | None:
+        """The spec's rule: (same hash OR same name and size) AND same file type (case
+        folded), in the same tenant and knowledge base, ignoring failed and deleting rows.
+
+        An empty hash never matches (rows without content hashes are not files)."""
+        same_content = Knowledge.file_hash == file_hash if file_hash else None
+        same_name_size = and_(Knowledge.file_name == file_name, Knowledge.file_size == file_size)
+        content_match = (
+            same_name_size if same_content is None else or_(same_content, same_name_size)
+        )
+        query = (
+            select(Knowledge)
+            .where(
+                Knowledge.tenant_id == tenant_id,
+                Knowledge.knowledge_base_id == knowledge_base_id,
+                Knowledge.parse_status.not_in(sorted(DEDUP_IGNORED)),
+                func.lower(Knowledge.file_type) == file_type.lower(),
+                content_match,
+            )
+            .order_by(Knowledge.created_at, Knowledge.id)
+            .limit(1)
+        )
+        with self._db.session() as session:
+            return session.scalars(query).first()
+
+    def list(
+        self,
+        tenant_id: str | None,
+        knowledge_base_id: str,
+        *,
+        statuses: Collection[str] | None = None,
+        keyword: str | None = None,
+        file_type: str | None = None,
+        tag_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> KnowledgePage:
+        """Newest first. No ``statuses`` = everything but deleting."""
+        conditions = [Knowledge.knowledge_base_id == knowledge_base_id]
+        if tenant_id is not None:
+            conditions.append(Knowledge.tenant_id == tenant_id)
+        if statuses:
+            conditions.append(Knowledge.parse_status.in_(sorted(statuses)))
+        else:
+            conditions.append(Knowledge.parse_status != ParseStatus.DELETING)
+        if keyword:
+            needle = keyword.lower()
+            conditions.append(
+                or_(
+                    func.lower(Knowledge.title).contains(needle, autoescape=True),
+                    func.lower(Knowledge.file_name).contains(needle, autoescape=True),
+                )
+            )
+        if file_type:
+            conditions.append(func.lower(Knowledge.file_type) == file_type.lower())
+        if tag_id:
+            conditions.append(
+                exists().where(
+                    KnowledgeTag.knowledge_id == Knowledge.id, KnowledgeTag.tag_id == tag_id
+                )
+            )
+        query = (
+            select(Knowledge)
+            .where(*conditions)
+            .order_by(Knowledge.created_at.desc(), Knowledge.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        with self._db.session() as session:
+            total = session.scalar(select(func.count()).select_from(Knowledge).where(*conditions))
+            return list(session.scalars(query)), total or 0
+
+    def transition(
+        self,
+        knowledge_id: str,
+        *,
+        from_statuses: Iterable[str],
+        to_status: str,
+        attempt: int | None = None,
+        **fields: Any,
+    ) -> bool:
+        """Move ``from_statuses`` → ``to_status`` (setting ``fields`` too) in one guarded
+        UPDATE; False when the row was in another state or belongs to another attempt."""
+        values = {**_checked(fields), "parse_status": to_status, "updated_at": utcnow()}
+        return self._guarded_update(knowledge_id, attempt, values, from_statuses)
+
+    def update_fields(
+        self, knowledge_id: str, *, attempt: int | None = None, **fields: Any
+    ) -> bool:
+        """Set non-status fields; with ``attempt``, only while that attempt is current."""
+        values = {**_checked(fields), "updated_at": utcnow()}
+        return self._guarded_update(knowledge_id, attempt, values, None)
+
+    def touch(self, knowledge_id: str) -> bool:
+        """Bump updated_at, the heartbeat housekeeping reads."""
+        return self._guarded_update(knowledge_id, None, {"updated_at": utcnow()}, None)
+
+    def next_attempt(self, knowledge_id: str) -> int:
+        """Atomically increment and return the attempt: each processing round gets its own."""
+        statement = (
+            update(Knowledge)
+            .where(Knowledge.id == knowledge_id)
+            .values(attempt=Knowledge.attempt + 1, updated_at=utcnow())
+            .returning(Knowledge.attempt)
+        )
+        with self._db.session() as session:
+            attempt = session.execute(statement).scalar_one_or_none()
+        if attempt is None:
+            raise NotFoundError(f"knowledge {knowledge_id} not found")
+        return attempt
+
+    def add_pending_subtasks(self, knowledge_id: str, attempt: int, delta: int) -> int | None:
+        """Add ``delta`` (negative to give back unqueued subtasks; never below 0) and return
+        the new count, or None when ``attempt`` is no longer current. Reaching 0 while
+        finalizing completes the knowledge, as the last finalize_subtask would."""
+        row = self._adjust_subtasks(knowledge_id, attempt, delta, only_if_positive=False)
+        return None if row is None else row[1]
+
+    def finalize_subtask(self, knowledge_id: str, attempt: int) -> bool:
+        """One enrichment subtask of ``attempt`` is done: decrement the counter. True when
+        this call brought it to 0 and so moved the knowledge finalizing → completed."""
+        row = self._adjust_subtasks(knowledge_id, attempt, -1, only_if_positive=True)
+        return row is not None and row == (ParseStatus.COMPLETED, 0)
+
+    def delete(self, knowledge_id: str) -> bool:
+        """Delete the row; chunks, spans, tag links and graph rows go with it (cascade)."""
+        with self._db.session() as session:
+            result = session.execute(delete(Knowledge).where(Knowledge.id == knowledge_id))
+            return affected_rows(result) > 0
+
+    def set_tags(self, knowledge_id: str, tag_ids: Sequence[str]) -> None:
+        """Replace the knowledge's tags."""
+        with self._db.session() as session:
+            session.execute(delete(KnowledgeTag).where(KnowledgeTag.knowledge_id == knowledge_id))
+            session.add_all(
+                KnowledgeTag(knowledge_id=knowledge_id, tag_id=tag_id)
+                for tag_id in dict.fromkeys(tag_ids)
+            )
+
+    def tag_ids(self, knowledge_ids: Sequence[str]) -> TagIdsByKnowledge:
+        """Tag ids per knowledge (every requested id is a key)."""
+        found: TagIdsByKnowledge = {knowledge_id: [] for knowledge_id in knowledge_ids}
+        query = (
+            select(KnowledgeTag.knowledge_id, KnowledgeTag.tag_id)
+            .where(KnowledgeTag.knowledge_id.in_(found))
+            .order_by(KnowledgeTag.knowledge_id, KnowledgeTag.tag_id)
+        )
+        with self._db.session() as session:
+            for knowledge_id, tag_id in session.execute(query):
+                found[knowledge_id].append(tag_id)
+        return found
+
+    def _guarded_update(
+        self,
+        knowledge_id: str,
+        attempt: int | None,
+        values: dict[str, Any],
+        from_statuses: Iterable[str] | None,
+    ) -> bool:
+        statement = update(Knowledge).where(Knowledge.id == knowledge_id)
+        if from_statuses is not None:
+            statement = statement.where(Knowledge.parse_status.in_(list(from_statuses)))
+        if attempt is not None:
+            statement = statement.where(Knowledge.attempt == attempt)
+        statement = statement.values(**values).execution_options(synchronize_session=False)
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement)) > 0
+
+    def _adjust_subtasks(
+        self, knowledge_id: str, attempt: int, delta: int, *, only_if_positive: bool
+    ) -> tuple[str, int] | None:
+        now = utcnow()
+        count = Knowledge.pending_subtasks_count
+        # SET expressions all see the row as it was before the UPDATE (SQL semantics).
+        new_count = case((count + delta < 0, 0), else_=count + delta)
+        completes = and_(Knowledge.parse_status == ParseStatus.FINALIZING, count + delta <= 0)
+        statement = update(Knowledge).where(
+            Knowledge.id == knowledge_id, Knowledge.attempt == attempt
+        )
+        if only_if_positive:
+            statement = statement.where(count > 0)
+        statement = statement.values(
+            pending_subtasks_count=new_count,
+            parse_status=case(
+                (completes, ParseStatus.COMPLETED.value), else_=Knowledge.parse_status
+            ),
+            processed_at=case(
+                (completes, literal(now, UTCDateTime())), else_=Knowledge.processed_at
+            ),
+            updated_at=now,
+        ).returning(Knowledge.parse_status, Knowledge.pending_subtasks_count)
+        with self._db.session() as session:
+            row = session.execute(statement).one_or_none()
+        return None if row is None else (row[0], row[1])

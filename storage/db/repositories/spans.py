@@ -1,0 +1,113 @@
+"""Processing spans: one row per (knowledge, attempt, name), written by upsert."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, inspect, select
+
+from storage.db.engine import Database
+from storage.db.models import Knowledge, Span, new_id, utcnow
+from storage.db.sql import dialect_insert
+from storage.db.statuses import OPEN_SPAN_STATUSES
+
+SpanList = list[Span]
+
+_SETTABLE = frozenset(inspect(Span).column_attrs.keys()) - {
+    "id",
+    "knowledge_id",
+    "attempt",
+    "name",
+    "created_at",
+    "updated_at",
+}
+
+
+class SpanRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def upsert(self, knowledge_id: str, attempt: int, name: str, **fields: Any) -> Span:
+        """Insert the span, or update ``fields`` of the existing one, atomically (ON CONFLICT),
+        and bump updated_at either way: every call is a heartbeat. ``tenant_id`` defaults to
+        the knowledge's."""
+        unknown = fields.keys() - _SETTABLE
+        if unknown:
+            raise TypeError(f"span fields not settable: {sorted(unknown)}")
+        now = utcnow()
+        values: dict[str, Any] = {
+            "tenant_id": select(Knowledge.tenant_id)
+            .where(Knowledge.id == knowledge_id)
+            .scalar_subquery(),
+            **fields,
+            "id": new_id(),
+            "knowledge_id": knowledge_id,
+            "attempt": attempt,
+            "name": name,
+            "created_at": now,
+            "updated_at": now,
+        }
+        statement = dialect_insert(self._db.dialect_name, Span).values(**values)
+        changes = {key: statement.excluded[key] for key in fields if key != "tenant_id"}
+        statement = statement.on_conflict_do_update(
+            index_elements=[Span.knowledge_id, Span.attempt, Span.name],
+            set_={**changes, "updated_at": statement.excluded.updated_at},
+        )
+        returning = statement.returning(Span).execution_options(populate_existing=True)
+        with self._db.session() as session:
+            return session.scalars(returning).one()
+
+    def list(self, knowledge_id: str, attempt: int) -> SpanList:
+        query = (
+            select(Span)
+            .where(Span.knowledge_id == knowledge_id, Span.attempt == attempt)
+            .order_by(Span.created_at, Span.name)
+        )
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def latest_attempt(self, knowledge_id: str) -> int:
+        """The highest attempt with spans; 0 when there are none."""
+        query = select(func.max(Span.attempt)).where(Span.knowledge_id == knowledge_id)
+        with self._db.session() as session:
+            return int(session.scalar(query) or 0)
+
+    def last_activity(self, knowledge_id: str, attempt: int) -> datetime | None:
+        """The attempt's heartbeat: the latest updated_at of its spans."""
+        query = select(func.max(Span.updated_at)).where(
+            Span.knowledge_id == knowledge_id, Span.attempt == attempt
+        )
+        with self._db.session() as session:
+            return session.scalar(query)
+
+    def close_open(
+        self,
+        knowledge_id: str,
+        attempt: int,
+        status: str,
+        error_code: str | None,
+        error_message: str | None,
+    ) -> int:
+        """End every pending/running span of the attempt with ``status``; returns how many."""
+        query = (
+            select(Span)
+            .where(
+                Span.knowledge_id == knowledge_id,
+                Span.attempt == attempt,
+                Span.status.in_(sorted(OPEN_SPAN_STATUSES)),
+            )
+            .with_for_update()
+        )
+        now = utcnow()
+        with self._db.session() as session:
+            spans = list(session.scalars(query))
+            for span in spans:
+                span.status = status
+                span.error_code = error_code
+                span.error_message = error_message
+                span.ended_at = now
+                if span.started_at is not None:
+                    span.duration_ms = max(0, int((now - span.started_at).total_seconds() * 1000))
+                span.updated_at = now
+        return len(spans)

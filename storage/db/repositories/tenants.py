@@ -1,0 +1,85 @@
+"""Tenants and API keys. Keys are stored only as sha256 hex; the plaintext is shown once."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+
+from storage.db.engine import Database
+from storage.db.models import ApiKey, Tenant, utcnow
+from storage.db.sql import affected_rows, dialect_insert
+
+API_KEY_PREFIX = "sk-sluice-"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKeyIdentity:
+    key_id: str
+    tenant_id: str
+    is_admin: bool
+
+
+def hash_api_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+class TenantRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def create_tenant(self, name: str) -> Tenant:
+        tenant = Tenant(name=name)
+        with self._db.session() as session:
+            session.add(tenant)
+        return tenant
+
+    def get_tenant(self, tenant_id: str) -> Tenant | None:
+        with self._db.session() as session:
+            return session.get(Tenant, tenant_id)
+
+    def ensure_default_tenant(self, tenant_id: str, name: str) -> Tenant:
+        """Create the tenant unless it exists; safe when several processes start at once."""
+        statement = (
+            dialect_insert(self._db.dialect_name, Tenant)
+            .values(id=tenant_id, name=name, created_at=utcnow())
+            .on_conflict_do_nothing(index_elements=[Tenant.id])
+        )
+        with self._db.session() as session:
+            session.execute(statement)
+            return session.scalars(select(Tenant).where(Tenant.id == tenant_id)).one()
+
+    def create_api_key(self, tenant_id: str, name: str, is_admin: bool = False) -> str:
+        """Store a new key for the tenant and return its plaintext (the only time it exists)."""
+        key = API_KEY_PREFIX + secrets.token_urlsafe(24)  # 24 bytes → 32 url-safe characters
+        with self._db.session() as session:
+            session.add(
+                ApiKey(
+                    tenant_id=tenant_id, name=name, key_hash=hash_api_key(key), is_admin=is_admin
+                )
+            )
+        return key
+
+    def resolve_api_key(self, key: str) -> ApiKeyIdentity | None:
+        """The identity behind a plaintext key; None for unknown or revoked keys."""
+        if not key.startswith(API_KEY_PREFIX):
+            return None
+        query = select(ApiKey).where(
+            ApiKey.key_hash == hash_api_key(key), ApiKey.revoked_at.is_(None)
+        )
+        with self._db.session() as session:
+            row = session.scalars(query).one_or_none()
+        if row is None:
+            return None
+        return ApiKeyIdentity(key_id=row.id, tenant_id=row.tenant_id, is_admin=row.is_admin)
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        statement = (
+            update(ApiKey)
+            .where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement)) > 0

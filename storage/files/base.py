@@ -1,0 +1,89 @@
+"""The FileService contract every storage backend implements, and its errors.
+
+Paths are opaque strings carrying their backend's scheme (``local://{key}``, ``s3://…``);
+callers store them and hand them back, never build them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol
+
+
+class StorageError(Exception):
+    """A storage operation failed (backend unreachable, I/O error, bad path…)."""
+
+
+class UnsafePathError(StorageError):
+    """A name or path would escape its directory, or is not valid for this backend."""
+
+
+class FileNotFoundInStorage(StorageError):
+    """The path does not exist in storage."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFile:
+    path: str
+    size: int
+    md5: str  # hex digest
+
+
+class Upload(Protocol):
+    """A file being written piece by piece; invisible at its final path until commit."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def md5_hex(self) -> str: ...
+
+    def write(self, chunk: bytes) -> None: ...
+
+    def commit(self) -> StoredFile:
+        """Publish the file atomically: readers see all of it or nothing."""
+        ...
+
+    def abort(self) -> None:
+        """Discard everything written; safe to call more than once, or after commit fails."""
+        ...
+
+
+class FileService(Protocol):
+    def begin_upload(self, tenant_id: str, knowledge_id: str, file_name: str) -> Upload:
+        """Start an upload of a knowledge's original file (key: tenant/knowledge/uuid.ext)."""
+        ...
+
+    def save_stream(
+        self, tenant_id: str, knowledge_id: str, file_name: str, chunks: Iterable[bytes]
+    ) -> StoredFile: ...
+
+    def save_bytes(self, tenant_id: str, file_name: str, data: bytes, *, temp: bool = False) -> str:
+        """Store derived bytes (extracted images, exports) under ``tenant/exports/``.
+        ``temp`` marks short-lived files, which backends may keep in a temporary area."""
+        ...
+
+    def open(self, path: str) -> BinaryIO:
+        """A readable binary stream; use it as a context manager."""
+        ...
+
+    def read_bytes(self, path: str) -> bytes: ...
+
+    def url(self, path: str) -> str:
+        """A URL at which the file can be fetched."""
+        ...
+
+    def delete(self, path: str) -> None:
+        """Remove the file; a missing file is not an error."""
+        ...
+
+    def copy(self, src_path: str, tenant_id: str, knowledge_id: str) -> str:
+        """Copy a file to a new original key of ``knowledge_id``; returns the new path."""
+        ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def check_connectivity(self) -> None:
+        """Raise StorageError unless the backend can be written to right now."""
+        ...

@@ -1,0 +1,1 @@
+"""Vector + keyword index (Milvus / milvus-lite) for chunks."""

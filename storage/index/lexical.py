@@ -1,0 +1,92 @@
+"""Language-aware term extraction for BM25, done in Python before Milvus sees the text.
+
+milvus-lite 3.2.2 knows only the `standard` (regex `\\w+`, lowercase) and `jieba` tokenizers and
+silently ignores every filter except `stop`, so neither Russian stemming nor Chinese word
+splitting can be configured server-side in a way that also works on a real Milvus server.
+Instead every text (documents and queries alike) is reduced here to space-separated terms and
+Milvus only splits on the spaces, which behaves the same on milvus-lite and on Milvus:
+
+- Latin words: Snowball English stemmer ("documents" -> "document");
+- Cyrillic words: Snowball Russian stemmer ("документов", "документы" -> "документ", ё-insensitive);
+- Han/Kana/Hangul runs: overlapping character bigrams ("机器学习" -> "机器 器学 学习"), a lone
+  character stays a unigram — the dictionary-free CJK scheme of Lucene's CJKBigramFilter;
+- anything else alphanumeric (digits, Greek, ...): lowercased as is.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Protocol
+
+import snowballstemmer  # type: ignore[import-untyped]  # ships no type information
+
+# Unicode ranges treated as CJK: Hiragana/Katakana, CJK ext. A, unified ideographs, compatibility
+# ideographs, Hangul syllables, and the supplementary ideograph planes.
+_CJK = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+    "\U00020000-\U0002ebef\U00030000-\U0003134f"
+)
+_TERM = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>(?:(?![{_CJK}])[^\W_])+)")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_LATIN = re.compile(r"[a-z\u00c0-\u024f]")
+
+
+
+class _Stemmer(Protocol):
+    def stemWord(self, word: str) -> str: ...
+
+
+# Snowball stemmer objects keep per-call state, so each thread gets its own.
+_stemmers = threading.local()
+
+
+def _stemmer(language: str) -> _Stemmer:
+    stemmer: _Stemmer | None = getattr(_stemmers, language, None)
+    if stemmer is None:
+        stemmer = snowballstemmer.stemmer(language)
+        setattr(_stemmers, language, stemmer)
+    return stemmer
+
+
+@lru_cache(maxsize=200_000)
+def _normalise_word(word: str) -> str:
+    lowered = word.casefold()
+    if _CYRILLIC.search(lowered):
+        return _stemmer("russian").stemWord(lowered)
+    if _LATIN.search(lowered):
+        return _stemmer("english").stemWord(lowered)
+    return lowered
+
+
+def _cjk_terms(run: str) -> Iterator[str]:
+    if len(run) == 1:
+        yield run
+        return
+    for i in range(len(run) - 1):
+        yield run[i : i + 2]
+
+
+def iter_terms(text: str) -> Iterator[str]:
+    """The BM25 terms of `text`, in order."""
+    for match in _TERM.finditer(text):
+        cjk = match.group("cjk")
+        if cjk is not None:
+            yield from _cjk_terms(cjk)
+        else:
+            yield _normalise_word(match.group("word"))
+
+
+def bm25_text(text: str, *, max_bytes: int) -> str:
+    """`text` as space-separated BM25 terms, cut at a term boundary to fit `max_bytes` of UTF-8."""
+    parts: list[str] = []
+    size = 0
+    for term in iter_terms(text):
+        cost = len(term.encode("utf-8")) + (1 if parts else 0)
+        if size + cost > max_bytes:
+            break
+        parts.append(term)
+        size += cost
+    return " ".join(parts)

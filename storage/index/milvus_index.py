@@ -1,0 +1,401 @@
+"""Chunk index on Milvus / milvus-lite: dense vectors and BM25, scoped by knowledge base.
+
+One collection per embedding model/dimension (`collection_name`). The URI is either a local
+path ending in `.db` (milvus-lite in this process, for one process only) or `http://host:port`
+(a `milvus-lite server` shared by several processes, or a real Milvus).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pymilvus import AnnSearchRequest, MilvusException, RRFRanker
+
+from storage.index import collection_schema as cs
+from storage.index.client_calls import query_all, with_reload
+from storage.index.collection_schema import DenseIndex, collection_name
+from storage.index.connection import (
+    DEFAULT_LOCK_DIR,
+    close_connection,
+    is_unavailable,
+    lock_scope,
+    open_connection,
+    write_lock,
+)
+from storage.index.errors import IndexStoreError, IndexUnavailableError
+from storage.index.expressions import all_of, field_eq, field_in
+from storage.index.lexical import bm25_text
+from storage.index.records import IndexHit, IndexRow
+from storage.index.row_codec import HIT_FIELDS, batches, floats, hit_of, row_data
+
+__all__ = [
+    "IndexHit",
+    "IndexRow",
+    "IndexStoreError",
+    "IndexUnavailableError",
+    "MilvusIndex",
+    "collection_name",
+]
+
+_FILTER_BATCH = 500
+# Another process may have created the collection an instant ago and still be building its
+# indexes; loading it fails until they exist.
+_LOAD_ATTEMPTS = 20
+_LOAD_RETRY_DELAY = 0.25
+
+
+class MilvusIndex:
+    """Thread-safe. Writes to one collection are serialised within the process, and across
+    the processes of a machine sharing a milvus-lite server."""
+
+    def __init__(
+        self,
+        uri: str,
+        *,
+        token: str = "",
+        timeout: float | None = 30.0,
+        write_batch_size: int = 500,
+        rrf_k: int = 60,
+        lock_dir: Path = DEFAULT_LOCK_DIR,
+    ) -> None:
+        self._lock_scope = lock_scope(uri)
+        self._connection = open_connection(uri, token=token, timeout=timeout)
+        self._client = self._connection.client
+        # Only this process can open a milvus-lite file, and a Milvus server copes with
+        # concurrent writers itself; the processes sharing a milvus-lite server need a lock.
+        shared_lite = self.is_lite and self._connection.local_path is None
+        self._lock_dir = lock_dir if shared_lite else None
+        self._write_batch_size = write_batch_size
+        self._rrf_k = rrf_k
+        # Collections known to exist and be loaded by this instance, with their dimension.
+        self._ready: dict[str, int] = {}
+        self._ready_lock = threading.Lock()
+        self._closed = False
+
+    # ── lifecycle ────────────────────────────────────────────────────────────────────────
+
+    @property
+    def is_lite(self) -> bool:
+        return self._connection.is_lite
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        close_connection(self._connection)
+
+    def __enter__(self) -> MilvusIndex:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # ── collections ──────────────────────────────────────────────────────────────────────
+
+    def ensure_collection(self, model_key: str, dimension: int) -> str:
+        """Create (if missing) and load the collection for `model_key`; returns its name.
+
+        Idempotent, and safe when several processes race to create the same collection."""
+        if dimension <= 0:
+            raise IndexStoreError(f"invalid vector dimension {dimension}")
+        name = collection_name(model_key)
+        with self._ready_lock:
+            known = self._ready.get(name)
+        if known is None:
+            with self._errors(f"create collection {name}"), self._writing(name):
+                if not self._client.has_collection(name):
+                    self._create(name, dimension)
+                # Also completes a collection whose creator died before indexing it.
+                self._create_missing_indexes(name)
+                known = self._load(name)
+        if known != dimension:
+            raise IndexStoreError(
+                f"collection {name} holds {known}-dimensional vectors, not {dimension}"
+            )
+        return name
+
+    def _create(self, name: str, dimension: int) -> None:
+        try:
+            self._client.create_collection(
+                name,
+                schema=cs.build_schema(dimension),
+                num_partitions=cs.NUM_PARTITIONS,
+                # Freshly indexed chunks must be searchable at once (ingestion is verified by
+                # searching), which Milvus's default "Bounded" does not promise.
+                consistency_level="Strong",
+            )
+        except MilvusException as exc:
+            if not _already_exists(exc):
+                raise
+
+    def _create_missing_indexes(self, name: str) -> None:
+        present = set(self._client.list_indexes(name))
+        dense = DenseIndex.FLAT if self.is_lite else DenseIndex.AUTOINDEX
+        for field in cs.INDEXED_FIELDS:
+            if field in present:
+                continue
+            try:
+                # Indexes on an empty collection are ready at once; waiting for them
+                # (sync=True) would poll every 0.5 s per index.
+                self._client.create_index(
+                    name, cs.build_index_params(dense, [field]), sync=False
+                )
+            except MilvusException as exc:
+                if not _already_exists(exc):  # else a racing process indexed it first
+                    raise
+
+    def _load(self, name: str) -> int:
+        """Load `name` (waiting out a concurrent creator) and remember its dimension."""
+        for attempt in range(_LOAD_ATTEMPTS):
+            try:
+                self._client.load_collection(name)
+                break
+            except MilvusException as exc:
+                gone = "not exist" in exc.message.lower()
+                if gone or is_unavailable(exc) or attempt == _LOAD_ATTEMPTS - 1:
+                    raise
+                time.sleep(_LOAD_RETRY_DELAY)
+        dimension = self._dimension_of(name)
+        with self._ready_lock:
+            self._ready[name] = dimension
+        return dimension
+
+    def _dimension_of(self, name: str) -> int:
+        description: Mapping[str, Any] = self._client.describe_collection(name)
+        for field in description["fields"]:
+            if field["name"] == cs.DENSE:
+                return int(field["params"]["dim"])
+        raise IndexStoreError(f"collection {name} has no {cs.DENSE} field")
+
+    def _existing(self, model_key: str) -> str | None:
+        """The loaded collection for `model_key`, or None when nothing was ever indexed for it."""
+        name = collection_name(model_key)
+        with self._ready_lock:
+            if name in self._ready:
+                return name
+        with self._errors(f"open collection {name}"):
+            if not self._client.has_collection(name):
+                return None
+            self._load(name)
+        return name
+
+    # ── writes ───────────────────────────────────────────────────────────────────────────
+
+    def upsert(self, model_key: str, rows: Sequence[IndexRow]) -> None:
+        """Insert or replace rows by id, so a retried batch never duplicates."""
+        if not rows:
+            return
+        dimension = len(rows[0].vector)
+        for row in rows:
+            if len(row.vector) != dimension:
+                raise IndexStoreError(
+                    f"row {row.id} has a {len(row.vector)}-dimensional vector, expected {dimension}"
+                )
+        name = self.ensure_collection(model_key, dimension)
+        data = [row_data(row) for row in rows]
+        with self._errors(f"upsert into {name}"), self._writing(name):
+            for batch in batches(data, self._write_batch_size):
+                with_reload(self._client, name, partial(self._client.upsert, name, batch))
+            self._settle(name)
+
+    def delete_by_knowledge(self, model_key: str, knowledge_ids: Sequence[str]) -> None:
+        name = self._existing(model_key) if knowledge_ids else None
+        if name is None:
+            return
+        with self._errors(f"delete from {name}"), self._writing(name):
+            for batch in batches(list(knowledge_ids), _FILTER_BATCH):
+                expr = field_in(cs.KNOWLEDGE_ID, batch)
+                with_reload(self._client, name, partial(self._client.delete, name, filter=expr))
+            self._settle(name)
+
+    def set_enabled(self, model_key: str, chunk_ids: Sequence[str], enabled: bool) -> None:
+        """Flip `is_enabled` on every row (chunk and derived sources) of the given chunks."""
+        name = self._existing(model_key) if chunk_ids else None
+        if name is None:
+            return
+        with self._errors(f"update {name}"), self._writing(name):
+            for batch in batches(list(chunk_ids), _FILTER_BATCH):
+                found = query_all(
+                    self._client, name, field_in(cs.CHUNK_ID, batch),
+                    [cs.ID, cs.KNOWLEDGE_BASE_ID], lite=self.is_lite,
+                )
+                updates = [
+                    {
+                        cs.ID: row[cs.ID],
+                        cs.KNOWLEDGE_BASE_ID: row[cs.KNOWLEDGE_BASE_ID],
+                        cs.IS_ENABLED: enabled,
+                    }
+                    for row in found
+                ]
+                for part in batches(updates, self._write_batch_size):
+                    upsert = partial(self._client.upsert, name, part, partial_update=True)
+                    with_reload(self._client, name, upsert)
+            self._settle(name)
+
+    def _settle(self, name: str) -> None:
+        # milvus-lite scans unflushed rows in Python on every search (about 30 us per row, up
+        # to a 128 MiB memtable), so each write is flushed into indexed segments. A Milvus
+        # server seals segments itself and rate-limits explicit flushes.
+        if self.is_lite:
+            self._client.flush(name)
+
+    # ── reads ────────────────────────────────────────────────────────────────────────────
+
+    def count(self, model_key: str, knowledge_id: str) -> int:
+        name = self._existing(model_key)
+        if name is None:
+            return 0
+        with self._errors(f"count in {name}"):
+            result = with_reload(
+                self._client,
+                name,
+                lambda: self._client.query(
+                    name, filter=field_eq(cs.KNOWLEDGE_ID, knowledge_id), output_fields=["count(*)"]
+                ),
+            )
+        return int(result[0]["count(*)"])
+
+    def ids_for_knowledge(self, model_key: str, knowledge_id: str) -> list[str]:
+        name = self._existing(model_key)
+        if name is None:
+            return []
+        with self._errors(f"list ids in {name}"):
+            rows = query_all(
+                self._client, name, field_eq(cs.KNOWLEDGE_ID, knowledge_id), [cs.ID],
+                lite=self.is_lite,
+            )
+        return sorted(str(row[cs.ID]) for row in rows)
+
+    def search_dense(
+        self,
+        model_key: str,
+        vector: Sequence[float],
+        *,
+        knowledge_base_ids: Sequence[str],
+        knowledge_ids: Sequence[str] | None = None,
+        top_k: int = 10,
+    ) -> list[IndexHit]:
+        """Nearest enabled rows by cosine similarity (score in [-1, 1])."""
+        name, expr = self._search_scope(model_key, knowledge_base_ids, knowledge_ids, top_k)
+        if name is None:
+            return []
+        request = _request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, top_k)
+        return [hit_of(hit, float(hit["distance"])) for hit in self._search(name, request)]
+
+    def search_keyword(
+        self,
+        model_key: str,
+        query_text: str,
+        *,
+        knowledge_base_ids: Sequence[str],
+        knowledge_ids: Sequence[str] | None = None,
+        top_k: int = 10,
+    ) -> list[IndexHit]:
+        """Enabled rows ranked by BM25 over the analysed content (score >= 0)."""
+        name, expr = self._search_scope(model_key, knowledge_base_ids, knowledge_ids, top_k)
+        terms = bm25_text(query_text, max_bytes=cs.TEXT_MAX_BYTES)
+        if name is None or not terms:
+            return []
+        request = _request(terms, cs.SPARSE, cs.SPARSE_METRIC, expr, top_k)
+        # milvus-lite reports BM25 scores negated (as distances); Milvus reports them as is.
+        return [hit_of(hit, abs(float(hit["distance"]))) for hit in self._search(name, request)]
+
+    def search_hybrid(
+        self,
+        model_key: str,
+        vector: Sequence[float],
+        query_text: str,
+        *,
+        knowledge_base_ids: Sequence[str],
+        knowledge_ids: Sequence[str] | None = None,
+        top_k: int = 10,
+    ) -> list[IndexHit]:
+        """Dense and BM25 candidates fused by reciprocal rank (RRF, k = `rrf_k`)."""
+        name, expr = self._search_scope(model_key, knowledge_base_ids, knowledge_ids, top_k)
+        if name is None:
+            return []
+        # Deeper candidate lists let a row ranked well by only one side still surface.
+        depth = top_k * 2
+        requests = [_request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, depth)]
+        terms = bm25_text(query_text, max_bytes=cs.TEXT_MAX_BYTES)
+        if terms:
+            requests.append(_request(terms, cs.SPARSE, cs.SPARSE_METRIC, expr, depth))
+        with self._errors(f"hybrid search {name}"):
+            result = with_reload(
+                self._client,
+                name,
+                lambda: self._client.hybrid_search(
+                    name,
+                    reqs=requests,
+                    ranker=RRFRanker(self._rrf_k),
+                    limit=top_k,
+                    output_fields=HIT_FIELDS,
+                ),
+            )
+        return [hit_of(hit, float(hit["distance"])) for hit in result[0]]
+
+    def _search(self, name: str, request: AnnSearchRequest) -> list[Mapping[str, Any]]:
+        with self._errors(f"search {name}"):
+            result = with_reload(
+                self._client,
+                name,
+                lambda: self._client.search(
+                    name,
+                    data=request.data,
+                    anns_field=request.anns_field,
+                    filter=request.expr,
+                    limit=request.limit,
+                    output_fields=HIT_FIELDS,
+                    search_params=request.param,
+                ),
+            )
+        return list(result[0])
+
+    def _search_scope(
+        self,
+        model_key: str,
+        knowledge_base_ids: Sequence[str],
+        knowledge_ids: Sequence[str] | None,
+        top_k: int,
+    ) -> tuple[str | None, str]:
+        """The collection and filter of a search; no collection when the scope is empty."""
+        empty_knowledge_scope = knowledge_ids is not None and not knowledge_ids
+        if top_k <= 0 or not knowledge_base_ids or empty_knowledge_scope:
+            return None, ""
+        clauses = [f"{cs.IS_ENABLED} == true", field_in(cs.KNOWLEDGE_BASE_ID, knowledge_base_ids)]
+        if knowledge_ids is not None:
+            clauses.append(field_in(cs.KNOWLEDGE_ID, knowledge_ids))
+        return self._existing(model_key), all_of(*clauses)
+
+    # ── plumbing ─────────────────────────────────────────────────────────────────────────
+
+    @contextmanager
+    def _writing(self, name: str) -> Iterator[None]:
+        with write_lock(self._lock_scope, name, lock_dir=self._lock_dir):
+            yield
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        if self._closed:
+            raise IndexStoreError(f"cannot {action}: the index is closed")
+        try:
+            yield
+        except MilvusException as exc:
+            error = IndexUnavailableError if is_unavailable(exc) else IndexStoreError
+            raise error(f"cannot {action}: {exc.message} (code {exc.code})") from exc
+
+
+def _request(data: Any, field: str, metric: str, expr: str, limit: int) -> AnnSearchRequest:
+    return AnnSearchRequest(
+        data=[data], anns_field=field, param={"metric_type": metric}, limit=limit, expr=expr
+    )
+
+
+def _already_exists(exc: MilvusException) -> bool:
+    return "already exist" in exc.message.lower()

@@ -1,0 +1,33 @@
+"""What goes into the index and what comes back out of a search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One indexed text: a chunk, or a derived source (`{chunk_id}-{n}`) of one."""
+
+    id: str
+    tenant_id: str
+    knowledge_base_id: str
+    knowledge_id: str
+    chunk_id: str
+    source_type: str
+    is_enabled: bool
+    content: str
+    vector: Sequence[float]
+
+
+@dataclass(frozen=True)
+class IndexHit:
+    """A search result; `score` is higher-is-better (cosine, BM25 or RRF, by search kind)."""
+
+    id: str
+    chunk_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    content: str
+    score: float

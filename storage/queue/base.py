@@ -1,0 +1,138 @@
+"""What a task is and what a task queue promises, independent of how tasks are run.
+
+Handlers are plain module-level functions named by dotted path
+(``def handler(payload: dict[str, Any]) -> None``), so enqueueing needs nothing but strings
+and JSON; the adapters (RQ in full mode, an in-process executor in lite mode) import and call
+them where they run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+# RQ accepts only these characters in job ids; the lite executor follows the same rule so a
+# TaskSpec valid for one adapter is valid for the other.
+JOB_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
+_DOTTED_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+class QueueName(StrEnum):
+    """The spec's queues (task.go); ``low`` is the maintenance queue."""
+
+    DEFAULT = "default"
+    CHAT_ATTACHMENT = "chat_attachment"
+    POSTPROCESS = "postprocess"
+    SUMMARY = "summary"
+    MULTIMODAL = "multimodal"
+    QUESTION = "question"
+    GRAPH = "graph"
+    WIKI = "wiki"
+    LOW = "low"
+    SYNC = "sync"
+    MEMORY = "memory"
+
+
+class QueueError(Exception):
+    """A queue operation failed (enqueue, cancel, backend unreachable, misuse)."""
+
+
+class NotInTaskError(QueueError):
+    """``attempt_info()`` / ``cancel_requested()`` was called outside a running handler."""
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One unit of work.
+
+    ``job_id`` is the task's identity: enqueueing an id that is already waiting, scheduled for
+    retry or running is a no-op that returns that id. Retry ``k`` (1-based) waits
+    ``retry_intervals[min(k, len) - 1]`` seconds (none: 0). ``on_final_failure`` names
+    ``def cb(payload: dict[str, Any], error: str) -> None``, called once, after the last
+    attempt failed (never for a task stopped by ``cancel_group``). ``group`` (e.g. the
+    knowledge id) lets queued tasks be found and cancelled together.
+    """
+
+    handler: str
+    payload: dict[str, Any]
+    queue: QueueName
+    job_id: str | None = None
+    max_retries: int = 0
+    retry_intervals: tuple[int, ...] = ()
+    timeout_s: int = 7200
+    on_final_failure: str | None = None
+    group: str | None = None
+
+    def __post_init__(self) -> None:
+        if not _DOTTED_PATH.fullmatch(self.handler):
+            raise ValueError(f"handler must be a dotted path, got {self.handler!r}")
+        if self.on_final_failure is not None and not _DOTTED_PATH.fullmatch(self.on_final_failure):
+            raise ValueError(
+                f"on_final_failure must be a dotted path, got {self.on_final_failure!r}"
+            )
+        if not isinstance(self.queue, QueueName):
+            raise ValueError(f"queue must be a QueueName, got {self.queue!r}")
+        if self.job_id is not None and not JOB_ID_PATTERN.fullmatch(self.job_id):
+            raise ValueError(
+                f"job_id may contain only letters, digits, '_' and '-', got {self.job_id!r}"
+            )
+        if self.group is not None and not self.group:
+            raise ValueError("group must be non-empty when given")
+        if self.max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        if any(interval < 0 for interval in self.retry_intervals):
+            raise ValueError("retry_intervals must be >= 0")
+        if self.timeout_s <= 0:
+            raise ValueError("timeout_s must be > 0")
+
+    @property
+    def max_attempts(self) -> int:
+        return self.max_retries + 1
+
+    def retry_delay(self, retry_number: int) -> int:
+        """Seconds to wait before retry ``retry_number`` (1-based)."""
+        if not self.retry_intervals:
+            return 0
+        return self.retry_intervals[min(retry_number, len(self.retry_intervals)) - 1]
+
+
+@dataclass(frozen=True)
+class AttemptInfo:
+    """Where the running handler stands in its retry budget (the spec's isLastRetry)."""
+
+    job_id: str
+    group: str | None
+    attempt_number: int
+    max_attempts: int
+
+    @property
+    def is_last_attempt(self) -> bool:
+        return self.attempt_number >= self.max_attempts
+
+
+class TaskQueue(Protocol):
+    def enqueue(self, spec: TaskSpec) -> str:
+        """Queue ``spec``; returns its job id (the existing one when deduplicated)."""
+        ...
+
+    def is_queued(self, group: str) -> bool:
+        """A task of ``group`` is waiting or scheduled for retry (running ones don't count)."""
+        ...
+
+    def cancel_group(self, group: str) -> int:
+        """Remove waiting tasks of ``group`` and ask its running ones to stop; returns how
+        many tasks were removed or asked to stop."""
+        ...
+
+    def attempt_info(self) -> AttemptInfo:
+        """From inside a running handler: its attempt; raises NotInTaskError elsewhere."""
+        ...
+
+    def cancel_requested(self) -> bool:
+        """From inside a running handler: ``cancel_group`` was called for its group since it
+        started. Long handlers check it between pages/batches/stages."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,265 @@
+"""In-process :class:`TaskQueue` for lite mode: the same handler paths, run in threads.
+
+Each queue is a FIFO served by its own small pool of threads. Retries, ``attempt_info()``,
+``on_final_failure`` (once, after the last attempt), job-id dedup and groups behave as in the
+RQ adapter. Payloads go through JSON at enqueue and are decoded afresh for every attempt, as
+they would be from Redis.
+
+Time limits: Python threads cannot be killed, so each attempt runs in its own daemon thread
+and its pool thread waits at most ``timeout_s``. A late attempt is then reported failed (and
+retried or dead-lettered) while its thread is abandoned: ``cancel_requested()`` turns true for
+it, and handlers must check it between pages, batches and stages so it actually stops.
+``cancel_group`` likewise stops running tasks only through that cooperative flag.
+
+``close()`` drops waiting work (lite mode re-finds unfinished work from the database).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from uuid import uuid4
+
+from storage.queue.base import AttemptInfo, QueueError, QueueName, TaskSpec
+from storage.queue.execution import (
+    call_final_failure,
+    current_attempt,
+    describe_error,
+    run_handler,
+)
+from storage.queue.execution import (
+    cancel_requested as _cancel_requested,
+)
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_WORKERS_PER_QUEUE: Mapping[QueueName, int] = {QueueName.DEFAULT: 2}
+
+
+@dataclass(eq=False)
+class _Task:
+    spec: TaskSpec
+    job_id: str
+    payload_json: str
+    attempt: int = 1
+    # Set by cancel_group/close: the task is stopped, not failed (no retry, no dead letter).
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(eq=False)
+class _Lane:
+    """One queue: ready tasks in FIFO order, retries waiting for their delay, its threads."""
+
+    wakeup: threading.Condition
+    ready: deque[_Task] = field(default_factory=deque)
+    delayed: list[tuple[float, int, _Task]] = field(default_factory=list)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+
+class LiteTaskQueue:
+    def __init__(
+        self,
+        *,
+        workers_per_queue: Mapping[QueueName, int] | None = None,
+        shutdown_grace_s: float = 10.0,
+    ) -> None:
+        self._workers = {**DEFAULT_WORKERS_PER_QUEUE, **(workers_per_queue or {})}
+        if any(count < 1 for count in self._workers.values()):
+            raise ValueError("workers_per_queue values must be >= 1")
+        self._shutdown_grace_s = shutdown_grace_s
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._lanes: dict[QueueName, _Lane] = {}
+        # Every task not finished yet (waiting, delayed, running or in its dead letter).
+        self._tasks: dict[str, _Task] = {}
+        self._running: set[_Task] = set()
+        self._sequence = itertools.count()
+        self._closed = False
+
+    # ---- producer side ----------------------------------------------------------------------
+
+    def enqueue(self, spec: TaskSpec) -> str:
+        try:
+            payload_json = json.dumps(spec.payload)
+        except (TypeError, ValueError) as exc:
+            raise QueueError(f"payload of {spec.handler} is not JSON-serialisable: {exc}") from exc
+        job_id = spec.job_id or uuid4().hex
+        with self._lock:
+            if self._closed:
+                raise QueueError("the lite task queue is closed")
+            if job_id in self._tasks:
+                return job_id
+            task = _Task(spec, job_id, payload_json)
+            self._tasks[job_id] = task
+            lane = self._lane(spec.queue)
+            lane.ready.append(task)
+            lane.wakeup.notify()
+        return job_id
+
+    def _lane(self, queue: QueueName) -> _Lane:
+        """The queue's lane, its threads started on first use (caller holds the lock)."""
+        lane = self._lanes.get(queue)
+        if lane is None:
+            lane = _Lane(wakeup=threading.Condition(self._lock))
+            self._lanes[queue] = lane
+            for index in range(self._workers.get(queue, 1)):
+                thread = threading.Thread(
+                    target=self._work, args=(lane,), name=f"sluice-lite-{queue}-{index}",
+                    daemon=True,
+                )
+                lane.threads.append(thread)
+                thread.start()
+        return lane
+
+    def is_queued(self, group: str) -> bool:
+        with self._lock:
+            return any(task.spec.group == group for task in self._waiting_tasks())
+
+    def _waiting_tasks(self) -> list[_Task]:
+        return [
+            task
+            for lane in self._lanes.values()
+            for task in (*lane.ready, *(entry[2] for entry in lane.delayed))
+        ]
+
+    def cancel_group(self, group: str) -> int:
+        with self._lock:
+            removed = 0
+            for lane in self._lanes.values():
+                kept = deque(task for task in lane.ready if task.spec.group != group)
+                kept_delayed = [entry for entry in lane.delayed if entry[2].spec.group != group]
+                removed += len(lane.ready) - len(kept) + len(lane.delayed) - len(kept_delayed)
+                for task in (*lane.ready, *(entry[2] for entry in lane.delayed)):
+                    if task.spec.group == group:
+                        del self._tasks[task.job_id]
+                heapq.heapify(kept_delayed)
+                lane.ready, lane.delayed = kept, kept_delayed
+            running = [task for task in self._running if task.spec.group == group]
+            for task in running:
+                task.cancelled.set()
+            if not self._tasks:
+                self._idle.notify_all()
+            return removed + len(running)
+
+    # ---- inside handlers --------------------------------------------------------------------
+
+    def attempt_info(self) -> AttemptInfo:
+        return current_attempt()
+
+    def cancel_requested(self) -> bool:
+        return _cancel_requested()
+
+    # ---- lifecycle --------------------------------------------------------------------------
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until no task is waiting, delayed or running; False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._tasks, timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for task in self._waiting_tasks():
+                del self._tasks[task.job_id]
+            for task in self._running:
+                task.cancelled.set()
+            threads = []
+            for lane in self._lanes.values():
+                lane.ready.clear()
+                lane.delayed.clear()
+                lane.wakeup.notify_all()
+                threads.extend(lane.threads)
+            if not self._tasks:
+                self._idle.notify_all()
+        deadline = time.monotonic() + self._shutdown_grace_s
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                logger.warning("%s still busy after close(); left running", thread.name)
+
+    # ---- pool threads -----------------------------------------------------------------------
+
+    def _work(self, lane: _Lane) -> None:
+        while True:
+            with self._lock:
+                task = self._take(lane)
+                if task is None:
+                    return
+                self._running.add(task)
+            error = self._attempt(task)
+            self._settle(lane, task, error)
+
+    def _take(self, lane: _Lane) -> _Task | None:
+        """Next ready task of the lane, waiting as needed; None once closed (lock held)."""
+        while not self._closed:
+            now = time.monotonic()
+            while lane.delayed and lane.delayed[0][0] <= now:
+                lane.ready.append(heapq.heappop(lane.delayed)[2])
+            if lane.ready:
+                return lane.ready.popleft()
+            lane.wakeup.wait(lane.delayed[0][0] - now if lane.delayed else None)
+        return None
+
+    def _attempt(self, task: _Task) -> str | None:
+        """Run one attempt in its own thread; the error text, or None on success."""
+        spec = task.spec
+        info = AttemptInfo(task.job_id, spec.group, task.attempt, spec.max_attempts)
+        abandoned = threading.Event()
+        errors: list[BaseException] = []
+
+        def stop_requested() -> bool:
+            return task.cancelled.is_set() or abandoned.is_set()
+
+        def run() -> None:
+            try:
+                run_handler(spec.handler, json.loads(task.payload_json), info, stop_requested)
+            # A handler's crash of any kind is a failed attempt, never a dead process.
+            except BaseException as exc:
+                errors.append(exc)
+                logger.warning(
+                    "task %s [%s] attempt %d/%d failed", spec.handler, task.job_id,
+                    task.attempt, spec.max_attempts, exc_info=exc,
+                )
+
+        thread = threading.Thread(target=run, name=f"sluice-task-{task.job_id}", daemon=True)
+        thread.start()
+        thread.join(spec.timeout_s)
+        if thread.is_alive():
+            abandoned.set()
+            logger.error(
+                "task %s [%s] attempt %d exceeded %ds; its thread is abandoned",
+                spec.handler, task.job_id, task.attempt, spec.timeout_s,
+            )
+            return f"TaskTimeout: attempt exceeded its {spec.timeout_s}s time limit"
+        return describe_error(errors[0]) if errors else None
+
+    def _settle(self, lane: _Lane, task: _Task, error: str | None) -> None:
+        spec = task.spec
+        with self._lock:
+            self._running.discard(task)
+            stopped = task.cancelled.is_set() or self._closed
+            if error is not None and not stopped and task.attempt < spec.max_attempts:
+                delay = spec.retry_delay(task.attempt)
+                task.attempt += 1
+                if delay:
+                    entry = (time.monotonic() + delay, next(self._sequence), task)
+                    heapq.heappush(lane.delayed, entry)
+                else:
+                    lane.ready.append(task)
+                lane.wakeup.notify()
+                return
+        # The dead letter runs before the task counts as finished, so join() covers it.
+        if error is not None and not stopped and spec.on_final_failure is not None:
+            call_final_failure(spec.on_final_failure, json.loads(task.payload_json), error)
+        with self._lock:
+            if self._tasks.get(task.job_id) is task:
+                del self._tasks[task.job_id]
+            if not self._tasks:
+                self._idle.notify_all()

@@ -1,0 +1,41 @@
+"""Throwaway PostgreSQL databases and Redis key prefixes, one per test session."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import redis
+
+ADMIN_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """Yields a SQLAlchemy URL of a fresh database, dropped afterwards."""
+    name = f"sluice_test_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def redis_prefix() -> Iterator[str]:
+    """Yields a key prefix; every key under it is deleted afterwards."""
+    prefix = f"sluice-test-{uuid.uuid4().hex[:10]}"
+    try:
+        yield prefix
+    finally:
+        client = redis.Redis.from_url(REDIS_URL)
+        # RQ keys embed the queue name, which embeds the prefix.
+        for pattern in (f"{prefix}*", f"*{prefix}*"):
+            for key in client.scan_iter(match=pattern, count=1000):
+                client.delete(key)
+        client.close()
