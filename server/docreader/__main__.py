@@ -1,0 +1,3 @@
+from server.docreader.server import main
+
+main()

@@ -1,0 +1,116 @@
+"""Builds and runs the docreader gRPC server (``python -m server.docreader``).
+
+The server carries the DocReaderService, ``grpc.health.v1`` (the service name and the
+overall "" both SERVING) and server reflection, so grpcurl works without proto files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from types import FrameType
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
+
+from server.docreader.engines import default_registry
+from server.docreader.reader import DocumentReader
+from server.docreader.service import DocReaderServicer
+
+SERVICE_NAME: str = docreader_pb2.DESCRIPTOR.services_by_name["DocReaderService"].full_name
+DEFAULT_ADDRESS = "127.0.0.1:50061"
+DEFAULT_MAX_MESSAGE_BYTES = 64 << 20
+SHUTDOWN_GRACE_S = 30.0
+
+logger = logging.getLogger(__name__)
+
+
+def channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
+    """Server-side limits, plus keepalive rules lenient enough for clients that ping every
+    30 s during a long parse (the default would answer them with GOAWAY too_many_pings)."""
+    return [
+        ("grpc.max_send_message_length", max_message_bytes),
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.keepalive_time_ms", 60_000),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ("grpc.keepalive_permit_without_calls", 1),
+    ]
+
+
+def build_docreader_server(
+    address: str,
+    *,
+    max_workers: int,
+    storage_base_dir: str | None,
+    max_message_bytes: int,
+) -> tuple[grpc.Server, int]:
+    """A server ready to start (not started yet) and the port it bound.
+
+    ``address`` is "host:port" (port 0 picks a free one) or "unix:/path/to.sock"; for a unix
+    socket the returned number is grpc's non-zero bind result, not a TCP port.
+    """
+    server = grpc.server(
+        ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docreader"),
+        options=channel_options(max_message_bytes),
+    )
+    servicer = DocReaderServicer(
+        DocumentReader(default_registry()),
+        storage_base_dir=Path(storage_base_dir) if storage_base_dir else None,
+        max_message_bytes=max_message_bytes,
+    )
+    docreader_pb2_grpc.add_DocReaderServiceServicer_to_server(servicer, server)
+    health_servicer = health.HealthServicer()
+    for name in (SERVICE_NAME, ""):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    return server, port
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = _arguments().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    server, port = build_docreader_server(
+        args.address,
+        max_workers=args.max_workers,
+        storage_base_dir=args.storage_base_dir,
+        max_message_bytes=args.max_message_bytes,
+    )
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        logger.info("docreader got signal %s, stopping", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    server.start()
+    logger.info("docreader serving on %s (port %d)", args.address, port)
+    stop.wait()
+    server.stop(grace=SHUTDOWN_GRACE_S).wait()
+    logger.info("docreader stopped")
+
+
+def _arguments() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m server.docreader", description=__doc__)
+    parser.add_argument("--address", default=DEFAULT_ADDRESS,
+                        help="host:port or unix:/path/to.sock (default %(default)s)")
+    parser.add_argument("--max-workers", type=int, default=os.cpu_count() or 2,
+                        help="parsing threads (default: the number of CPUs)")
+    parser.add_argument("--storage-base-dir", default=None,
+                        help="local storage folder that storage_ref keys are resolved under")
+    parser.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES,
+                        help="largest gRPC message in either direction (default %(default)s)")
+    return parser

@@ -1,0 +1,279 @@
+"""LiteTaskQueue: the RQ adapter's semantics, in process, with the same handlers."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storage.queue.base import NotInTaskError, QueueError, QueueName, TaskSpec
+from storage.queue.lite import LiteTaskQueue
+from tests.integration.queue.conftest import wait_until
+from tests.integration.queue.handlers import read_log
+
+H = "tests.integration.queue.handlers"
+
+
+@pytest.fixture
+def queue() -> Iterator[LiteTaskQueue]:
+    task_queue = LiteTaskQueue(shutdown_grace_s=2.0)
+    yield task_queue
+    task_queue.close()
+
+
+def spec(handler: str, payload: dict[str, Any], **options: Any) -> TaskSpec:
+    options.setdefault("queue", QueueName.DEFAULT)
+    return TaskSpec(handler=f"{H}.{handler}", payload=payload, **options)
+
+
+def events(path: Path, name: str) -> list[dict[str, Any]]:
+    return [entry for entry in read_log(path) if entry["event"] == name]
+
+
+def test_task_runs_with_its_payload_and_attempt(queue: LiteTaskQueue, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    job_id = queue.enqueue(spec("record", {"log": str(log), "value": "hello"}))
+
+    assert queue.join(5)
+
+    [entry] = read_log(log)
+    assert entry["value"] == "hello"
+    assert entry["job_id"] == job_id
+    assert (entry["attempt"], entry["max_attempts"], entry["is_last"]) == (1, 1, True)
+
+
+def test_failing_task_runs_four_attempts_and_dead_letters_once(
+    queue: LiteTaskQueue, tmp_path: Path
+) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    queue.enqueue(
+        spec(
+            "fail_always",
+            {"log": str(log), "final_log": str(final_log), "value": "k1"},
+            job_id="doc-k1",
+            group="k1",
+            max_retries=3,
+            on_final_failure=f"{H}.record_final_failure",
+        )
+    )
+
+    assert queue.join(5)
+
+    attempts = events(log, "attempt")
+    assert [a["attempt"] for a in attempts] == [1, 2, 3, 4]
+    assert [a["is_last"] for a in attempts] == [False, False, False, True]
+    [final] = read_log(final_log)
+    assert final["error"] == "RuntimeError: boom k1"
+    assert not queue.is_queued("k1")
+
+
+def test_task_that_succeeds_on_a_retry_is_not_dead_lettered(
+    queue: LiteTaskQueue, tmp_path: Path
+) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    queue.enqueue(
+        spec(
+            "fail_until",
+            {"log": str(log), "final_log": str(final_log), "succeed_on": 3},
+            max_retries=3,
+            on_final_failure=f"{H}.record_final_failure",
+        )
+    )
+
+    assert queue.join(5)
+
+    assert [(e["event"], e["attempt"]) for e in read_log(log)] == [
+        ("attempt", 1), ("attempt", 2), ("ran", 3),
+    ]
+    assert read_log(final_log) == []
+
+
+def test_handler_that_exits_or_cannot_be_imported_only_fails_its_task(
+    queue: LiteTaskQueue, tmp_path: Path
+) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    queue.enqueue(
+        spec(
+            "exit_process",
+            {"log": str(log), "final_log": str(final_log), "value": "exit"},
+            max_retries=1,
+            on_final_failure=f"{H}.final_failure_that_raises",
+        )
+    )
+    queue.enqueue(
+        spec(
+            "does_not_exist",
+            {"final_log": str(final_log), "value": "missing"},
+            on_final_failure=f"{H}.record_final_failure",
+        )
+    )
+    queue.enqueue(spec("record", {"log": str(log), "value": "after"}))
+
+    assert queue.join(5)
+
+    assert [e["attempt"] for e in events(log, "attempt")] == [1, 2]
+    errors = {e["value"]: e["error"] for e in read_log(final_log)}
+    assert errors == {
+        "exit": "SystemExit: 3",
+        "missing": f"AttributeError: module '{H}' has no attribute 'does_not_exist'",
+    }
+    assert [e["value"] for e in events(log, "ran")] == ["after"]
+
+
+def test_timeout_fails_each_attempt(queue: LiteTaskQueue, tmp_path: Path) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    queue.enqueue(
+        spec(
+            "wait_for_cancel",
+            {"log": str(log), "final_log": str(final_log), "max_wait_s": 10},
+            timeout_s=1,
+            max_retries=1,
+            on_final_failure=f"{H}.record_final_failure",
+        )
+    )
+
+    assert queue.join(5)
+
+    assert [e["attempt"] for e in events(log, "started")] == [1, 2]
+    [final] = read_log(final_log)
+    assert final["error"] == "TaskTimeout: attempt exceeded its 1s time limit"
+    # The abandoned attempts were told to stop through cancel_requested().
+    wait_until(lambda: len(events(log, "cancelled")) == 2, timeout=2)
+
+
+def test_retry_waits_its_interval_and_counts_as_queued(
+    queue: LiteTaskQueue, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    queue.enqueue(
+        spec("fail_until", {"log": str(log), "succeed_on": 2}, group="k", max_retries=1,
+             retry_intervals=(1,))
+    )
+    wait_until(lambda: len(events(log, "attempt")) == 1)
+    assert queue.is_queued("k")
+
+    assert queue.join(5)
+
+    [failed], [ran] = events(log, "attempt"), events(log, "ran")
+    assert ran["at"] - failed["at"] >= 0.9
+    assert not queue.is_queued("k")
+
+
+def test_job_id_deduplicates_while_active_and_reruns_afterwards(
+    queue: LiteTaskQueue, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    first = queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0.5},
+                               job_id="same"))
+    wait_until(lambda: len(events(log, "started")) == 1)
+    second = queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0},
+                                job_id="same"))
+    assert first == second == "same"
+    assert queue.join(5)
+    assert len(events(log, "started")) == 1
+
+    queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0}, job_id="same"))
+    assert queue.join(5)
+    assert len(events(log, "started")) == 2
+
+
+def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0)
+    try:
+        # One thread, busy with a task that runs until it is cancelled.
+        queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10},
+                           group="blocker"))
+        wait_until(lambda: len(events(log, "started")) == 1)
+        for index in range(3):
+            queue.enqueue(spec("record", {"log": str(log), "value": f"a{index}"}, group="a"))
+        queue.enqueue(spec("record", {"log": str(log), "value": "b"}, group="b"))
+
+        assert not queue.is_queued("blocker")  # running does not count
+        assert queue.is_queued("a")
+        assert queue.cancel_group("a") == 3
+        assert not queue.is_queued("a")
+        assert queue.is_queued("b")
+        assert queue.cancel_group("unknown") == 0
+
+        assert queue.cancel_group("blocker") == 1
+        assert queue.join(5)
+        assert len(events(log, "cancelled")) == 1
+        assert [e["value"] for e in events(log, "ran")] == ["b"]
+    finally:
+        queue.close()
+
+
+def test_cancelled_tasks_are_neither_retried_nor_dead_lettered(
+    queue: LiteTaskQueue, tmp_path: Path
+) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    # Running when cancelled, then failing (it overruns its time limit).
+    queue.enqueue(
+        spec("sleep_then_record", {"log": str(log), "final_log": str(final_log), "sleep_s": 1.5},
+             group="k", max_retries=2, on_final_failure=f"{H}.record_final_failure",
+             timeout_s=1)
+    )
+    wait_until(lambda: len(events(log, "started")) == 1)
+    assert queue.cancel_group("k") == 1
+    # Failed once, its retry waiting 5 s when cancelled.
+    queue.enqueue(
+        spec("fail_always", {"log": str(log), "final_log": str(final_log)}, group="k2",
+             max_retries=2, retry_intervals=(5,), on_final_failure=f"{H}.record_final_failure")
+    )
+    wait_until(lambda: len(events(log, "attempt")) == 1 and queue.is_queued("k2"))
+    assert queue.cancel_group("k2") == 1
+
+    assert queue.join(3)
+    assert len(events(log, "started")) == 1
+    assert len(events(log, "attempt")) == 1
+    assert read_log(final_log) == []
+
+
+def test_queues_run_in_parallel_with_their_own_attempt_context(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 2}, shutdown_grace_s=2.0)
+    try:
+        for name, job_id in ((QueueName.DEFAULT, "d1"), (QueueName.DEFAULT, "d2"),
+                             (QueueName.SUMMARY, "s1")):
+            queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 1},
+                               queue=name, job_id=job_id))
+        wait_until(lambda: len(events(log, "started")) == 3, timeout=0.9)
+        assert queue.join(5)
+        assert sorted(e["job_id"] for e in events(log, "started")) == ["d1", "d2", "s1"]
+    finally:
+        queue.close()
+
+
+def test_enqueue_rejects_non_json_payloads_and_use_after_close(tmp_path: Path) -> None:
+    queue = LiteTaskQueue()
+    with pytest.raises(QueueError):
+        queue.enqueue(spec("record", {"log": str(tmp_path / "log"), "value": object()}))
+    queue.close()
+    with pytest.raises(QueueError):
+        queue.enqueue(spec("record", {"log": str(tmp_path / "log")}))
+
+
+def test_close_drops_waiting_tasks_and_stops_its_threads(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=5.0)
+    queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10}))
+    wait_until(lambda: len(events(log, "started")) == 1)
+    queue.enqueue(spec("record", {"log": str(log), "value": "never"}))
+
+    queue.close()
+
+    assert queue.join(0)
+    assert events(log, "cancelled") != []
+    assert events(log, "ran") == []
+    assert not [t for t in threading.enumerate() if t.name.startswith("sluice-lite-")]
+
+
+def test_task_context_is_unavailable_outside_a_handler(queue: LiteTaskQueue) -> None:
+    with pytest.raises(NotInTaskError):
+        queue.attempt_info()
+    with pytest.raises(NotInTaskError):
+        queue.cancel_requested()

@@ -1,0 +1,88 @@
+"""Everything a task handler needs, built once per process from Settings.
+
+Lite mode builds one context for the whole process (API, executor and handlers share it);
+an RQ worker process builds its own on first use, from the same SLUICE_* variables.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from storage.db.engine import Database
+from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
+from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tenants import TenantRepository
+from storage.events.base import EventPublisher
+from storage.files.base import FileService
+from storage.index.milvus_index import MilvusIndex
+from storage.queue.base import TaskQueue
+from workers.docreader_client import DocReaderClient
+from workers.embedding.base import Embedder
+from workers.embedding.factory import build_embedder
+from workers.pipeline.effective_config import EmbeddingModel
+from workers.settings import Settings
+
+
+@dataclass
+class EmbedderCache:
+    """One embedder per model key; the local model is loaded once per process."""
+
+    _embedders: dict[str, Embedder] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def get(self, model: EmbeddingModel) -> Embedder:
+        with self._lock:
+            embedder = self._embedders.get(model.key)
+            if embedder is None:
+                embedder = build_embedder(
+                    model.provider, model.model, model.base_url, model.api_key, model.dimensions
+                )
+                self._embedders[model.key] = embedder
+            return embedder
+
+
+@dataclass
+class WorkerContext:
+    settings: Settings
+    db: Database
+    tenants: TenantRepository
+    knowledge_bases: KnowledgeBaseRepository
+    knowledges: KnowledgeRepository
+    chunks: ChunkRepository
+    spans: SpanRepository
+    files: FileService
+    index: MilvusIndex
+    docreader: DocReaderClient
+    queue: TaskQueue
+    publisher: EventPublisher
+    embedders: EmbedderCache = field(default_factory=EmbedderCache)
+
+    def close(self) -> None:
+        self.docreader.close()
+        self.queue.close()
+        self.index.close()
+        self.db.dispose()
+
+
+_current: WorkerContext | None = None
+_current_lock = threading.Lock()
+
+
+def install_context(ctx: WorkerContext | None) -> None:
+    global _current
+    with _current_lock:
+        _current = ctx
+
+
+def current_context() -> WorkerContext:
+    """The process's context; an RQ worker builds it from the environment on first use."""
+    global _current
+    with _current_lock:
+        if _current is None:
+            from workers.wiring import build_full_context
+
+            _current = build_full_context(Settings.from_env())
+        return _current

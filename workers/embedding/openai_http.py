@@ -1,0 +1,190 @@
+"""Embeddings from any endpoint speaking OpenAI's `POST {base_url}/embeddings` protocol.
+
+OpenAI, Ollama, vLLM, TEI, LocalAI... all accept `{"model", "input": [...]}` and answer
+`{"data": [{"index", "embedding"}, ...]}`. `base_url` is what OpenAI's SDK calls it, i.e. it
+already ends in `/v1`. Uses the standard library's HTTP client (no extra dependency).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from email.message import Message
+from typing import Any
+
+from workers.embedding.base import EmbeddingError, EmbeddingProviderError
+
+_BODY_EXCERPT = 2000
+
+
+class OpenAIEmbedder:
+    """Thread-safe; each request opens its own connection."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str = "",
+        dimension: int | None = None,
+        *,
+        timeout: float = 60.0,
+        batch_size: int = 32,
+        max_retries: int = 4,
+        backoff_seconds: float = 0.5,
+        max_backoff_seconds: float = 10.0,
+    ) -> None:
+        if not base_url or not model:
+            raise EmbeddingError("an OpenAI-compatible embedder needs base_url and model")
+        if batch_size <= 0:
+            raise EmbeddingError(f"batch_size must be positive, got {batch_size}")
+        self._url = base_url.rstrip("/") + "/embeddings"
+        self._model = model
+        self._api_key = api_key
+        self._timeout = timeout
+        self._batch_size = batch_size
+        self._max_retries = max_retries
+        self._backoff = backoff_seconds
+        self._max_backoff = max_backoff_seconds
+        self._dimension = dimension
+        self._dimension_lock = threading.Lock()
+
+    @property
+    def model_key(self) -> str:
+        return f"openai/{self._model}/{self.dimension}"
+
+    @property
+    def dimension(self) -> int:
+        """The configured dimension, else the one the endpoint returned first (asked if needed)."""
+        dimension = self._dimension
+        if dimension is None:
+            dimension = len(self.embed_query("dimension probe"))
+        return dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            vectors.extend(self._embed_batch(texts[start : start + self._batch_size]))
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._embed_batch([text])[0]
+
+    def _embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        payload = self._post({"model": self._model, "input": list(texts)})
+        vectors = _parse_vectors(payload, expected=len(texts), url=self._url)
+        for vector in vectors:
+            self._check_dimension(len(vector))
+        return [_normalised(v) for v in vectors]
+
+    def _check_dimension(self, size: int) -> None:
+        with self._dimension_lock:
+            if self._dimension is None:
+                self._dimension = size
+        if size != self._dimension:
+            raise EmbeddingProviderError(
+                f"{self._url} returned {size}-dimensional vectors for {self._model}, "
+                f"expected {self._dimension}",
+                status=200,
+            )
+
+    def _post(self, body: dict[str, Any]) -> Any:
+        data = json.dumps(body).encode("utf-8")
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        attempt = 0
+        while True:
+            request = urllib.request.Request(self._url, data=data, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self._timeout) as response:
+                    raw = response.read()
+                    status = int(response.status)
+            except urllib.error.HTTPError as exc:
+                text = _read_body(exc)
+                if _retryable(exc.code) and attempt < self._max_retries:
+                    time.sleep(self._delay(attempt, exc.headers))
+                    attempt += 1
+                    continue
+                raise EmbeddingProviderError(
+                    f"{self._url} answered HTTP {exc.code} for model {self._model}: "
+                    f"{text[:_BODY_EXCERPT]}",
+                    status=exc.code,
+                    body=text,
+                ) from exc
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                if attempt < self._max_retries:
+                    time.sleep(self._delay(attempt, None))
+                    attempt += 1
+                    continue
+                raise EmbeddingProviderError(
+                    f"cannot reach {self._url} after {attempt + 1} attempts: {exc}"
+                ) from exc
+            try:
+                return json.loads(raw)
+            except ValueError as exc:
+                text = raw.decode("utf-8", errors="replace")
+                raise EmbeddingProviderError(
+                    f"{self._url} answered HTTP {status} with invalid JSON: {text[:_BODY_EXCERPT]}",
+                    status=status,
+                    body=text,
+                ) from exc
+
+    def _delay(self, attempt: int, headers: Message | None) -> float:
+        retry_after = headers.get("Retry-After") if headers is not None else None
+        if retry_after is not None:
+            try:
+                return min(max(float(retry_after), 0.0), self._max_backoff)
+            except ValueError:
+                pass  # an HTTP date: fall back to our own backoff
+        # Exponential backoff with jitter, so retrying workers do not stampede together.
+        base = min(self._backoff * 2.0**attempt, self._max_backoff)
+        return base * random.uniform(0.5, 1.0)
+
+
+def _retryable(status: int) -> bool:
+    """Rate limiting, request timeouts and server-side failures may pass on their own."""
+    return status in (408, 429) or status >= 500
+
+
+def _read_body(exc: urllib.error.HTTPError) -> str:
+    try:
+        return exc.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _parse_vectors(payload: Any, *, expected: int, url: str) -> list[list[float]]:
+    def malformed(reason: str) -> EmbeddingProviderError:
+        body = json.dumps(payload)[:_BODY_EXCERPT]
+        return EmbeddingProviderError(f"{url} answered {reason}: {body}", status=200, body=body)
+
+    data = payload.get("data") if isinstance(payload, dict) else None
+    if not isinstance(data, list):
+        raise malformed("without a data list")
+    if len(data) != expected:
+        raise malformed(f"{len(data)} embeddings for {expected} inputs")
+    by_index: dict[int, list[float]] = {}
+    for position, item in enumerate(data):
+        if not isinstance(item, dict) or not isinstance(item.get("embedding"), list):
+            raise malformed(f"an item without an embedding list at position {position}")
+        index = item.get("index", position)
+        embedding = item["embedding"]
+        if not isinstance(index, int) or not 0 <= index < expected or index in by_index:
+            raise malformed(f"a bad or repeated index {index!r}")
+        if not embedding or not all(isinstance(x, int | float) for x in embedding):
+            raise malformed(f"a non-numeric or empty embedding at index {index}")
+        by_index[index] = [float(x) for x in embedding]
+    return [by_index[i] for i in range(expected)]
+
+
+def _normalised(vector: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector))
+    if norm == 0.0 or not math.isfinite(norm):
+        raise EmbeddingProviderError(f"the endpoint returned a vector of norm {norm}", status=200)
+    return [x / norm for x in vector]

@@ -1,0 +1,42 @@
+"""`sluice-worker`: an RQ worker process of full mode (scale out by starting more of them)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Sequence
+
+from storage.queue.base import QueueName
+from storage.queue.rq_worker import run_worker
+from workers.context import current_context
+from workers.settings import Settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sluice-worker", description=__doc__)
+    parser.add_argument(
+        "--queues",
+        default=",".join(q.value for q in QueueName),
+        help="comma-separated queues in priority order (default: all)",
+    )
+    parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    parser.add_argument("--name", default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    settings = Settings.from_env({"mode": "full"})
+    queues = [QueueName(q.strip()) for q in args.queues.split(",") if q.strip()]
+    # Build the context (and load the embedding model) before taking the first job.
+    current_context()
+    run_worker(
+        settings.redis_url,
+        settings.key_prefix,
+        queues,
+        burst=args.burst,
+        name=args.name,
+        simple=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,40 @@
+"""Typed task payloads. Queues carry them as plain dicts; handlers rebuild them here."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound="Payload")
+
+
+class PayloadError(ValueError):
+    """A task payload is missing fields or has fields of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Payload:
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls: type[T], raw: dict[str, Any]) -> T:
+        known = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: v for k, v in raw.items() if k in known})
+        except TypeError as exc:
+            raise PayloadError(f"bad {cls.__name__}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class DocumentProcessPayload(Payload):
+    """document:process — parse, chunk, embed and index one knowledge for one attempt."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int
+    file_path: str = ""
+    file_name: str = ""
+    file_type: str = ""
+    enable_multimodel: bool = False

@@ -1,0 +1,110 @@
+"""Knowledge-base defaults merged with one upload's overrides (spec: ResolveProcessConfig).
+
+Both sides are the JSON forms of the protobuf messages (KnowledgeBaseConfig and
+ProcessConfig, field names as in the .proto), as the database stores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_CHUNK_SIZE = 512
+DEFAULT_CHUNK_OVERLAP = 64
+DEFAULT_ENGINE = "builtin"
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    provider: str
+    model: str
+    base_url: str
+    api_key: str
+    dimensions: int
+
+    @property
+    def key(self) -> str:
+        """Identity of the vector space: one index collection per key."""
+        return f"{self.provider}/{self.model}/{self.dimensions}"
+
+
+@dataclass(frozen=True)
+class EffectiveConfig:
+    chunk_size: int
+    chunk_overlap: int
+    separators: tuple[str, ...]
+    enable_parent_child: bool
+    parent_chunk_size: int
+    child_chunk_size: int
+    parser_engines: Mapping[str, str]
+    enable_multimodel: bool
+    vector_enabled: bool
+    keyword_enabled: bool
+    summary_enabled: bool
+    question_generation_enabled: bool
+    graph_enabled: bool
+    embedding: EmbeddingModel
+
+    @property
+    def needs_embedding(self) -> bool:
+        return self.vector_enabled or self.keyword_enabled
+
+    def parser_engine(self, file_type: str) -> str:
+        return self.parser_engines.get(file_type, DEFAULT_ENGINE)
+
+
+DEFAULT_EMBEDDING = EmbeddingModel("local", "all-MiniLM-L6-v2", "", "", 384)
+
+
+def embedding_model_of(kb_config: Mapping[str, Any]) -> EmbeddingModel:
+    raw = kb_config.get("embedding") or {}
+    provider = str(raw.get("provider") or DEFAULT_EMBEDDING.provider)
+    if provider == "local":
+        return DEFAULT_EMBEDDING
+    return EmbeddingModel(
+        provider=provider,
+        model=str(raw.get("model", "")),
+        base_url=str(raw.get("base_url", "")),
+        api_key=str(raw.get("api_key", "")),
+        dimensions=int(raw.get("dimensions", 0)),
+    )
+
+
+def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> EffectiveConfig:
+    over = overrides or {}
+    chunking = {**(kb_config.get("chunking") or {}), **_present(over.get("chunking") or {})}
+    indexing = kb_config.get("indexing") or {"vector_enabled": True, "keyword_enabled": True}
+    rules = [*(kb_config.get("chunking") or {}).get("parser_engine_rules", [])]
+    rules += (over.get("chunking") or {}).get("parser_engine_rules", [])
+    rules += over.get("parser_engine_rules", [])
+    extract_enabled = bool(
+        (over.get("extract") or kb_config.get("extract") or {}).get("enabled", False)
+    )
+    graph = bool(over.get("graph_enabled", indexing.get("graph_enabled", False)))
+    question = over.get("question_generation") or kb_config.get("question_generation") or {}
+    summary_default = bool((kb_config.get("summary") or {}).get("enabled", False))
+    return EffectiveConfig(
+        chunk_size=int(chunking.get("chunk_size") or DEFAULT_CHUNK_SIZE),
+        chunk_overlap=int(chunking.get("chunk_overlap", DEFAULT_CHUNK_OVERLAP)),
+        separators=tuple(chunking.get("separators") or ()),
+        enable_parent_child=bool(chunking.get("enable_parent_child", False)),
+        parent_chunk_size=int(chunking.get("parent_chunk_size") or 0),
+        child_chunk_size=int(chunking.get("child_chunk_size") or 0),
+        parser_engines={str(r["file_type"]).lower(): str(r["engine"]) for r in rules},
+        enable_multimodel=bool(
+            over.get("enable_multimodel", kb_config.get("enable_multimodel", False))
+        ),
+        vector_enabled=bool(indexing.get("vector_enabled", False)),
+        keyword_enabled=bool(indexing.get("keyword_enabled", False)),
+        summary_enabled=bool(over.get("summary_enabled", summary_default)),
+        question_generation_enabled=bool(question.get("enabled", False)),
+        # The spec: graph depends on an enabled extraction configuration.
+        graph_enabled=graph and extract_enabled,
+        embedding=embedding_model_of(kb_config),
+    )
+
+
+def _present(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Drop override entries that mean "not set" (zero sizes, empty lists)."""
+    return {k: v for k, v in values.items() if v not in (0, None, [], "") or k == "chunk_overlap"}

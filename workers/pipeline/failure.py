@@ -1,0 +1,16 @@
+"""The last attempt died without saying so itself (crash, time limit, killed worker)."""
+
+from __future__ import annotations
+
+from workers.context import WorkerContext
+from workers.payloads import DocumentProcessPayload
+from workers.pipeline.state import KnowledgeState
+
+
+def mark_attempt_failed(ctx: WorkerContext, payload: DocumentProcessPayload, error: str) -> None:
+    # Guarded by attempt: a dead letter of an older round never fails a newer one.
+    message = f"document processing failed after all attempts: {error}"
+    if KnowledgeState(ctx, payload.knowledge_id, payload.attempt).fail(message):
+        ctx.spans.close_open(
+            payload.knowledge_id, payload.attempt, "failed", "TASK_FAILED", message
+        )

@@ -1,0 +1,197 @@
+"""The span tracker: one progress tree per processing attempt (spec: «Span Tracker»).
+
+Every change is written to knowledge_processing_spans (the source of truth, whose
+updated_at is the heartbeat housekeeping reads) and then published, so watchers see it
+at once; a lost publication costs a watcher nothing but latency, since it re-reads the DB.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from storage.events.base import EventPublisher, ProgressEvent
+
+ROOT = "knowledge_processing"
+STAGES: tuple[str, ...] = ("docreader", "chunking", "embedding", "multimodal", "postprocess")
+OPEN_STATUSES = frozenset({"pending", "running"})
+
+
+class SpanRow(Protocol):
+    id: str
+    knowledge_id: str
+    attempt: int
+    parent_id: str | None
+    name: str
+    kind: str
+    stage: str
+    status: str
+    input: dict[str, Any] | None
+    output: dict[str, Any] | None
+    error_code: str | None
+    error_message: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    duration_ms: int | None
+    updated_at: datetime
+
+
+class SpanStore(Protocol):
+    def upsert(self, knowledge_id: str, attempt: int, name: str, **fields: Any) -> Any: ...
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite hands back naive UTC datetimes.
+        value = value.replace(tzinfo=UTC)
+    return value.isoformat()
+
+
+def span_to_dict(row: SpanRow) -> dict[str, Any]:
+    """The JSON form used both in events and in API responses (one conversion path)."""
+    return {
+        "id": row.id,
+        "knowledge_id": row.knowledge_id,
+        "attempt": row.attempt,
+        "parent_id": row.parent_id or "",
+        "name": row.name,
+        "kind": row.kind,
+        "stage": row.stage or "",
+        "status": row.status,
+        "input": dict(row.input or {}),
+        "output": dict(row.output or {}),
+        "error_code": row.error_code or "",
+        "error_message": row.error_message or "",
+        "started_at": _iso(row.started_at),
+        "ended_at": _iso(row.ended_at),
+        "duration_ms": row.duration_ms or 0,
+        "updated_at": _iso(row.updated_at),
+    }
+
+
+class SpanTracker:
+    """begin / progress / end / fail / skip for the five stages of one attempt."""
+
+    def __init__(
+        self,
+        store: SpanStore,
+        publisher: EventPublisher,
+        *,
+        tenant_id: str,
+        knowledge_id: str,
+        attempt: int,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._store = store
+        self._publisher = publisher
+        self._tenant_id = tenant_id
+        self._knowledge_id = knowledge_id
+        self._attempt = attempt
+        self._clock = clock
+        self._started: dict[str, datetime] = {}
+        self._status: dict[str, str] = {}
+        self._root_id = ""
+
+    @property
+    def attempt(self) -> int:
+        return self._attempt
+
+    def running_stage(self) -> str | None:
+        return next((s for s in STAGES if self._status.get(s) == "running"), None)
+
+    def open(self, inputs: Mapping[str, Any]) -> None:
+        """Start the root span and lay out every stage as pending, so watchers see the plan."""
+        now = self._clock()
+        self._started[ROOT] = now
+        root = self._write(
+            ROOT,
+            kind="root",
+            stage="",
+            status="running",
+            input=dict(inputs),
+            output={},
+            started_at=now,
+            ended_at=None,
+            duration_ms=0,
+            error_code="",
+            error_message="",
+        )
+        self._root_id = root.id
+        for stage in STAGES:
+            self._write(
+                stage,
+                kind="stage",
+                stage=stage,
+                status="pending",
+                parent_id=self._root_id,
+                input={},
+                output={},
+                started_at=None,
+                ended_at=None,
+                duration_ms=0,
+                error_code="",
+                error_message="",
+            )
+
+    def begin(self, stage: str, inputs: Mapping[str, Any]) -> None:
+        now = self._clock()
+        self._started[stage] = now
+        self._write(
+            stage,
+            status="running",
+            input=dict(inputs),
+            started_at=now,
+            ended_at=None,
+            error_code="",
+            error_message="",
+        )
+
+    def progress(self, stage: str, outputs: Mapping[str, Any]) -> None:
+        """A heartbeat with the outputs so far."""
+        self._write(stage, output=dict(outputs))
+
+    def end(self, stage: str, outputs: Mapping[str, Any]) -> None:
+        self._close(stage, "done", output=dict(outputs))
+
+    def skip(self, stage: str, reason: str) -> None:
+        self._close(stage, "skipped", output={"reason": reason})
+
+    def fail(self, stage: str, code: str, message: str) -> None:
+        self._close(stage, "failed", error_code=code, error_message=message)
+
+    def cancel_open(self, code: str, message: str) -> None:
+        """Close every stage still pending or running as cancelled (cascade after a failure)."""
+        for stage in STAGES:
+            if self._status.get(stage, "pending") in OPEN_STATUSES:
+                self._close(stage, "cancelled", error_code=code, error_message=message)
+
+    def close(self, status: str, *, code: str = "", message: str = "") -> None:
+        self._close(ROOT, status, error_code=code, error_message=message)
+
+    def _close(self, name: str, status: str, **fields: Any) -> None:
+        now = self._clock()
+        started = self._started.get(name)
+        duration = int((now - started).total_seconds() * 1000) if started else 0
+        self._write(name, status=status, ended_at=now, duration_ms=duration, **fields)
+
+    def _write(self, name: str, **fields: Any) -> Any:
+        if "status" in fields:
+            self._status[name] = fields["status"]
+        row = self._store.upsert(
+            self._knowledge_id, self._attempt, name, tenant_id=self._tenant_id, **fields
+        )
+        self._publisher.publish(
+            ProgressEvent(
+                knowledge_id=self._knowledge_id,
+                attempt=self._attempt,
+                kind="span",
+                data=span_to_dict(row),
+            )
+        )
+        return row

@@ -1,0 +1,201 @@
+"""The work of each stage; document.py decides the order and what failure means."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from storage.db.repositories.chunks import NewChunk
+from storage.index.milvus_index import IndexRow
+from workers.chunker import ChunkerConfig, split_markdown
+from workers.chunker.html_tables import normalize_html_tables
+from workers.context import WorkerContext
+from workers.docreader_client import DocReaderCallError
+from workers.embedding.base import EmbeddingError
+from workers.pipeline.effective_config import EffectiveConfig
+from workers.pipeline.errors import ChunkingFailed, DocReaderFailed, EmbeddingFailed
+from workers.pipeline.images import store_images
+from workers.pipeline.spans import SpanTracker
+
+# Chunk ids are derived, not random, so a retried attempt rewrites the same rows and index
+# entries instead of adding new ones.
+CHUNK_NAMESPACE = uuid.UUID("5b0f6d1e-3c55-4f57-9a57-6c1b1b9d0a11")
+
+
+@dataclass(frozen=True)
+class PlannedChunk:
+    id: str
+    index: int
+    content: str
+    context_header: str
+
+
+def chunk_id(knowledge_id: str, attempt: int, chunk_type: str, index: int) -> str:
+    return str(uuid.uuid5(CHUNK_NAMESPACE, f"{knowledge_id}:{attempt}:{chunk_type}:{index}"))
+
+
+def read_document(
+    ctx: WorkerContext, tracker: SpanTracker, knowledge: Any, config: EffectiveConfig
+) -> str:
+    """Stage docreader: the stored file → Markdown, images stored and linked."""
+    if knowledge.type == "manual":
+        tracker.skip("docreader", "manual knowledge is Markdown already")
+        return str(knowledge.content or "")
+    engine = config.parser_engine(knowledge.file_type)
+    tracker.begin(
+        "docreader",
+        {
+            "file_name": knowledge.file_name,
+            "file_type": knowledge.file_type,
+            "is_url": knowledge.type == "url",
+            "engine": engine,
+        },
+    )
+    try:
+        with ctx.files.open(knowledge.file_path) as stream:
+            outcome = ctx.docreader.read_file(
+                stream,
+                file_name=knowledge.file_name,
+                file_type=knowledge.file_type,
+                engine=engine,
+            )
+    except DocReaderCallError as exc:
+        raise DocReaderFailed("docreader", f"{exc.code_name}: {exc.message}") from exc
+    markdown = store_images(ctx, knowledge, outcome.markdown, outcome.images)
+    tracker.end(
+        "docreader",
+        {
+            "total_text_chars": len(markdown),
+            "image_count": len(outcome.images),
+            "engine": engine,
+            **{f"meta_{k}": v for k, v in outcome.metadata.items()},
+        },
+    )
+    return markdown
+
+
+def chunk_document(
+    ctx: WorkerContext,
+    tracker: SpanTracker,
+    knowledge: Any,
+    markdown: str,
+    config: EffectiveConfig,
+) -> list[PlannedChunk]:
+    """Stage chunking: Markdown → text chunks written to the database."""
+    tracker.begin(
+        "chunking",
+        {
+            "chunk_size": config.chunk_size,
+            "chunk_overlap": config.chunk_overlap,
+            "total_text_chars": len(markdown),
+        },
+    )
+    try:
+        chunker_config = ChunkerConfig(
+            chunk_size=config.chunk_size,
+            chunk_overlap=config.chunk_overlap,
+            **({"separators": config.separators} if config.separators else {}),
+        )
+        pieces = split_markdown(normalize_html_tables(markdown), chunker_config)
+    except ValueError as exc:
+        raise ChunkingFailed("chunking", str(exc)) from exc
+    planned = [
+        PlannedChunk(
+            chunk_id(knowledge.id, tracker.attempt, "text", p.index),
+            p.index,
+            p.content,
+            p.context_header,
+        )
+        for p in pieces
+    ]
+    tracker.progress("chunking", {"chunks_planned": len(planned)})
+    # A retry of the same attempt starts from a clean slate.
+    ctx.chunks.delete_by_knowledge(knowledge.id)
+    ctx.chunks.insert_many(_chunk_rows(knowledge, tracker.attempt, pieces, planned))
+    tracker.end("chunking", {"chunks_planned": len(planned), "chunks_written": len(planned)})
+    return planned
+
+
+def _chunk_rows(
+    knowledge: Any, attempt: int, pieces: Sequence[Any], planned: Sequence[PlannedChunk]
+) -> list[NewChunk]:
+    return [
+        NewChunk(
+            id=plan.id,
+            tenant_id=knowledge.tenant_id,
+            knowledge_base_id=knowledge.knowledge_base_id,
+            knowledge_id=knowledge.id,
+            attempt=attempt,
+            chunk_index=plan.index,
+            chunk_type="text",
+            content=plan.content,
+            context_header=plan.context_header,
+            start_at=piece.start,
+            end_at=piece.end,
+            is_enabled=True,
+            pre_chunk_id=planned[i - 1].id if i > 0 else None,
+            next_chunk_id=planned[i + 1].id if i + 1 < len(planned) else None,
+        )
+        for i, (piece, plan) in enumerate(zip(pieces, planned, strict=True))
+    ]
+
+
+def embed_and_index(
+    ctx: WorkerContext,
+    tracker: SpanTracker,
+    knowledge: Any,
+    model_key: str,
+    chunks: Sequence[PlannedChunk],
+    config: EffectiveConfig,
+) -> None:
+    """Stage embedding: vectors in batches, each batch indexed as soon as it is embedded."""
+    if not config.needs_embedding:
+        tracker.skip("embedding", "vector and keyword indexing are both disabled")
+        return
+    tracker.begin("embedding", {"model": model_key, "chunks": len(chunks)})
+    try:
+        embedder = ctx.embedders.get(config.embedding)
+        ctx.index.ensure_collection(model_key, embedder.dimension)
+        batch_size = ctx.settings.embed_batch_size
+        done = 0
+        title = knowledge.title or knowledge.file_name or ""
+        for start in range(0, len(chunks), batch_size):
+            batch = chunks[start : start + batch_size]
+            vectors = embedder.embed_documents([_embedding_text(title, c) for c in batch])
+            ctx.index.upsert(
+                model_key,
+                [
+                    IndexRow(
+                        id=c.id,
+                        tenant_id=knowledge.tenant_id,
+                        knowledge_base_id=knowledge.knowledge_base_id,
+                        knowledge_id=knowledge.id,
+                        chunk_id=c.id,
+                        source_type="chunk",
+                        is_enabled=True,
+                        content=c.content,
+                        vector=v,
+                    )
+                    for c, v in zip(batch, vectors, strict=True)
+                ],
+            )
+            done += len(batch)
+            tracker.progress("embedding", {"chunks_embedded": done})
+    except EmbeddingError as exc:
+        raise EmbeddingFailed("embedding", str(exc)) from exc
+    tracker.end(
+        "embedding",
+        {"chunks_embedded": done, "chunks_indexed": done, "dimension": embedder.dimension},
+    )
+
+
+def _embedding_text(title: str, chunk: PlannedChunk) -> str:
+    """Title + heading breadcrumbs + content, as the spec's EmbeddingContent()."""
+    return "\n".join(part for part in (title, chunk.context_header, chunk.content) if part)
+
+
+def remove_products(ctx: WorkerContext, knowledge_id: str, model_key: str) -> None:
+    ctx.chunks.delete_by_knowledge(knowledge_id)
+    ctx.index.delete_by_knowledge(model_key, [knowledge_id])

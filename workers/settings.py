@@ -1,0 +1,120 @@
+"""Process configuration, read once from SLUICE_* environment variables.
+
+Lite mode needs no variable at all: everything lives under ``data_dir``. Full mode
+needs the database, Redis and Milvus URIs; the same settings object configures the
+API, the docreader and the workers so that they agree on prefixes and limits.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+Mode = Literal["lite", "full"]
+
+
+class SettingsError(ValueError):
+    """A SLUICE_* variable has a value that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    mode: Mode = "lite"
+    data_dir: Path = Path("data")
+    api_address: str = "127.0.0.1:50051"
+    database_url: str = ""
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    key_prefix: str = "sluice"
+    milvus_uri: str = ""
+    storage_dir: Path = Path()
+    # Empty in lite mode: the docreader is started in-process on a unix socket.
+    docreader_address: str = ""
+    max_upload_bytes: int = 1 << 30
+    max_message_bytes: int = 64 << 20
+    document_process_timeout_s: int = 7200
+    docreader_call_timeout_s: int = 1800
+    document_process_retries: int = 3
+    auth_required: bool = False
+    default_tenant_id: str = "00000000-0000-0000-0000-000000000001"
+    lite_default_workers: int = 2
+    embed_batch_size: int = 32
+    watch_poll_interval_s: float = 2.0
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def docreader_socket(self) -> Path:
+        return self.data_dir / "docreader.sock"
+
+    @classmethod
+    def from_env(
+        cls, overrides: Mapping[str, object] | None = None, *, env: Mapping[str, str] | None = None
+    ) -> Settings:
+        source = os.environ if env is None else env
+        overrides = dict(overrides or {})
+        # Explicit overrides (command-line flags) win over the environment.
+        mode = _read_mode(str(overrides.pop("mode", None) or source.get("SLUICE_MODE", "lite")))
+        data_dir = Path(
+            str(overrides.pop("data_dir", None) or source.get("SLUICE_DATA_DIR", "data"))
+        )
+        base = cls(mode=mode, data_dir=data_dir)
+        values: dict[str, object] = {
+            "api_address": source.get("SLUICE_API_ADDRESS", base.api_address),
+            "database_url": source.get(
+                "SLUICE_DATABASE_URL", f"sqlite:///{(data_dir / 'sluice.db').resolve()}"
+            ),
+            "redis_url": source.get("SLUICE_REDIS_URL", base.redis_url),
+            "key_prefix": source.get("SLUICE_KEY_PREFIX", base.key_prefix),
+            "milvus_uri": source.get("SLUICE_MILVUS_URI", str((data_dir / "milvus.db").resolve())),
+            "storage_dir": Path(source.get("SLUICE_STORAGE_DIR", str(data_dir / "files"))),
+            "docreader_address": source.get("SLUICE_DOCREADER_ADDRESS", ""),
+            "max_upload_bytes": _int(source, "SLUICE_MAX_UPLOAD_BYTES", base.max_upload_bytes),
+            "max_message_bytes": _int(source, "SLUICE_MAX_MESSAGE_BYTES", base.max_message_bytes),
+            "document_process_timeout_s": _int(
+                source, "SLUICE_DOCUMENT_PROCESS_TIMEOUT", base.document_process_timeout_s
+            ),
+            "docreader_call_timeout_s": _int(
+                source, "SLUICE_DOCREADER_CALL_TIMEOUT", base.docreader_call_timeout_s
+            ),
+            "document_process_retries": _int(
+                source, "SLUICE_DOCUMENT_PROCESS_RETRIES", base.document_process_retries
+            ),
+            "auth_required": _bool(source, "SLUICE_AUTH_REQUIRED", mode == "full"),
+            "lite_default_workers": _int(source, "SLUICE_LITE_WORKERS", base.lite_default_workers),
+            "embed_batch_size": _int(source, "SLUICE_EMBED_BATCH_SIZE", base.embed_batch_size),
+            "watch_poll_interval_s": float(
+                source.get("SLUICE_WATCH_POLL_INTERVAL", base.watch_poll_interval_s)
+            ),
+        }
+        values.update(overrides)
+        settings = replace(base, **values)  # type: ignore[arg-type]
+        if settings.mode == "full" and not settings.docreader_address:
+            raise SettingsError("SLUICE_DOCREADER_ADDRESS is required in full mode")
+        return settings
+
+
+def _read_mode(value: str) -> Mode:
+    if value == "lite":
+        return "lite"
+    if value == "full":
+        return "full"
+    raise SettingsError(f"SLUICE_MODE must be 'lite' or 'full', not {value!r}")
+
+
+def _int(source: Mapping[str, str], name: str, default: int) -> int:
+    raw = source.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be an integer, not {raw!r}") from exc
+
+
+def _bool(source: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = source.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}

@@ -1,0 +1,21 @@
+"""Queue entry points: plain functions of a payload dict. The queue adapter (RQ or the lite
+executor) is the only thing that knows how they are run; these only rebuild the typed
+payload and hand it to the pipeline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workers.context import current_context
+from workers.payloads import DocumentProcessPayload
+from workers.pipeline.document import process_document as run_document_pipeline
+from workers.pipeline.failure import mark_attempt_failed
+
+
+def process_document(payload: dict[str, Any]) -> None:
+    run_document_pipeline(current_context(), DocumentProcessPayload.from_dict(payload))
+
+
+def on_document_process_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback: runs once, after the last attempt crashed or timed out."""
+    mark_attempt_failed(current_context(), DocumentProcessPayload.from_dict(payload), error)

@@ -1,0 +1,53 @@
+"""Building a WorkerContext from Settings: the adapters differ by mode, the code does not."""
+
+from __future__ import annotations
+
+from storage.db.engine import Database
+from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
+from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tenants import TenantRepository
+from storage.events.base import EventPublisher
+from storage.events.redis_bus import RedisEventBus
+from storage.files.local import LocalFileService
+from storage.index.milvus_index import MilvusIndex
+from storage.queue.base import TaskQueue
+from storage.queue.rq_queue import RQTaskQueue
+from workers.context import WorkerContext
+from workers.docreader_client import DocReaderClient
+from workers.settings import Settings
+
+
+def build_context(
+    settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
+) -> WorkerContext:
+    db = Database.from_url(settings.database_url)
+    return WorkerContext(
+        settings=settings,
+        db=db,
+        tenants=TenantRepository(db),
+        knowledge_bases=KnowledgeBaseRepository(db),
+        knowledges=KnowledgeRepository(db),
+        chunks=ChunkRepository(db),
+        spans=SpanRepository(db),
+        files=LocalFileService(settings.storage_dir),
+        index=MilvusIndex(settings.milvus_uri),
+        docreader=DocReaderClient(
+            docreader_target,
+            timeout_s=settings.docreader_call_timeout_s,
+            max_message_bytes=settings.max_message_bytes,
+        ),
+        queue=queue,
+        publisher=publisher,
+    )
+
+
+def build_full_context(settings: Settings) -> WorkerContext:
+    """Full mode: RQ over Redis, progress over Redis pub/sub, docreader over the network."""
+    return build_context(
+        settings,
+        queue=RQTaskQueue(settings.redis_url, key_prefix=settings.key_prefix),
+        publisher=RedisEventBus(settings.redis_url, settings.key_prefix),
+        docreader_target=settings.docreader_address,
+    )
