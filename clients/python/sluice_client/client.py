@@ -1,0 +1,369 @@
+"""`SluiceClient`: a blocking, typed client for the sluice.v1 gRPC services.
+
+Requests and results are the betterproto2 dataclasses of `sluice_client.v1`; every failed RPC
+is raised as the `SluiceRpcError` subclass of its status code (see `sluice_client.errors`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import TypeVar
+
+import grpc
+
+from sluice_client._channel import open_channel
+from sluice_client._proto.google.protobuf import FieldMask
+from sluice_client._proto.sluice import v1
+from sluice_client._upload import FileSource, file_frames, open_source
+from sluice_client.errors import (
+    ProtocolError,
+    SluiceRpcError,
+    Unavailable,
+    WaitTimeoutError,
+    translated_rpc_errors,
+)
+
+# Called directly rather than through the generated stub, whose generator hides the call:
+# the client needs the call to give it a deadline and to cancel it when the caller stops.
+_WATCH_SPANS_METHOD = "/sluice.v1.KnowledgeService/WatchSpans"
+
+# Reconnect backoff of wait_until_done, in seconds.
+_FIRST_RECONNECT_DELAY = 0.2
+_MAX_RECONNECT_DELAY = 2.0
+
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
+_Item = TypeVar("_Item")
+
+
+def _call(rpc: Callable[[_Request], _Response], request: _Request) -> _Response:
+    with translated_rpc_errors():
+        return rpc(request)
+
+
+def _required(value: _Item | None, what: str) -> _Item:
+    if value is None:
+        raise ProtocolError(f"the server's response carried no {what}")
+    return value
+
+
+def _pages(fetch: Callable[[str], tuple[Sequence[_Item], str]]) -> Iterator[_Item]:
+    """Every item of a paged List RPC; `fetch(page_token)` returns (items, next_page_token)."""
+    token = ""
+    while True:
+        with translated_rpc_errors():
+            items, token = fetch(token)
+        yield from items
+        if not token:
+            return
+
+
+def _manual_status(publish: bool | None) -> v1.ManualStatus:
+    if publish is None:
+        return v1.ManualStatus.UNSPECIFIED
+    return v1.ManualStatus.PUBLISH if publish else v1.ManualStatus.DRAFT
+
+
+class SluiceClient:
+    """A connection to a Sluice API server; use it as a context manager to close it.
+
+    `timeout` is the deadline in seconds of every call that returns one response (uploads
+    included); `watch_spans` has none unless given one. A `channel` passed in (e.g. a TLS
+    channel) is used as is and left open by `close()`.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        channel: grpc.Channel | None = None,
+    ) -> None:
+        self.target = target
+        self._owns_channel = channel is None
+        self._channel, self._base_channel = open_channel(
+            target, api_key=api_key, timeout=timeout, channel=channel
+        )
+        self._knowledge_bases = v1.KnowledgeBaseServiceStub(self._channel)
+        self._knowledges = v1.KnowledgeServiceStub(self._channel)
+        self._search = v1.SearchServiceStub(self._channel)
+        self._watch_spans = self._channel.unary_stream(
+            _WATCH_SPANS_METHOD,
+            request_serializer=v1.WatchSpansRequest.SerializeToString,
+            response_deserializer=v1.WatchSpansResponse.FromString,
+        )
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self._base_channel.close()
+
+    def __enter__(self) -> SluiceClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # Knowledge bases
+
+    def create_knowledge_base(
+        self, name: str, *, description: str = "", config: v1.KnowledgeBaseConfig | None = None
+    ) -> v1.KnowledgeBase:
+        """Unset config blocks take the server's defaults."""
+        request = v1.CreateKnowledgeBaseRequest(name=name, description=description, config=config)
+        response = _call(self._knowledge_bases.create_knowledge_base, request)
+        return _required(response.knowledge_base, "knowledge base")
+
+    def get_knowledge_base(self, knowledge_base_id: str) -> v1.KnowledgeBase:
+        request = v1.GetKnowledgeBaseRequest(id=knowledge_base_id)
+        response = _call(self._knowledge_bases.get_knowledge_base, request)
+        return _required(response.knowledge_base, "knowledge base")
+
+    def list_knowledge_bases(self, page_size: int = 50) -> Iterator[v1.KnowledgeBase]:
+        """Every knowledge base the caller can see, fetched a page at a time."""
+
+        def fetch(token: str) -> tuple[list[v1.KnowledgeBase], str]:
+            request = v1.ListKnowledgeBasesRequest(page_size=page_size, page_token=token)
+            response = self._knowledge_bases.list_knowledge_bases(request)
+            return response.knowledge_bases, response.next_page_token
+
+        return _pages(fetch)
+
+    def update_knowledge_base(
+        self,
+        knowledge_base_id: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        config: v1.KnowledgeBaseConfig | None = None,
+    ) -> v1.KnowledgeBase:
+        """Changes only the fields given (a given `config` replaces the whole config)."""
+        changes = {"name": name, "description": description, "config": config}
+        paths = [path for path, value in changes.items() if value is not None]
+        if not paths:
+            raise ValueError("nothing to update: give name, description or config")
+        request = v1.UpdateKnowledgeBaseRequest(
+            id=knowledge_base_id,
+            name=name or "",
+            description=description or "",
+            config=config,
+            update_mask=FieldMask(paths=paths),
+        )
+        response = _call(self._knowledge_bases.update_knowledge_base, request)
+        return _required(response.knowledge_base, "knowledge base")
+
+    def delete_knowledge_base(self, knowledge_base_id: str) -> None:
+        request = v1.DeleteKnowledgeBaseRequest(id=knowledge_base_id)
+        _call(self._knowledge_bases.delete_knowledge_base, request)
+
+    # Creating knowledge
+
+    def upload_file(
+        self,
+        knowledge_base_id: str,
+        path_or_file: FileSource,
+        *,
+        file_name: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        tag_ids: Iterable[str] = (),
+        enable_multimodel: bool | None = None,
+        process_config: v1.ProcessConfig | None = None,
+        chunk_size: int = 1 << 20,
+    ) -> v1.Knowledge:
+        """Streams a file (a path, or a binary stream the caller keeps ownership of) to the
+        knowledge base: the header frame, then `chunk_size`-byte frames read as they are
+        sent, so the file is never held in memory whole.
+
+        `file_name` defaults to the path's or stream's base name.
+        """
+        if chunk_size <= 0:
+            raise ValueError("chunk_size must be positive")
+        name, opened = open_source(path_or_file, file_name)
+        header = v1.FileHeader(
+            knowledge_base_id=knowledge_base_id,
+            file_name=name,
+            metadata=dict(metadata or {}),
+            tag_ids=list(tag_ids),
+            enable_multimodel=enable_multimodel,
+            process_config=process_config,
+        )
+        with opened as stream:
+            frames = file_frames(header, stream, chunk_size)
+            response = _call(self._knowledges.create_from_file, frames)
+        return _required(response.knowledge, "knowledge")
+
+    def create_manual(
+        self,
+        knowledge_base_id: str,
+        title: str,
+        content: str,
+        *,
+        publish: bool = True,
+        tag_ids: Iterable[str] = (),
+    ) -> v1.Knowledge:
+        """A knowledge from Markdown text; `publish=False` saves it as an unprocessed draft."""
+        request = v1.CreateManualRequest(
+            knowledge_base_id=knowledge_base_id,
+            title=title,
+            content=content,
+            status=_manual_status(publish),
+            tag_ids=list(tag_ids),
+        )
+        response = _call(self._knowledges.create_manual, request)
+        return _required(response.knowledge, "knowledge")
+
+    def update_manual(
+        self,
+        knowledge_id: str,
+        *,
+        title: str | None = None,
+        content: str | None = None,
+        publish: bool | None = None,
+    ) -> v1.Knowledge:
+        """Fields left as None are sent empty (unspecified), which keeps their value."""
+        request = v1.UpdateManualRequest(
+            id=knowledge_id,
+            title=title or "",
+            content=content or "",
+            status=_manual_status(publish),
+        )
+        response = _call(self._knowledges.update_manual, request)
+        return _required(response.knowledge, "knowledge")
+
+    # Reading and managing knowledge
+
+    def get_knowledge(self, knowledge_id: str) -> v1.Knowledge:
+        request = v1.GetKnowledgeRequest(id=knowledge_id)
+        response = _call(self._knowledges.get_knowledge, request)
+        return _required(response.knowledge, "knowledge")
+
+    def list_knowledge(
+        self,
+        knowledge_base_id: str,
+        *,
+        statuses: Iterable[v1.ParseStatus] = (),
+        keyword: str = "",
+        page_size: int = 50,
+    ) -> Iterator[v1.Knowledge]:
+        """The knowledge base's knowledges (all but deleting ones unless `statuses` says)."""
+        parse_statuses = list(statuses)
+
+        def fetch(token: str) -> tuple[list[v1.Knowledge], str]:
+            request = v1.ListKnowledgeRequest(
+                knowledge_base_id=knowledge_base_id,
+                page_size=page_size,
+                page_token=token,
+                parse_statuses=parse_statuses,
+                keyword=keyword,
+            )
+            response = self._knowledges.list_knowledge(request)
+            return response.knowledges, response.next_page_token
+
+        return _pages(fetch)
+
+    def list_chunks(self, knowledge_id: str, *, page_size: int = 100) -> Iterator[v1.Chunk]:
+        def fetch(token: str) -> tuple[list[v1.Chunk], str]:
+            request = v1.ListChunksRequest(
+                knowledge_id=knowledge_id, page_size=page_size, page_token=token
+            )
+            response = self._knowledges.list_chunks(request)
+            return response.chunks, response.next_page_token
+
+        return _pages(fetch)
+
+    def reparse(
+        self, knowledge_id: str, *, process_config: v1.ProcessConfig | None = None
+    ) -> v1.Knowledge:
+        """Starts a new processing attempt; a `process_config` replaces the stored overrides."""
+        request = v1.ReparseRequest(id=knowledge_id, process_config=process_config)
+        response = _call(self._knowledges.reparse, request)
+        return _required(response.knowledge, "knowledge")
+
+    def cancel_parse(self, knowledge_id: str) -> v1.Knowledge:
+        response = _call(self._knowledges.cancel_parse, v1.CancelParseRequest(id=knowledge_id))
+        return _required(response.knowledge, "knowledge")
+
+    def delete_knowledge(self, knowledge_id: str) -> None:
+        _call(self._knowledges.delete_knowledge, v1.DeleteKnowledgeRequest(id=knowledge_id))
+
+    # Progress
+
+    def get_spans(self, knowledge_id: str, attempt: int = 0) -> v1.GetSpansResponse:
+        """The spans of one attempt (0 = the latest) with the server's stall verdict."""
+        request = v1.GetSpansRequest(knowledge_id=knowledge_id, attempt=attempt)
+        return _call(self._knowledges.get_spans, request)
+
+    def watch_spans(
+        self, knowledge_id: str, attempt: int = 0, *, timeout: float | None = None
+    ) -> Iterator[v1.WatchSpansResponse]:
+        """A snapshot, then every span change, until the END event of a terminal attempt.
+
+        Leaving the loop early cancels the stream on the server too.
+        """
+        request = v1.WatchSpansRequest(knowledge_id=knowledge_id, attempt=attempt)
+        with translated_rpc_errors():
+            call = self._watch_spans(request, timeout=timeout)
+            try:
+                yield from call
+            finally:
+                call.cancel()
+
+    def wait_until_done(
+        self,
+        knowledge_id: str,
+        timeout: float,
+        *,
+        on_event: Callable[[v1.WatchSpansResponse], None] | None = None,
+    ) -> v1.Knowledge:
+        """Watches the knowledge's spans until its attempt ends, and returns the knowledge.
+
+        A stream that breaks (UNAVAILABLE) or closes before END is reopened, and the new
+        snapshot resumes it; `on_event` sees every event, snapshots included. Raises
+        `WaitTimeoutError` (a `TimeoutError`) after `timeout` seconds.
+        """
+        deadline = time.monotonic() + timeout
+        delay = _FIRST_RECONNECT_DELAY
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                for event in self.watch_spans(knowledge_id, timeout=remaining):
+                    delay = _FIRST_RECONNECT_DELAY
+                    if on_event is not None:
+                        on_event(event)
+                    if event.type == v1.WatchEventType.END:
+                        return self.get_knowledge(knowledge_id)
+            except Unavailable:
+                pass
+            except SluiceRpcError as error:
+                if error.code != grpc.StatusCode.DEADLINE_EXCEEDED:
+                    raise
+                break
+            time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
+            delay = min(delay * 2, _MAX_RECONNECT_DELAY)
+        raise WaitTimeoutError(f"knowledge {knowledge_id} was not done after {timeout:g} s")
+
+    # Search
+
+    def search(
+        self,
+        query: str,
+        knowledge_base_ids: Iterable[str],
+        *,
+        top_k: int = 10,
+        mode: v1.SearchMode | None = None,
+    ) -> list[v1.SearchResult]:
+        """The best `top_k` chunks; `mode=None` lets the server choose (vector)."""
+        ids = [knowledge_base_ids] if isinstance(knowledge_base_ids, str) else knowledge_base_ids
+        request = v1.SearchRequest(
+            query=query,
+            knowledge_base_ids=list(ids),
+            top_k=top_k,
+            mode=mode if mode is not None else v1.SearchMode.UNSPECIFIED,
+        )
+        return _call(self._search.search, request).results

@@ -1,0 +1,179 @@
+"""Rows and JSON forms → protobuf messages (and config messages ↔ their stored JSON)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, TypeVar, cast
+
+from google.protobuf import json_format, struct_pb2, timestamp_pb2
+from google.protobuf.message import Message
+from sluice.v1 import common_pb2, config_pb2, knowledge_base_pb2, knowledge_pb2
+
+M = TypeVar("M", bound=Message)
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def from_json(raw: Mapping[str, Any] | None, message: M) -> M:
+    json_format.ParseDict(dict(raw or {}), message, ignore_unknown_fields=True)
+    return message
+
+
+def timestamp(value: datetime | str | None) -> timestamp_pb2.Timestamp | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:  # SQLite returns naive UTC.
+        value = value.replace(tzinfo=UTC)
+    ts = timestamp_pb2.Timestamp()
+    ts.FromDatetime(value)
+    return ts
+
+
+E = TypeVar("E", bound=int)
+
+
+def _enum(wrapper: Any, prefix: str, value: str | None, _type: type[E]) -> E:
+    """Stored lower-case names ("completed") → protobuf enum values (PARSE_STATUS_COMPLETED)."""
+    return cast(E, wrapper.Value(f"{prefix}_{(value or 'unspecified').upper()}"))
+
+
+def parse_status(value: str) -> common_pb2.ParseStatus:
+    return _enum(common_pb2.ParseStatus, "PARSE_STATUS", value, common_pb2.ParseStatus)
+
+
+def parse_status_name(value: int) -> str:
+    return common_pb2.ParseStatus.Name(value).removeprefix("PARSE_STATUS_").lower()
+
+
+def enable_status(value: str) -> common_pb2.EnableStatus:
+    return _enum(common_pb2.EnableStatus, "ENABLE_STATUS", value, common_pb2.EnableStatus)
+
+
+def public_config(raw: Mapping[str, Any] | None) -> config_pb2.KnowledgeBaseConfig:
+    """The stored config without secrets: api keys are write-only."""
+    config = from_json(raw, config_pb2.KnowledgeBaseConfig())
+    for model in _models(config):
+        model.api_key = ""
+    return config
+
+
+def _models(config: config_pb2.KnowledgeBaseConfig) -> list[config_pb2.ModelConfig]:
+    return [
+        config.embedding,
+        config.vlm.model,
+        config.asr.model,
+        config.question_generation.model,
+        config.extract.model,
+        config.summary.model,
+        config.wiki.synthesis_model,
+    ]
+
+
+def knowledge_base(row: Any, knowledge_count: int = 0) -> knowledge_base_pb2.KnowledgeBase:
+    return knowledge_base_pb2.KnowledgeBase(
+        id=row.id,
+        tenant_id=row.tenant_id,
+        name=row.name,
+        description=row.description or "",
+        type=_enum(
+            knowledge_base_pb2.KnowledgeBaseType,
+            "KNOWLEDGE_BASE_TYPE",
+            row.type,
+            knowledge_base_pb2.KnowledgeBaseType,
+        ),
+        config=public_config(row.config),
+        knowledge_count=knowledge_count,
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+    )
+
+
+def knowledge(row: Any, tag_ids: list[str] | None = None) -> knowledge_pb2.Knowledge:
+    overrides = from_json(row.process_overrides, config_pb2.ProcessConfig())
+    return knowledge_pb2.Knowledge(
+        id=row.id,
+        tenant_id=row.tenant_id,
+        knowledge_base_id=row.knowledge_base_id,
+        type=_enum(common_pb2.KnowledgeType, "KNOWLEDGE_TYPE", row.type, common_pb2.KnowledgeType),
+        title=row.title or "",
+        description=row.description or "",
+        source=row.source or "",
+        file_name=row.file_name or "",
+        file_type=row.file_type or "",
+        file_size=row.file_size or 0,
+        file_hash=row.file_hash or "",
+        parse_status=parse_status(row.parse_status),
+        enable_status=enable_status(row.enable_status),
+        summary_status=_enum(
+            common_pb2.SummaryStatus, "SUMMARY_STATUS", row.summary_status, common_pb2.SummaryStatus
+        ),
+        error_message=row.error_message or "",
+        metadata={str(k): str(v) for k, v in (row.meta or {}).items()},
+        tag_ids=tag_ids or [],
+        channel=row.channel or "",
+        attempt=row.attempt or 0,
+        pending_subtasks_count=row.pending_subtasks_count or 0,
+        process_overrides=overrides,
+        enable_multimodel=bool(row.enable_multimodel),
+        created_at=timestamp(row.created_at),
+        updated_at=timestamp(row.updated_at),
+        processed_at=timestamp(row.processed_at),
+        summary=row.summary or "",
+    )
+
+
+def span(data: Mapping[str, Any]) -> knowledge_pb2.Span:
+    """A span's JSON form (workers.pipeline.spans.span_to_dict) → message."""
+    inputs, outputs = struct_pb2.Struct(), struct_pb2.Struct()
+    inputs.update(dict(data.get("input") or {}))
+    outputs.update(dict(data.get("output") or {}))
+    stage = data.get("stage") or ""
+    return knowledge_pb2.Span(
+        id=data["id"],
+        knowledge_id=data["knowledge_id"],
+        attempt=data["attempt"],
+        parent_id=data.get("parent_id") or "",
+        name=data["name"],
+        kind=_enum(common_pb2.SpanKind, "SPAN_KIND", data.get("kind"), common_pb2.SpanKind),
+        stage=_enum(common_pb2.Stage, "STAGE", stage, common_pb2.Stage),
+        status=_enum(common_pb2.SpanStatus, "SPAN_STATUS", data["status"], common_pb2.SpanStatus),
+        input=inputs,
+        output=outputs,
+        error_code=data.get("error_code") or "",
+        error_message=data.get("error_message") or "",
+        started_at=timestamp(data.get("started_at")),
+        ended_at=timestamp(data.get("ended_at")),
+        duration_ms=int(data.get("duration_ms") or 0),
+        updated_at=timestamp(data.get("updated_at")),
+    )
+
+
+def chunk(row: Any) -> knowledge_pb2.Chunk:
+    image_info, metadata = struct_pb2.Struct(), struct_pb2.Struct()
+    if isinstance(row.image_info, dict):
+        image_info.update(row.image_info)
+    if isinstance(row.meta, dict):
+        metadata.update(row.meta)
+    return knowledge_pb2.Chunk(
+        id=row.id,
+        knowledge_id=row.knowledge_id,
+        knowledge_base_id=row.knowledge_base_id,
+        chunk_index=row.chunk_index,
+        chunk_type=_enum(
+            knowledge_pb2.ChunkType, "CHUNK_TYPE", row.chunk_type, knowledge_pb2.ChunkType
+        ),
+        content=row.content,
+        start_at=row.start_at or 0,
+        end_at=row.end_at or 0,
+        parent_chunk_id=row.parent_chunk_id or "",
+        pre_chunk_id=row.pre_chunk_id or "",
+        next_chunk_id=row.next_chunk_id or "",
+        is_enabled=bool(row.is_enabled),
+        image_info=image_info,
+        metadata=metadata,
+    )

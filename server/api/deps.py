@@ -1,0 +1,32 @@
+"""What the servicers share: the process context, the progress bus, the authenticator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from server.api.auth import Authenticator
+from server.services.ingest import IngestService
+from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.search import SearchService
+from storage.events.base import EventSubscriber
+from workers.context import WorkerContext
+
+
+@dataclass(frozen=True)
+class ApiDeps:
+    ctx: WorkerContext
+    subscriber: EventSubscriber
+    auth: Authenticator
+    knowledge_bases: KnowledgeBaseService
+    ingest: IngestService
+    search: SearchService
+
+    @classmethod
+    def build(cls, ctx: WorkerContext, subscriber: EventSubscriber) -> ApiDeps:
+        kbs = KnowledgeBaseService(ctx)
+        auth = Authenticator(
+            ctx.tenants,
+            required=ctx.settings.auth_required,
+            default_tenant_id=ctx.settings.default_tenant_id,
+        )
+        return cls(ctx, subscriber, auth, kbs, IngestService(ctx, kbs), SearchService(ctx, kbs))

@@ -1,0 +1,143 @@
+"""API errors as gRPC statuses with google.rpc rich details.
+
+Services raise ApiError; the ``unary``/``streaming`` decorators turn it into an abort with
+``grpc-status-details-bin`` trailing metadata, so every client language can read the
+field violations, the duplicate's id or the quota that was exceeded.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from grpc_status import rpc_status
+
+log = logging.getLogger(__name__)
+
+S = TypeVar("S")
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+
+_CODES: dict[grpc.StatusCode, int] = {
+    grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND: code_pb2.NOT_FOUND,
+    grpc.StatusCode.ALREADY_EXISTS: code_pb2.ALREADY_EXISTS,
+    grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
+    grpc.StatusCode.UNAUTHENTICATED: code_pb2.UNAUTHENTICATED,
+    grpc.StatusCode.UNIMPLEMENTED: code_pb2.UNIMPLEMENTED,
+    grpc.StatusCode.UNAVAILABLE: code_pb2.UNAVAILABLE,
+    grpc.StatusCode.INTERNAL: code_pb2.INTERNAL,
+}
+
+
+class ApiError(Exception):
+    def __init__(self, code: grpc.StatusCode, message: str, details: Sequence[Message] = ()):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = list(details)
+
+    def to_status(self) -> grpc.Status:
+        status = status_pb2.Status(code=_CODES[self.code], message=self.message)
+        for detail in self.details:
+            packed = any_pb2.Any()
+            packed.Pack(detail)
+            status.details.append(packed)
+        converted: grpc.Status = rpc_status.to_status(status)
+        return converted
+
+
+def invalid_argument(field: str, description: str) -> ApiError:
+    violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
+    return ApiError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"{field}: {description}",
+        [error_details_pb2.BadRequest(field_violations=[violation])],
+    )
+
+
+def not_found(resource_type: str, name: str) -> ApiError:
+    return ApiError(
+        grpc.StatusCode.NOT_FOUND,
+        f"{resource_type} {name!r} not found",
+        [error_details_pb2.ResourceInfo(resource_type=resource_type, resource_name=name)],
+    )
+
+
+def already_exists(resource_type: str, name: str, message: str, existing: Message) -> ApiError:
+    """A duplicate: the details carry the existing resource itself, packed as Any."""
+    info = error_details_pb2.ResourceInfo(
+        resource_type=resource_type, resource_name=name, description=message
+    )
+    return ApiError(grpc.StatusCode.ALREADY_EXISTS, message, [info, existing])
+
+
+def resource_exhausted(subject: str, description: str) -> ApiError:
+    violation = error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        description,
+        [error_details_pb2.QuotaFailure(violations=[violation])],
+    )
+
+
+def failed_precondition(kind: str, subject: str, description: str) -> ApiError:
+    violation = error_details_pb2.PreconditionFailure.Violation(
+        type=kind, subject=subject, description=description
+    )
+    return ApiError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        description,
+        [error_details_pb2.PreconditionFailure(violations=[violation])],
+    )
+
+
+def unimplemented(rpc: str, issue: str) -> ApiError:
+    return ApiError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not implemented yet ({issue})")
+
+
+async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ApiError) -> None:
+    status = exc.to_status()
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+def unary(
+    fn: Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]],
+) -> Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]:
+    """Unary (and client-streaming) handlers: ApiError → rich status."""
+
+    @functools.wraps(fn)
+    async def wrapper(self: S, request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> Resp:
+        try:
+            return await fn(self, request, context)
+        except ApiError as exc:
+            await _abort(context, exc)
+            raise  # unreachable: abort raises
+
+    return wrapper
+
+
+def streaming(
+    fn: Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], AsyncIterator[Resp]],
+) -> Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], AsyncIterator[Resp]]:
+    """Server-streaming handlers: ApiError → rich status."""
+
+    @functools.wraps(fn)
+    async def wrapper(
+        self: S, request: Req, context: grpc.aio.ServicerContext[Req, Resp]
+    ) -> AsyncIterator[Resp]:
+        try:
+            async for item in fn(self, request, context):
+                yield item
+        except ApiError as exc:
+            await _abort(context, exc)
+
+    return wrapper

@@ -1,0 +1,75 @@
+"""sluice.v1.KnowledgeBaseService."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+from sluice.v1 import knowledge_base_pb2 as pb
+from sluice.v1 import knowledge_base_pb2_grpc as pb_grpc
+
+from server.api.deps import ApiDeps
+from server.api.errors import unary, unimplemented
+
+Ctx = grpc.aio.ServicerContext[Any, Any]
+
+
+class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
+    def __init__(self, deps: ApiDeps) -> None:
+        self._deps = deps
+        self._service = deps.knowledge_bases
+
+    @unary
+    async def CreateKnowledgeBase(
+        self, request: pb.CreateKnowledgeBaseRequest, context: Ctx
+    ) -> pb.CreateKnowledgeBaseResponse:
+        identity = await self._deps.auth.identify(context)
+        kb = await asyncio.to_thread(self._service.create, identity, request)
+        return pb.CreateKnowledgeBaseResponse(knowledge_base=kb)
+
+    @unary
+    async def GetKnowledgeBase(
+        self, request: pb.GetKnowledgeBaseRequest, context: Ctx
+    ) -> pb.GetKnowledgeBaseResponse:
+        identity = await self._deps.auth.identify(context)
+        kb = await asyncio.to_thread(self._service.get, identity, request.id)
+        return pb.GetKnowledgeBaseResponse(knowledge_base=kb)
+
+    @unary
+    async def ListKnowledgeBases(
+        self, request: pb.ListKnowledgeBasesRequest, context: Ctx
+    ) -> pb.ListKnowledgeBasesResponse:
+        identity = await self._deps.auth.identify(context)
+        items, token = await asyncio.to_thread(
+            self._service.list, identity, request.page_size, request.page_token
+        )
+        return pb.ListKnowledgeBasesResponse(knowledge_bases=items, next_page_token=token)
+
+    @unary
+    async def UpdateKnowledgeBase(
+        self, request: pb.UpdateKnowledgeBaseRequest, context: Ctx
+    ) -> pb.UpdateKnowledgeBaseResponse:
+        identity = await self._deps.auth.identify(context)
+        kb = await asyncio.to_thread(self._service.update, identity, request)
+        return pb.UpdateKnowledgeBaseResponse(knowledge_base=kb)
+
+    @unary
+    async def DeleteKnowledgeBase(
+        self, request: pb.DeleteKnowledgeBaseRequest, context: Ctx
+    ) -> pb.DeleteKnowledgeBaseResponse:
+        identity = await self._deps.auth.identify(context)
+        await asyncio.to_thread(self._service.delete, identity, request.id)
+        return pb.DeleteKnowledgeBaseResponse()
+
+    @unary
+    async def CloneKnowledgeBase(
+        self, request: pb.CloneKnowledgeBaseRequest, context: Ctx
+    ) -> pb.CloneKnowledgeBaseResponse:
+        raise unimplemented("CloneKnowledgeBase", "lands with the clone/move issue")
+
+    @unary
+    async def GetCloneProgress(
+        self, request: pb.GetCloneProgressRequest, context: Ctx
+    ) -> pb.GetCloneProgressResponse:
+        raise unimplemented("GetCloneProgress", "lands with the clone/move issue")

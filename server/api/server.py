@@ -1,0 +1,59 @@
+"""The API's grpc.aio server: the sluice.v1 services, per-service health and reflection."""
+
+from __future__ import annotations
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from sluice.v1 import (
+    knowledge_base_pb2,
+    knowledge_base_pb2_grpc,
+    knowledge_pb2,
+    knowledge_pb2_grpc,
+    search_pb2,
+    search_pb2_grpc,
+)
+
+from server.api.deps import ApiDeps
+from server.api.knowledge import KnowledgeServicer
+from server.api.knowledge_bases import KnowledgeBaseServicer
+from server.api.search import SearchServicer
+
+SERVICE_NAMES = (
+    knowledge_base_pb2.DESCRIPTOR.services_by_name["KnowledgeBaseService"].full_name,
+    knowledge_pb2.DESCRIPTOR.services_by_name["KnowledgeService"].full_name,
+    search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name,
+)
+
+
+async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server, int]:
+    """Bind, register and start; returns the server and the port it got (address may end :0)."""
+    limit = deps.ctx.settings.max_message_bytes
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", limit),
+            ("grpc.max_send_message_length", limit),
+        ]
+    )
+    knowledge_base_pb2_grpc.add_KnowledgeBaseServiceServicer_to_server(
+        KnowledgeBaseServicer(deps), server
+    )
+    knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeServicer(deps), server)
+    search_pb2_grpc.add_SearchServiceServicer_to_server(SearchServicer(deps), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", *SERVICE_NAMES):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (
+            *SERVICE_NAMES,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind the API to {address}")
+    await server.start()
+    return server, port

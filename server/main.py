@@ -1,0 +1,51 @@
+"""`sluice-server`: the API in lite mode (everything in one process) or full mode."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+from collections.abc import Sequence
+
+from server.runtime import start_full_api, start_lite
+from workers.settings import Settings
+
+
+async def _serve(settings: Settings) -> None:
+    runtime = await (start_lite(settings) if settings.mode == "lite" else start_full_api(settings))
+    print(
+        f"sluice {settings.mode} mode listening on {settings.api_address.rsplit(':', 1)[0]}:"
+        f"{runtime.port} (data in {settings.data_dir})",
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await runtime.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sluice-server", description=__doc__)
+    parser.add_argument(
+        "--mode", choices=("lite", "full"), default=None, help="default: $SLUICE_MODE or lite"
+    )
+    parser.add_argument("--address", default=None, help="API address, e.g. 127.0.0.1:50051")
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    overrides: dict[str, object] = {}
+    if args.mode:
+        overrides["mode"] = args.mode
+    if args.address:
+        overrides["api_address"] = args.address
+    if args.data_dir:
+        overrides["data_dir"] = args.data_dir
+    asyncio.run(_serve(Settings.from_env(overrides)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""Starting and stopping a Sluice process: lite (everything in one process) or the full-mode API.
+
+Lite mode runs the API, the docreader (its own gRPC server on a local socket: even here
+the pipeline reaches it only through its contract), an in-process executor running the
+very same task handlers, SQLite, milvus-lite and a local storage folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+
+import grpc
+
+from server.api.deps import ApiDeps
+from server.api.server import start_api_server
+from server.docreader.server import build_docreader_server
+from storage.db.migrate import upgrade_to_head
+from storage.events.base import EventSubscriber
+from storage.events.memory_bus import InMemoryEventBus
+from storage.events.redis_bus import RedisEventBus
+from storage.queue.base import QueueName
+from storage.queue.lite import LiteTaskQueue
+from storage.queue.rq_queue import RQTaskQueue
+from workers.context import WorkerContext, install_context
+from workers.settings import Settings
+from workers.wiring import build_context
+
+log = logging.getLogger(__name__)
+_MAX_UNIX_SOCKET_PATH = 100
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    ctx: WorkerContext
+    api: grpc.aio.Server
+    port: int
+    docreader: grpc.Server | None = None
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.api.stop(grace)
+        if self.docreader is not None:
+            self.docreader.stop(grace).wait()
+        await asyncio.to_thread(self.ctx.close)
+        install_context(None)
+
+
+def _prepare(settings: Settings) -> None:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    settings.storage_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_to_head(settings.database_url)
+
+
+def _docreader_address(settings: Settings) -> str:
+    socket = settings.docreader_socket.resolve()
+    if len(str(socket)) > _MAX_UNIX_SOCKET_PATH:
+        return "127.0.0.1:0"
+    with contextlib.suppress(FileNotFoundError):
+        socket.unlink()
+    return f"unix:{socket}"
+
+
+async def start_lite(settings: Settings) -> Runtime:
+    await asyncio.to_thread(_prepare, settings)
+    address = _docreader_address(settings)
+    docreader, port = build_docreader_server(
+        address,
+        max_workers=4,
+        storage_base_dir=None,
+        max_message_bytes=settings.max_message_bytes,
+    )
+    docreader.start()
+    target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
+    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers})
+    bus = InMemoryEventBus()
+    ctx = await asyncio.to_thread(
+        build_context, settings, queue=queue, publisher=bus, docreader_target=target
+    )
+    return await _start_api(settings, ctx, bus, docreader)
+
+
+async def start_full_api(settings: Settings) -> Runtime:
+    await asyncio.to_thread(_prepare, settings)
+    bus = RedisEventBus(settings.redis_url, settings.key_prefix)
+    ctx = await asyncio.to_thread(
+        build_context,
+        settings,
+        queue=RQTaskQueue(settings.redis_url, key_prefix=settings.key_prefix),
+        publisher=bus,
+        docreader_target=settings.docreader_address,
+    )
+    return await _start_api(settings, ctx, bus, None)
+
+
+async def _start_api(
+    settings: Settings, ctx: WorkerContext, bus: EventSubscriber, docreader: grpc.Server | None
+) -> Runtime:
+    await asyncio.to_thread(
+        ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"
+    )
+    install_context(ctx)
+    api, port = await start_api_server(ApiDeps.build(ctx, bus), settings.api_address)
+    log.info("sluice %s mode: API on port %d", settings.mode, port)
+    return Runtime(settings, ctx, api, port, docreader)

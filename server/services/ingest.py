@@ -1,0 +1,240 @@
+"""Creating knowledges: gate, pre-checks, dedup, stored file, initial row, enqueue.
+
+The order follows the spec: check the extension → (stream to storage while hashing) →
+dedup by MD5 + type or name + size + type → publish the file → row pending/disabled →
+document:process. If enqueueing fails the row is marked failed; the file stays so a
+reparse can retry.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from sluice.v1 import config_pb2, knowledge_pb2
+
+from server.api import convert
+from server.api.auth import Identity
+from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
+from server.services.knowledge_bases import KnowledgeBaseService, validate_chunking
+from storage.files.base import Upload
+from storage.files.keys import safe_file_name
+from storage.queue.base import QueueError
+from workers import task_specs
+from workers.context import WorkerContext
+from workers.extensions import (
+    AUDIO_EXTENSIONS,
+    IMAGE_EXTENSIONS,
+    UnsupportedFileType,
+    validate_import_file_type,
+)
+from workers.payloads import DocumentProcessPayload
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class UploadPlan:
+    """What the header frame decided before any byte is stored."""
+
+    tenant_id: str
+    knowledge_base_id: str
+    knowledge_id: str
+    file_name: str
+    file_type: str
+    title: str
+    channel: str
+    metadata: dict[str, str]
+    enable_multimodel: bool
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+class IngestService:
+    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+        self._ctx = ctx
+        self._kbs = knowledge_bases
+
+    def plan_upload(self, identity: Identity, header: knowledge_pb2.FileHeader) -> UploadPlan:
+        if not header.file_name.strip():
+            raise invalid_argument("header.file_name", "is required")
+        # Directories and control characters never reach the row or the storage key.
+        file_name = safe_file_name(header.file_name.strip())
+        try:
+            file_type = validate_import_file_type(file_name)
+        except UnsupportedFileType as exc:
+            raise invalid_argument("header.file_name", str(exc)) from exc
+        kb = self._kbs.get_row(identity, header.knowledge_base_id)
+        overrides = self._checked_overrides(header.process_config)
+        kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
+        multimodal = (
+            header.enable_multimodel
+            if header.HasField("enable_multimodel")
+            else kb_config.enable_multimodel
+        )
+        self._precheck_models(file_type, multimodal, kb_config, header.process_config)
+        return UploadPlan(
+            tenant_id=kb.tenant_id,
+            knowledge_base_id=kb.id,
+            knowledge_id=str(uuid.uuid4()),
+            file_name=file_name,
+            file_type=file_type,
+            title=header.title or file_name,
+            channel=header.channel,
+            metadata=dict(header.metadata),
+            enable_multimodel=multimodal,
+            overrides=overrides,
+        )
+
+    def _checked_overrides(self, config: config_pb2.ProcessConfig) -> dict[str, Any]:
+        if config.HasField("chunking"):
+            validate_chunking(config.chunking, "header.process_config.chunking")
+        return convert.to_json(config)
+
+    def _precheck_models(
+        self,
+        file_type: str,
+        multimodal: bool,
+        kb: config_pb2.KnowledgeBaseConfig,
+        over: config_pb2.ProcessConfig,
+    ) -> None:
+        """The spec's pre-checks: audio needs an ASR model, images with multimodal a VLM."""
+        vlm = over.vlm.model.model or kb.vlm.model.model
+        asr = over.asr.model.model or kb.asr.model.model
+        if file_type in AUDIO_EXTENSIONS and not asr:
+            raise failed_precondition(
+                "ASR_MODEL_MISSING",
+                "config.asr.model",
+                "audio files need an ASR model: configure config.asr.model on the knowledge base",
+            )
+        if file_type in IMAGE_EXTENSIONS and multimodal and not vlm:
+            raise failed_precondition(
+                "VLM_MODEL_MISSING",
+                "config.vlm.model",
+                "multimodal image processing needs a VLM model: configure config.vlm.model",
+            )
+
+    def finish_upload(self, plan: UploadPlan, upload: Upload) -> knowledge_pb2.Knowledge:
+        """Dedup against what was received, then publish the file and enqueue."""
+        existing = self._ctx.knowledges.find_duplicate(
+            plan.tenant_id,
+            plan.knowledge_base_id,
+            file_hash=upload.md5_hex,
+            file_type=plan.file_type,
+            file_name=plan.file_name,
+            file_size=upload.size,
+        )
+        if existing is not None:
+            upload.abort()
+            raise already_exists(
+                "sluice.v1.Knowledge",
+                existing.id,
+                f"file {plan.file_name!r} already exists in this knowledge base "
+                f"as knowledge {existing.id}",
+                convert.knowledge(existing),
+            )
+        stored = upload.commit()
+        row = self._ctx.knowledges.create(
+            id=plan.knowledge_id,
+            tenant_id=plan.tenant_id,
+            knowledge_base_id=plan.knowledge_base_id,
+            type="file",
+            title=plan.title,
+            file_name=plan.file_name,
+            file_type=plan.file_type,
+            file_size=stored.size,
+            file_hash=stored.md5,
+            file_path=stored.path,
+            storage_size=stored.size,
+            parse_status="pending",
+            enable_status="disabled",
+            summary_status="none",
+            meta=plan.metadata,
+            channel=plan.channel,
+            attempt=1,
+            process_overrides=plan.overrides,
+            enable_multimodel=plan.enable_multimodel,
+        )
+        return self._enqueue(row)
+
+    def create_manual(
+        self, identity: Identity, request: knowledge_pb2.CreateManualRequest
+    ) -> knowledge_pb2.Knowledge:
+        kb = self._kbs.get_row(identity, request.knowledge_base_id)
+        if not request.title.strip():
+            raise invalid_argument("title", "is required")
+        publish = request.status == knowledge_pb2.MANUAL_STATUS_PUBLISH
+        if publish and not request.content.strip():
+            raise invalid_argument("content", "is required to publish")
+        row = self._ctx.knowledges.create(
+            id=str(uuid.uuid4()),
+            tenant_id=kb.tenant_id,
+            knowledge_base_id=kb.id,
+            type="manual",
+            title=request.title.strip(),
+            content=request.content,
+            file_type="md",
+            file_size=len(request.content.encode()),
+            parse_status="pending" if publish else "draft",
+            enable_status="disabled",
+            summary_status="none",
+            channel=request.channel,
+            attempt=1 if publish else 0,
+            process_overrides=self._checked_overrides(request.process_config),
+        )
+        return self._enqueue(row) if publish else convert.knowledge(row)
+
+    def update_manual(
+        self, identity: Identity, request: knowledge_pb2.UpdateManualRequest
+    ) -> knowledge_pb2.Knowledge:
+        row = self._ctx.knowledges.get(request.id)
+        if row is None or row.type != "manual" or not identity.owns(row.tenant_id):
+            raise not_found("sluice.v1.Knowledge", request.id)
+        fields: dict[str, Any] = {}
+        if request.title.strip():
+            fields["title"] = request.title.strip()
+        if request.content:
+            fields["content"] = request.content
+            fields["file_size"] = len(request.content.encode())
+        if request.status != knowledge_pb2.MANUAL_STATUS_PUBLISH:
+            if fields:
+                self._ctx.knowledges.update_fields(row.id, **fields)
+            return convert.knowledge(self._ctx.knowledges.get(row.id))
+        if row.parse_status != "draft":
+            raise failed_precondition(
+                "NOT_A_DRAFT", row.id, f"knowledge is {row.parse_status}, not a draft; use Reparse"
+            )
+        if not (fields.get("content") or row.content or "").strip():
+            raise invalid_argument("content", "is required to publish")
+        attempt = self._ctx.knowledges.next_attempt(row.id)
+        if not self._ctx.knowledges.transition(
+            row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
+        ):
+            raise failed_precondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
+        return self._enqueue(self._ctx.knowledges.get(row.id))
+
+    def _enqueue(self, row: Any) -> knowledge_pb2.Knowledge:
+        payload = DocumentProcessPayload(
+            tenant_id=row.tenant_id,
+            knowledge_id=row.id,
+            knowledge_base_id=row.knowledge_base_id,
+            attempt=row.attempt,
+            file_path=row.file_path or "",
+            file_name=row.file_name or "",
+            file_type=row.file_type or "",
+            enable_multimodel=bool(row.enable_multimodel),
+        )
+        try:
+            self._ctx.queue.enqueue(task_specs.document_process(self._ctx.settings, payload))
+        except QueueError as exc:
+            log.error("enqueue of knowledge %s failed: %s", row.id, exc)
+            self._ctx.knowledges.transition(
+                row.id,
+                from_statuses=("pending",),
+                to_status="failed",
+                attempt=row.attempt,
+                error_message=f"could not enqueue processing: {exc}; use Reparse to retry",
+            )
+            row = self._ctx.knowledges.get(row.id)
+        return convert.knowledge(row)

@@ -1,0 +1,195 @@
+"""Knowledge base CRUD: validation, server defaults, the embedding model's identity."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from google.protobuf import field_mask_pb2
+from sluice.v1 import config_pb2, knowledge_base_pb2
+
+from server.api import convert
+from server.api.auth import Identity
+from server.api.errors import failed_precondition, invalid_argument, not_found
+from workers.context import WorkerContext
+from workers.pipeline.effective_config import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_EMBEDDING,
+    embedding_model_of,
+)
+
+MAX_CHUNK_SIZE = 16_384
+EMBEDDING_PROVIDERS = frozenset({"local", "openai"})
+
+
+def default_config() -> config_pb2.KnowledgeBaseConfig:
+    return config_pb2.KnowledgeBaseConfig(
+        chunking=config_pb2.ChunkingConfig(
+            chunk_size=DEFAULT_CHUNK_SIZE, chunk_overlap=DEFAULT_CHUNK_OVERLAP
+        ),
+        indexing=config_pb2.IndexingStrategy(vector_enabled=True, keyword_enabled=True),
+        embedding=config_pb2.ModelConfig(
+            provider=DEFAULT_EMBEDDING.provider,
+            model=DEFAULT_EMBEDDING.model,
+            dimensions=DEFAULT_EMBEDDING.dimensions,
+        ),
+    )
+
+
+def with_defaults(config: config_pb2.KnowledgeBaseConfig) -> config_pb2.KnowledgeBaseConfig:
+    """Unset blocks take the server defaults; set blocks are kept as given."""
+    merged = default_config()
+    for field, _ in config.ListFields():
+        target = getattr(merged, field.name)
+        if field.message_type is not None and not field.is_repeated:
+            target.CopyFrom(getattr(config, field.name))
+        else:
+            setattr(merged, field.name, getattr(config, field.name))
+    if not merged.chunking.chunk_size:
+        merged.chunking.chunk_size = DEFAULT_CHUNK_SIZE
+    if not merged.chunking.HasField("chunk_overlap"):
+        merged.chunking.chunk_overlap = min(DEFAULT_CHUNK_OVERLAP, merged.chunking.chunk_size - 1)
+    return merged
+
+
+def validate_chunking(chunking: config_pb2.ChunkingConfig, field: str) -> None:
+    size = chunking.chunk_size
+    if size < 0 or size > MAX_CHUNK_SIZE:
+        raise invalid_argument(f"{field}.chunk_size", f"must be between 1 and {MAX_CHUNK_SIZE}")
+    if chunking.HasField("chunk_overlap"):
+        overlap = chunking.chunk_overlap
+        if overlap < 0 or (size and overlap >= size):
+            raise invalid_argument(
+                f"{field}.chunk_overlap", "must be >= 0 and smaller than chunk_size"
+            )
+
+
+def validate_config(config: config_pb2.KnowledgeBaseConfig) -> None:
+    validate_chunking(config.chunking, "config.chunking")
+    embedding = config.embedding
+    if embedding.provider not in EMBEDDING_PROVIDERS:
+        raise invalid_argument(
+            "config.embedding.provider", f"must be one of {sorted(EMBEDDING_PROVIDERS)}"
+        )
+    if embedding.provider != "local":
+        for name in ("model", "base_url"):
+            if not getattr(embedding, name):
+                raise invalid_argument(f"config.embedding.{name}", "is required")
+        if embedding.dimensions <= 0:
+            raise invalid_argument("config.embedding.dimensions", "must be > 0")
+
+
+class KnowledgeBaseService:
+    def __init__(self, ctx: WorkerContext) -> None:
+        self._ctx = ctx
+
+    def create(
+        self, identity: Identity, request: knowledge_base_pb2.CreateKnowledgeBaseRequest
+    ) -> knowledge_base_pb2.KnowledgeBase:
+        name = request.name.strip()
+        if not name or len(name) > 255:
+            raise invalid_argument("name", "is required and at most 255 characters")
+        config = with_defaults(request.config)
+        validate_config(config)
+        stored = convert.to_json(config)
+        kb_type = knowledge_base_pb2.KnowledgeBaseType.Name(request.type or 1)
+        row = self._ctx.knowledge_bases.create(
+            tenant_id=identity.tenant_id,
+            name=name,
+            description=request.description,
+            type=kb_type.removeprefix("KNOWLEDGE_BASE_TYPE_").lower(),
+            config=stored,
+            embedding_model_key=embedding_model_of(stored).key,
+            storage_backend_id=config.storage.backend_id,
+        )
+        return convert.knowledge_base(row)
+
+    def get_row(self, identity: Identity, kb_id: str) -> Any:
+        row = self._ctx.knowledge_bases.get(None, kb_id) if kb_id else None
+        if row is None or not identity.owns(row.tenant_id):
+            raise not_found("sluice.v1.KnowledgeBase", kb_id)
+        return row
+
+    def get(self, identity: Identity, kb_id: str) -> knowledge_base_pb2.KnowledgeBase:
+        row = self.get_row(identity, kb_id)
+        return convert.knowledge_base(row, self._ctx.knowledge_bases.count_knowledges(row.id))
+
+    def list(
+        self, identity: Identity, page_size: int, page_token: str
+    ) -> tuple[builtins.list[knowledge_base_pb2.KnowledgeBase], str]:
+        limit, offset = page_window(page_size, page_token)
+        rows, total = self._ctx.knowledge_bases.list(identity.tenant_id, limit, offset)
+        items = [
+            convert.knowledge_base(r, self._ctx.knowledge_bases.count_knowledges(r.id))
+            for r in rows
+        ]
+        return items, next_token(offset, len(rows), total)
+
+    def update(
+        self, identity: Identity, request: knowledge_base_pb2.UpdateKnowledgeBaseRequest
+    ) -> knowledge_base_pb2.KnowledgeBase:
+        row = self.get_row(identity, request.id)
+        paths = list(request.update_mask.paths) or ["name", "description", "config"]
+        current = convert.from_json(row.config, config_pb2.KnowledgeBaseConfig())
+        fields: dict[str, Any] = {}
+        config_paths: builtins.list[str] = [
+            p.removeprefix("config.") for p in paths if p.startswith("config")
+        ]
+        if config_paths:
+            fields["config"] = self._merged_config(current, request.config, config_paths)
+        if "name" in paths:
+            if not request.name.strip():
+                raise invalid_argument("name", "is required")
+            fields["name"] = request.name.strip()
+        if "description" in paths:
+            fields["description"] = request.description
+        self._ctx.knowledge_bases.update(
+            identity.tenant_id if not identity.is_admin else None, row.id, **fields
+        )
+        return self.get(identity, row.id)
+
+    def _merged_config(
+        self,
+        current: config_pb2.KnowledgeBaseConfig,
+        incoming: config_pb2.KnowledgeBaseConfig,
+        paths: builtins.list[str],
+    ) -> dict[str, Any]:
+        if "config" in paths:
+            merged = with_defaults(incoming)
+        else:
+            merged = config_pb2.KnowledgeBaseConfig()
+            merged.CopyFrom(current)
+            field_mask_pb2.FieldMask(paths=paths).MergeMessage(incoming, merged)
+        validate_config(merged)
+        if merged.embedding != current.embedding:
+            # Vectors of another model live in another space: changing it would orphan them.
+            raise failed_precondition(
+                "EMBEDDING_MODEL_FIXED",
+                "config.embedding",
+                "the embedding model of a knowledge base cannot change; create a new one",
+            )
+        return convert.to_json(merged)
+
+    def delete(self, identity: Identity, kb_id: str) -> None:
+        row = self.get_row(identity, kb_id)
+        if self._ctx.knowledge_bases.count_knowledges(row.id):
+            raise failed_precondition(
+                "KNOWLEDGE_BASE_NOT_EMPTY",
+                kb_id,
+                "the knowledge base still has knowledges; delete them first",
+            )
+        self._ctx.knowledge_bases.delete(None, row.id)
+
+
+def page_window(page_size: int, page_token: str) -> tuple[int, int]:
+    limit = 50 if page_size <= 0 else min(page_size, 500)
+    if not page_token:
+        return limit, 0
+    if not page_token.isdigit():
+        raise invalid_argument("page_token", "is not a token this server issued")
+    return limit, int(page_token)
+
+
+def next_token(offset: int, returned: int, total: int) -> str:
+    return str(offset + returned) if offset + returned < total else ""

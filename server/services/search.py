@@ -1,0 +1,86 @@
+"""Search over the enabled chunks of a tenant's knowledge bases (dense, BM25 or hybrid)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sluice.v1 import search_pb2
+
+from server.api.auth import Identity
+from server.api.errors import invalid_argument
+from server.services.knowledge_bases import KnowledgeBaseService
+from workers.context import WorkerContext
+from workers.pipeline.effective_config import embedding_model_of
+
+DEFAULT_TOP_K = 10
+MAX_TOP_K = 100
+
+
+class SearchService:
+    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+        self._ctx = ctx
+        self._kbs = knowledge_bases
+
+    def search(
+        self, identity: Identity, request: search_pb2.SearchRequest
+    ) -> list[search_pb2.SearchResult]:
+        query = request.query.strip()
+        if not query:
+            raise invalid_argument("query", "is required")
+        if not request.knowledge_base_ids:
+            raise invalid_argument("knowledge_base_ids", "name at least one knowledge base")
+        if request.top_k < 0 or request.top_k > MAX_TOP_K:
+            raise invalid_argument("top_k", f"must be between 1 and {MAX_TOP_K}")
+        top_k = request.top_k or DEFAULT_TOP_K
+        by_model: dict[str, list[Any]] = defaultdict(list)
+        for kb_id in dict.fromkeys(request.knowledge_base_ids):
+            kb = self._kbs.get_row(identity, kb_id)
+            by_model[kb.embedding_model_key].append(kb)
+        hits = []
+        for model_key, kbs in by_model.items():
+            hits += self._search_space(model_key, kbs, query, request, top_k)
+        hits.sort(key=lambda h: h.score, reverse=True)
+        return self._results(hits[:top_k])
+
+    def _search_space(
+        self,
+        model_key: str,
+        kbs: list[Any],
+        query: str,
+        request: search_pb2.SearchRequest,
+        top_k: int,
+    ) -> list[Any]:
+        scope: dict[str, Any] = {
+            "knowledge_base_ids": [kb.id for kb in kbs],
+            "knowledge_ids": list(request.knowledge_ids) or None,
+            "top_k": top_k,
+        }
+        if request.mode == search_pb2.SEARCH_MODE_KEYWORD:
+            return self._ctx.index.search_keyword(model_key, query, **scope)
+        embedder = self._ctx.embedders.get(embedding_model_of(kbs[0].config or {}))
+        vector = embedder.embed_query(query)
+        if request.mode == search_pb2.SEARCH_MODE_HYBRID:
+            return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
+        return self._ctx.index.search_dense(model_key, vector, **scope)
+
+    def _results(self, hits: list[Any]) -> list[search_pb2.SearchResult]:
+        titles: dict[str, str] = {}
+        for knowledge_id in {h.knowledge_id for h in hits}:
+            row = self._ctx.knowledges.get(knowledge_id)
+            titles[knowledge_id] = (row.title or row.file_name or "") if row else ""
+        chunk_index = {
+            c.id: c.chunk_index for c in self._ctx.chunks.get_many([h.chunk_id for h in hits])
+        }
+        return [
+            search_pb2.SearchResult(
+                chunk_id=h.chunk_id,
+                knowledge_id=h.knowledge_id,
+                knowledge_base_id=h.knowledge_base_id,
+                content=h.content,
+                score=h.score,
+                chunk_index=chunk_index.get(h.chunk_id, 0),
+                knowledge_title=titles.get(h.knowledge_id, ""),
+            )
+            for h in hits
+        ]
