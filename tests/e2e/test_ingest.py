@@ -239,3 +239,24 @@ def test_file_path_is_sanitised(client: SluiceClient, kb: v1.KnowledgeBase, stac
     )
     assert all(stack.storage_dir in p.parents for p in _stored_files(stack))
     assert Path(knowledge.file_name).name == "escape.md"
+
+
+def test_a_document_that_cannot_be_parsed_fails_with_its_reason_after_retries(
+    client: SluiceClient, kb: v1.KnowledgeBase
+) -> None:
+    knowledge = client.upload_file(
+        kb.id, io.BytesIO(b'{"gate": "open", "level": '), file_name="broken.json"
+    )
+    events = _watch_to_end(client, knowledge.id)
+    assert events[-1].parse_status == v1.ParseStatus.FAILED
+    failed = client.get_knowledge(knowledge.id)
+    assert failed.parse_status == v1.ParseStatus.FAILED
+    assert failed.error_message.startswith("docreader: INVALID_ARGUMENT")
+    assert "json" in failed.error_message.lower()
+    spans = {s.name: s for s in client.get_spans(knowledge.id).spans}
+    assert spans["docreader"].status == v1.SpanStatus.FAILED
+    assert spans["docreader"].error_code == "DOCREADER_FAILED"
+    assert "will retry" not in spans["docreader"].error_message
+    assert {spans[s].status for s in STAGES[1:]} == {v1.SpanStatus.CANCELLED}
+    assert spans["knowledge_processing"].status == v1.SpanStatus.FAILED
+    assert not list(client.list_chunks(knowledge.id))

@@ -1,0 +1,117 @@
+"""The span tracker writes each change to the database, then publishes the same JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from storage.db.engine import Database
+from storage.db.migrate import upgrade_to_head
+from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
+from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tenants import TenantRepository
+from storage.events.base import ProgressEvent
+from workers.pipeline.spans import STAGES, SpanTracker, span_to_dict
+
+
+class RecordingPublisher:
+    """An EventPublisher that keeps what it was given."""
+
+    def __init__(self) -> None:
+        self.events: list[ProgressEvent] = []
+
+    def publish(self, event: ProgressEvent) -> None:
+        self.events.append(event)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    url = f"sqlite:///{tmp_path / 'spans.db'}"
+    upgrade_to_head(url)
+    database = Database.from_url(url)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def knowledge_id(db: Database) -> str:
+    tenant = TenantRepository(db).create_tenant("spans").id
+    kb = KnowledgeBaseRepository(db).create(
+        tenant,
+        "kb",
+        description="",
+        type="document",
+        config={},
+        embedding_model_key="local/all-MiniLM-L6-v2/384",
+        storage_backend_id="",
+    )
+    row = KnowledgeRepository(db).create(
+        tenant_id=tenant,
+        knowledge_base_id=kb.id,
+        type="file",
+        title="t",
+        file_name="t.md",
+        file_type="md",
+        parse_status="processing",
+        enable_status="disabled",
+        attempt=1,
+    )
+    return str(row.id)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(milliseconds=250)
+        return self.now
+
+
+def test_a_round_is_stored_and_published_stage_by_stage(db: Database, knowledge_id: str) -> None:
+    spans, publisher = SpanRepository(db), RecordingPublisher()
+    tracker = SpanTracker(
+        spans, publisher, tenant_id="t", knowledge_id=knowledge_id, attempt=1, clock=Clock()
+    )
+    tracker.open({"file_name": "t.md"})
+    stored = {s.name: s.status for s in spans.list(knowledge_id, 1)}
+    assert stored == {"knowledge_processing": "running", **{s: "pending" for s in STAGES}}
+
+    tracker.begin("docreader", {"engine": "builtin"})
+    assert tracker.running_stage() == "docreader"
+    tracker.end("docreader", {"total_text_chars": 10})
+    tracker.begin("chunking", {})
+    tracker.fail("chunking", "CHUNKING_FAILED", "bad input")
+    tracker.cancel_open("UPSTREAM_FAILED", "chunking failed")
+    tracker.close("failed", code="CHUNKING_FAILED", message="chunking: bad input")
+
+    rows = {s.name: s for s in spans.list(knowledge_id, 1)}
+    assert rows["docreader"].status == "done"
+    assert rows["docreader"].output == {"total_text_chars": 10}
+    assert rows["docreader"].duration_ms == 250
+    assert rows["chunking"].status == "failed" and rows["chunking"].error_code == "CHUNKING_FAILED"
+    assert [rows[s].status for s in STAGES[2:]] == ["cancelled"] * 3
+    assert rows["knowledge_processing"].status == "failed"
+    # Every write was published, and the last event of each span equals the stored row.
+    last = {e.data["name"]: e.data for e in publisher.events}
+    assert all(e.kind == "span" and e.attempt == 1 for e in publisher.events)
+    for name, row in rows.items():
+        assert last[name] == span_to_dict(row)
+
+
+def test_attempts_are_separate_trees(db: Database, knowledge_id: str) -> None:
+    spans, publisher = SpanRepository(db), RecordingPublisher()
+    for attempt in (1, 2):
+        SpanTracker(
+            spans, publisher, tenant_id="t", knowledge_id=knowledge_id, attempt=attempt
+        ).open({})
+    SpanTracker(spans, publisher, tenant_id="t", knowledge_id=knowledge_id, attempt=2).skip(
+        "multimodal", "not enabled"
+    )
+    assert {s.status for s in spans.list(knowledge_id, 1)} == {"running", "pending"}
+    assert {s.name: s.status for s in spans.list(knowledge_id, 2)}["multimodal"] == "skipped"
+    assert spans.latest_attempt(knowledge_id) == 2

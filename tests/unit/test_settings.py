@@ -1,0 +1,38 @@
+"""SLUICE_* variables → Settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workers.settings import Settings, SettingsError
+
+
+def test_lite_needs_no_variable_and_keeps_everything_under_the_data_dir() -> None:
+    settings = Settings.from_env(env={"SLUICE_DATA_DIR": "/tmp/sluice-x"})
+    assert settings.mode == "lite"
+    assert settings.database_url == "sqlite:////tmp/sluice-x/sluice.db"
+    assert settings.milvus_uri == "/tmp/sluice-x/milvus.db"
+    assert settings.storage_dir == Path("/tmp/sluice-x/files")
+    assert not settings.auth_required
+
+
+def test_full_mode_requires_a_docreader_address_and_turns_auth_on() -> None:
+    with pytest.raises(SettingsError, match="SLUICE_DOCREADER_ADDRESS"):
+        Settings.from_env(env={"SLUICE_MODE": "full"})
+    full = Settings.from_env(env={"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "h:1"})
+    assert full.auth_required
+
+
+def test_flags_win_over_the_environment() -> None:
+    settings = Settings.from_env(
+        {"mode": "lite", "api_address": "127.0.0.1:0"},
+        env={"SLUICE_MODE": "full", "SLUICE_API_ADDRESS": "0.0.0.0:1"},
+    )
+    assert (settings.mode, settings.api_address) == ("lite", "127.0.0.1:0")
+
+
+def test_bad_numbers_are_named() -> None:
+    with pytest.raises(SettingsError, match="SLUICE_MAX_UPLOAD_BYTES"):
+        Settings.from_env(env={"SLUICE_MAX_UPLOAD_BYTES": "lots"})
