@@ -17,6 +17,8 @@ from server.api.errors import ApiError
 from storage.db.repositories.tenants import TenantRepository
 
 _CACHE_TTL_S = 30.0
+# Bounded so that a flood of made-up keys cannot grow the process.
+_CACHE_MAX_ENTRIES = 10_000
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class Authenticator:
             return cached[1]
         resolved = await asyncio.to_thread(self._tenants.resolve_api_key, key)
         identity = Identity(resolved.tenant_id, resolved.is_admin) if resolved else None
+        if len(self._cache) >= _CACHE_MAX_ENTRIES:
+            self._cache.clear()
         self._cache[key] = (time.monotonic() + _CACHE_TTL_S, identity)
         return identity
 

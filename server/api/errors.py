@@ -7,6 +7,7 @@ field violations, the duplicate's id or the quota that was exceeded.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -72,12 +73,15 @@ def not_found(resource_type: str, name: str) -> ApiError:
     )
 
 
-def already_exists(resource_type: str, name: str, message: str, existing: Message) -> ApiError:
-    """A duplicate: the details carry the existing resource itself, packed as Any."""
+def already_exists(
+    resource_type: str, name: str, message: str, existing: Message | None = None
+) -> ApiError:
+    """A duplicate: the details name it and, when given, carry the existing resource itself."""
     info = error_details_pb2.ResourceInfo(
         resource_type=resource_type, resource_name=name, description=message
     )
-    return ApiError(grpc.StatusCode.ALREADY_EXISTS, message, [info, existing])
+    details: list[Message] = [info] if existing is None else [info, existing]
+    return ApiError(grpc.StatusCode.ALREADY_EXISTS, message, details)
 
 
 def resource_exhausted(subject: str, description: str) -> ApiError:
@@ -104,6 +108,12 @@ def unimplemented(rpc: str, issue: str) -> ApiError:
     return ApiError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not implemented yet ({issue})")
 
 
+def _internal(exc: Exception) -> ApiError:
+    """An unexpected failure: logged with its traceback, answered without internals."""
+    log.exception("unexpected error in an RPC handler")
+    return ApiError(grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__})")
+
+
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ApiError) -> None:
     status = exc.to_status()
     await context.abort(status.code, status.details, status.trailing_metadata)
@@ -120,7 +130,11 @@ def unary(
             return await fn(self, request, context)
         except ApiError as exc:
             await _abort(context, exc)
-            raise  # unreachable: abort raises
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception as exc:
+            await _abort(context, _internal(exc))
+        raise AssertionError("unreachable: abort raises")
 
     return wrapper
 
@@ -139,5 +153,9 @@ def streaming(
                 yield item
         except ApiError as exc:
             await _abort(context, exc)
+        except (asyncio.CancelledError, grpc.aio.AbortError):
+            raise
+        except Exception as exc:
+            await _abort(context, _internal(exc))
 
     return wrapper

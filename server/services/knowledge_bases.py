@@ -10,7 +10,8 @@ from sluice.v1 import config_pb2, knowledge_base_pb2
 
 from server.api import convert
 from server.api.auth import Identity
-from server.api.errors import failed_precondition, invalid_argument, not_found
+from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
+from storage.db.errors import AlreadyExistsError
 from workers.context import WorkerContext
 from workers.pipeline.effective_config import (
     DEFAULT_CHUNK_OVERLAP,
@@ -94,15 +95,20 @@ class KnowledgeBaseService:
         validate_config(config)
         stored = convert.to_json(config)
         kb_type = knowledge_base_pb2.KnowledgeBaseType.Name(request.type or 1)
-        row = self._ctx.knowledge_bases.create(
-            tenant_id=identity.tenant_id,
-            name=name,
-            description=request.description,
-            type=kb_type.removeprefix("KNOWLEDGE_BASE_TYPE_").lower(),
-            config=stored,
-            embedding_model_key=embedding_model_of(stored).key,
-            storage_backend_id=config.storage.backend_id,
-        )
+        try:
+            row = self._ctx.knowledge_bases.create(
+                tenant_id=identity.tenant_id,
+                name=name,
+                description=request.description,
+                type=kb_type.removeprefix("KNOWLEDGE_BASE_TYPE_").lower(),
+                config=stored,
+                embedding_model_key=embedding_model_of(stored).key,
+                storage_backend_id=config.storage.backend_id,
+            )
+        except AlreadyExistsError as exc:
+            raise already_exists(
+                "sluice.v1.KnowledgeBase", name, f"a knowledge base named {name!r} exists"
+            ) from exc
         return convert.knowledge_base(row)
 
     def get_row(self, identity: Identity, kb_id: str) -> Any:

@@ -34,8 +34,8 @@ def _common_env(data_dir: Path) -> dict[str, str]:
 
 
 @contextmanager
-def lite_stack(data_dir: Path) -> Iterator[Stack]:
-    env = _common_env(data_dir)
+def lite_stack(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[Stack]:
+    env = {**_common_env(data_dir), **(extra_env or {})}
     api = Process(
         "api", python("-m", "server.main", "--mode", "lite", "--address", "127.0.0.1:0"), env
     )
