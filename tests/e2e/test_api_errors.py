@@ -95,7 +95,7 @@ def test_an_upload_without_a_header_frame_is_refused(stack: Stack) -> None:
         stub = knowledge_pb2_grpc.KnowledgeServiceStub(channel)
         frames = iter([knowledge_pb2.CreateFromFileRequest(data=b"bytes first")])
         with pytest.raises(grpc.RpcError) as refused:
-            stub.CreateFromFile(frames, metadata=[("authorization", f"Bearer {key}")])
+            stub.CreateFromFile(frames, metadata=(("authorization", f"Bearer {key}"),))
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "first frame must be a header" in str(refused.value.details())
     # The process is still serving.
