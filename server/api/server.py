@@ -25,6 +25,13 @@ SERVICE_NAMES = (
     search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name,
 )
 
+# A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
+# probing, grpc enlarges the window and, whenever disk writes stall an upload's consumer,
+# holds that much of the upload in memory (RSS +15 to +115 MiB during a 512 MiB upload on
+# loopback, varying from run to run); 4 MiB keeps it under +50 MiB at the same speed, and
+# still carries 80 MiB/s over a 50 ms round trip.
+STREAM_WINDOW_BYTES = 4 << 20
+
 
 async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server, int]:
     """Bind, register and start; returns the server and the port it got (address may end :0)."""
@@ -33,6 +40,8 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
         options=[
             ("grpc.max_receive_message_length", limit),
             ("grpc.max_send_message_length", limit),
+            ("grpc.http2.bdp_probe", 0),
+            ("grpc.http2.lookahead_bytes", STREAM_WINDOW_BYTES),
         ]
     )
     knowledge_base_pb2_grpc.add_KnowledgeBaseServiceServicer_to_server(

@@ -14,7 +14,7 @@ from sluice.v1 import knowledge_pb2
 from server.api.auth import Identity
 from server.api.errors import invalid_argument, resource_exhausted
 from server.services.ingest import IngestService
-from storage.files.base import FileService
+from storage.files.base import FileService, Upload
 
 
 async def receive_upload(
@@ -32,16 +32,38 @@ async def receive_upload(
     upload = await asyncio.to_thread(
         files.begin_upload, plan.tenant_id, plan.knowledge_id, plan.file_name
     )
+    received = 0
+    # Each frame is hashed and written (in a thread) while the next one is received: one
+    # write at a time, so the file stays in order and at most two frames are in memory.
+    # Shielded: a cancelled call must not forget a write its thread is still doing.
+    writing: asyncio.Task[None] | None = None
     try:
         async for frame in frames:
             if frame.WhichOneof("frame") != "data":
                 raise invalid_argument("frame", "only data frames may follow the header")
-            if upload.size + len(frame.data) > max_bytes:
+            received += len(frame.data)
+            if received > max_bytes:
                 raise resource_exhausted(
                     "file_size", f"file is larger than the limit of {max_bytes} bytes"
                 )
-            await asyncio.to_thread(upload.write, frame.data)
+            if writing is not None:
+                await asyncio.shield(writing)
+            writing = asyncio.create_task(asyncio.to_thread(upload.write, frame.data))
+        if writing is not None:
+            await asyncio.shield(writing)
     except BaseException:
-        await asyncio.shield(asyncio.to_thread(upload.abort))
+        await asyncio.shield(_discard(upload, writing))
         raise
     return await asyncio.to_thread(ingest.finish_upload, plan, upload)
+
+
+async def _discard(upload: Upload, writing: asyncio.Task[None] | None) -> None:
+    """Abort the upload once its last write has finished: the abort closes the file that
+    write is using."""
+    if writing is not None:
+        await asyncio.wait([writing])
+        # Its error, if any, matters no more than the one being raised; retrieving it keeps
+        # asyncio from logging it as unhandled.
+        if not writing.cancelled():
+            writing.exception()
+    await asyncio.to_thread(upload.abort)

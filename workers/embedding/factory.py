@@ -19,9 +19,16 @@ _local: LocalOnnxEmbedder | None = None
 
 
 def build_embedder(
-    provider: str, model: str, base_url: str, api_key: str, dimensions: int
+    provider: str,
+    model: str,
+    base_url: str,
+    api_key: str,
+    dimensions: int,
+    *,
+    local_threads: int = 0,
 ) -> Embedder:
-    """`local` -> the bundled all-MiniLM-L6-v2 (one instance per process);
+    """`local` -> the bundled all-MiniLM-L6-v2 (one instance per process, running on
+    `local_threads` onnxruntime threads, 0 = one per core);
     `openai` -> an OpenAI-compatible endpoint (`dimensions` 0 means "ask the endpoint")."""
     kind = provider.strip().lower()
     if kind == "local":
@@ -34,7 +41,7 @@ def build_embedder(
                 f"{local_onnx.MODEL_NAME} makes {local_onnx.DIMENSION}-dimensional vectors, "
                 f"not {dimensions}"
             )
-        return shared_local_embedder()
+        return shared_local_embedder(local_threads)
     if kind == "openai":
         if dimensions < 0:
             raise EmbeddingError(f"invalid dimensions {dimensions}")
@@ -42,11 +49,12 @@ def build_embedder(
     raise EmbeddingError(f"unknown embedding provider {provider!r} (known: local, openai)")
 
 
-def shared_local_embedder() -> LocalOnnxEmbedder:
+def shared_local_embedder(threads: int = 0) -> LocalOnnxEmbedder:
     """The process-wide local model: loading it costs memory and time, and one session
-    serves every thread."""
+    serves every thread. The first call's `threads` (0 = one per core) sets its size; a
+    process takes them all from the same Settings."""
     global _local
     with _local_lock:
         if _local is None:
-            _local = LocalOnnxEmbedder()
+            _local = LocalOnnxEmbedder(intra_op_num_threads=threads or None)
         return _local

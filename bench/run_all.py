@@ -1,0 +1,40 @@
+"""`make bench`: the four benchmarks one after another (each prints its figures and writes
+bench/out/<name>.json); `--quick` passes their quick sizes.
+
+    .venv/bin/python -m bench.run_all [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Sequence
+
+from bench import cancel_latency, ingest_throughput, time_to_searchable, upload_stream
+
+BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...] = (
+    ("ingest_throughput", ingest_throughput.main),
+    ("upload_stream", upload_stream.main),
+    ("time_to_searchable", time_to_searchable.main),
+    ("cancel_latency", cancel_latency.main),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench.run_all", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes (about 2 minutes)")
+    args = parser.parse_args(argv)
+    missed = []
+    for name, run in BENCHMARKS:
+        print(f"== {name}", flush=True)
+        start = time.perf_counter()
+        figures = run(["--quick"] if args.quick else [])
+        print(f"== {name} took {time.perf_counter() - start:.0f} s\n", flush=True)
+        if figures.get("met") is False:
+            missed.append(name)
+    print("targets missed: " + (", ".join(missed) if missed else "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
