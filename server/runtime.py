@@ -25,6 +25,8 @@ from storage.queue.base import QueueName
 from storage.queue.lite import LiteTaskQueue
 from storage.queue.rq_queue import RQTaskQueue
 from workers.context import WorkerContext, install_context
+from workers.housekeeping.restart import recover_after_restart
+from workers.housekeeping.runner import BackgroundHousekeeper
 from workers.settings import Settings
 from workers.wiring import build_context
 
@@ -39,9 +41,12 @@ class Runtime:
     api: grpc.aio.Server
     port: int
     docreader: grpc.Server | None = None
+    housekeeper: BackgroundHousekeeper | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
         await self.api.stop(grace)
+        if self.housekeeper is not None:
+            await asyncio.to_thread(self.housekeeper.stop)
         if self.docreader is not None:
             self.docreader.stop(grace).wait()
         await asyncio.to_thread(self.ctx.close)
@@ -79,7 +84,14 @@ async def start_lite(settings: Settings) -> Runtime:
     ctx = await asyncio.to_thread(
         build_context, settings, queue=queue, publisher=bus, docreader_target=target
     )
-    return await _start_api(settings, ctx, bus, docreader)
+    # The previous process's queue died with it: nothing in flight can still be queued.
+    # Handlers of the tasks the recovery enqueues find this context.
+    install_context(ctx)
+    await asyncio.to_thread(recover_after_restart, ctx)
+    runtime = await _start_api(settings, ctx, bus, docreader)
+    if settings.housekeeping_enabled:
+        runtime.housekeeper = BackgroundHousekeeper(ctx)
+    return runtime
 
 
 async def start_full_api(settings: Settings) -> Runtime:

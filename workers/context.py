@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
@@ -28,8 +30,10 @@ from workers.settings import Settings
 
 @dataclass
 class EmbedderCache:
-    """One embedder per model key; the local model is loaded once per process."""
+    """One embedder per model key; the local model is loaded once per process, on
+    `local_threads` onnxruntime threads (0 = one per core)."""
 
+    local_threads: int = 0
     _embedders: dict[str, Embedder] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -38,7 +42,12 @@ class EmbedderCache:
             embedder = self._embedders.get(model.key)
             if embedder is None:
                 embedder = build_embedder(
-                    model.provider, model.model, model.base_url, model.api_key, model.dimensions
+                    model.provider,
+                    model.model,
+                    model.base_url,
+                    model.api_key,
+                    model.dimensions,
+                    local_threads=self.local_threads,
                 )
                 self._embedders[model.key] = embedder
             return embedder
@@ -53,6 +62,8 @@ class WorkerContext:
     knowledges: KnowledgeRepository
     chunks: ChunkRepository
     spans: SpanRepository
+    resources: StorageResourceRepository
+    enrichment: EnrichmentRepository
     files: FileService
     index: MilvusIndex
     docreader: DocReaderClient

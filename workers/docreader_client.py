@@ -4,23 +4,34 @@
 ``read_file`` streams a file of any size as ReadUpload frames of 1 MiB, so neither the input
 nor the images are capped by the gRPC message limit (the Markdown and each image must still
 fit in one message each). Every gRPC failure becomes ``DocReaderCallError``.
+
+A parse can take minutes, so a caller may pass ``should_stop``: while the frames are awaited
+it is polled every ``STOP_POLL_S``, and once it answers True the call is cancelled (the
+docreader sees the cancellation too) and ``DocReaderCancelled`` is raised.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 UPLOAD_FRAME_BYTES = 1 << 20
+STOP_POLL_S = 0.25
+# A cancelled call ends its frame iterator at once; this only bounds a misbehaving one.
+_CANCEL_JOIN_S = 5.0
 
 _StreamFrame = docreader_pb2.ReadStreamResponse | docreader_pb2.ReadUploadResponse
+
+
+StopCheck = Callable[[], bool]
 
 
 class DocReaderCallError(Exception):
@@ -30,6 +41,10 @@ class DocReaderCallError(Exception):
         super().__init__(f"{code_name}: {message}")
         self.code_name = code_name
         self.message = message
+
+
+class DocReaderCancelled(Exception):
+    """The caller's ``should_stop`` answered True; the call was cancelled."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +102,7 @@ class DocReaderClient:
         file_type: str,
         engine: str = "",
         options: Mapping[str, str] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> ReadOutcome:
         """Read inline ``content`` or the file behind ``storage_ref`` (exactly one of them)."""
         if (content is None) == (storage_ref is None):
@@ -99,7 +115,8 @@ class DocReaderClient:
         return self._call(
             lambda: self._stub.ReadStream(
                 docreader_pb2.ReadStreamRequest(request=request), timeout=self._timeout_s
-            )
+            ),
+            should_stop,
         )
 
     def read_file(
@@ -110,6 +127,7 @@ class DocReaderClient:
         file_type: str | None = None,
         engine: str = "",
         options: Mapping[str, str] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> ReadOutcome:
         """Upload a file (a path, or a binary stream read from its current position).
 
@@ -120,10 +138,10 @@ class DocReaderClient:
             name = file_name if file_name is not None else path.name
             kind = file_type if file_type is not None else path.suffix.lstrip(".").lower()
             with path.open("rb") as stream:
-                return self._upload(stream, _request(name, kind, engine, options))
+                return self._upload(stream, _request(name, kind, engine, options), should_stop)
         if file_name is None or file_type is None:
             raise ValueError("file_name and file_type are required when reading a stream")
-        return self._upload(source, _request(file_name, file_type, engine, options))
+        return self._upload(source, _request(file_name, file_type, engine, options), should_stop)
 
     def list_engines(self) -> list[EngineInfo]:
         try:
@@ -157,17 +175,26 @@ class DocReaderClient:
     ) -> None:
         self.close()
 
-    def _upload(self, stream: BinaryIO, header: docreader_pb2.ReadRequest) -> ReadOutcome:
+    def _upload(
+        self, stream: BinaryIO, header: docreader_pb2.ReadRequest, should_stop: StopCheck | None
+    ) -> ReadOutcome:
         def frames() -> Iterator[docreader_pb2.ReadUploadRequest]:
             yield docreader_pb2.ReadUploadRequest(header=header)
             while chunk := stream.read(UPLOAD_FRAME_BYTES):
                 yield docreader_pb2.ReadUploadRequest(data=chunk)
 
-        return self._call(lambda: self._stub.ReadUpload(frames(), timeout=self._timeout_s))
+        return self._call(
+            lambda: self._stub.ReadUpload(frames(), timeout=self._timeout_s), should_stop
+        )
 
-    def _call(self, start: Callable[[], Iterable[_StreamFrame]]) -> ReadOutcome:
+    def _call(
+        self, start: Callable[[], Iterable[_StreamFrame]], should_stop: StopCheck | None
+    ) -> ReadOutcome:
         try:
-            return _assemble(start())
+            call = start()
+            if should_stop is None:
+                return _assemble(call)
+            return _assemble_unless_stopped(call, should_stop)
         except grpc.RpcError as err:
             raise _call_error(err) from err
 
@@ -180,6 +207,37 @@ def _request(
         file_type=file_type,
         config=docreader_pb2.ReadConfig(engine=engine, engine_options=dict(options or {})),
     )
+
+
+def _assemble_unless_stopped(frames: Iterable[_StreamFrame], should_stop: StopCheck) -> ReadOutcome:
+    """Frames are read on a helper thread while this one polls ``should_stop``: a blocked
+    read cannot be interrupted, but cancelling the call ends it at once. ``should_stop`` is
+    always called from the caller's thread (it may depend on thread-local task context)."""
+    results: list[ReadOutcome] = []
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def read_frames() -> None:
+        try:
+            results.append(_assemble(frames))
+        except BaseException as exc:  # handed to the caller's thread below
+            errors.append(exc)
+        finally:
+            done.set()
+
+    reader = threading.Thread(target=read_frames, name="docreader-frames", daemon=True)
+    reader.start()
+    try:
+        while not done.wait(STOP_POLL_S):
+            if should_stop():
+                raise DocReaderCancelled("the docreader call was cancelled: the caller stopped")
+    finally:
+        if not done.is_set():  # stopped, or should_stop itself failed: end the call too
+            cast(grpc.RpcContext, frames).cancel()
+            reader.join(_CANCEL_JOIN_S)
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
 def _assemble(frames: Iterable[_StreamFrame]) -> ReadOutcome:

@@ -38,3 +38,19 @@ class DocumentProcessPayload(Payload):
     file_name: str = ""
     file_type: str = ""
     enable_multimodel: bool = False
+
+
+@dataclass(frozen=True)
+class BatchReparsePayload(Payload):
+    """knowledge:batch_reparse — a new round for each knowledge still at the attempt it had
+    when the batch was accepted (so a retried batch never restarts one twice)."""
+
+    knowledge_ids: list[str]
+    attempts: list[int]
+
+
+@dataclass(frozen=True)
+class KnowledgeListDeletePayload(Payload):
+    """knowledge:list_delete — the delete chain for knowledges already marked deleting."""
+
+    knowledge_ids: list[str]

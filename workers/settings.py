@@ -41,12 +41,32 @@ class Settings:
     default_tenant_id: str = "00000000-0000-0000-0000-000000000001"
     lite_default_workers: int = 2
     embed_batch_size: int = 32
+    # onnxruntime threads of the local embedding model in each process; 0 = one per core.
+    # Worker processes sharing a machine should split its cores between them: each one
+    # running a thread per core oversubscribes the CPU and slows them all down.
+    embed_threads: int = 0
     watch_poll_interval_s: float = 2.0
+    # Housekeeping (spec: «Самовосстановление Housekeeping»): the sweeps run every
+    # housekeeping_interval_s; stale_after_s 0 means the spec's threshold (see stale_threshold_s).
+    housekeeping_enabled: bool = True
+    housekeeping_interval_s: float = 300.0
+    stale_after_s: int = 0
+    summary_stale_after_s: int = 3600
+    stall_verdict_after_s: int = 1200
+    max_auto_requeues: int = 2
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def docreader_socket(self) -> Path:
         return self.data_dir / "docreader.sock"
+
+    @property
+    def stale_threshold_s(self) -> int:
+        """How long an in-flight knowledge may go without progress before housekeeping
+        recovers it: the spec's max(1 h, document process timeout) + 10 min, unless set."""
+        if self.stale_after_s > 0:
+            return self.stale_after_s
+        return max(3600, self.document_process_timeout_s) + 600
 
     @classmethod
     def from_env(
@@ -84,12 +104,33 @@ class Settings:
             "auth_required": _bool(source, "SLUICE_AUTH_REQUIRED", mode == "full"),
             "lite_default_workers": _int(source, "SLUICE_LITE_WORKERS", base.lite_default_workers),
             "embed_batch_size": _int(source, "SLUICE_EMBED_BATCH_SIZE", base.embed_batch_size),
+            "embed_threads": _int(source, "SLUICE_EMBED_THREADS", base.embed_threads),
             "watch_poll_interval_s": float(
                 source.get("SLUICE_WATCH_POLL_INTERVAL", base.watch_poll_interval_s)
             ),
+            "housekeeping_enabled": _bool(
+                source, "SLUICE_HOUSEKEEPING_ENABLED", base.housekeeping_enabled
+            ),
+            "housekeeping_interval_s": _float(
+                source, "SLUICE_HOUSEKEEPING_INTERVAL", base.housekeeping_interval_s
+            ),
+            "stale_after_s": _int(source, "SLUICE_STALE_AFTER", base.stale_after_s),
+            "summary_stale_after_s": _int(
+                source, "SLUICE_SUMMARY_STALE_AFTER", base.summary_stale_after_s
+            ),
+            "stall_verdict_after_s": _int(
+                source, "SLUICE_STALL_VERDICT_AFTER", base.stall_verdict_after_s
+            ),
+            "max_auto_requeues": _int(source, "SLUICE_MAX_AUTO_REQUEUES", base.max_auto_requeues),
         }
         values.update(overrides)
         settings = replace(base, **values)  # type: ignore[arg-type]
+        if settings.embed_threads < 0:
+            raise SettingsError(f"SLUICE_EMBED_THREADS must be >= 0, not {settings.embed_threads}")
+        if settings.housekeeping_interval_s <= 0:
+            raise SettingsError("SLUICE_HOUSEKEEPING_INTERVAL must be > 0")
+        if settings.max_auto_requeues < 0:
+            raise SettingsError("SLUICE_MAX_AUTO_REQUEUES must be >= 0")
         if settings.mode == "full" and not settings.docreader_address:
             raise SettingsError("SLUICE_DOCREADER_ADDRESS is required in full mode")
         return settings
@@ -111,6 +152,16 @@ def _int(source: Mapping[str, str], name: str, default: int) -> int:
         return int(raw)
     except ValueError as exc:
         raise SettingsError(f"{name} must be an integer, not {raw!r}") from exc
+
+
+def _float(source: Mapping[str, str], name: str, default: float) -> float:
+    raw = source.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be a number, not {raw!r}") from exc
 
 
 def _bool(source: Mapping[str, str], name: str, default: bool) -> bool:

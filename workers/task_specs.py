@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import uuid
+
 from storage.queue.base import QueueName, TaskSpec
-from workers.payloads import DocumentProcessPayload
+from workers.payloads import (
+    BatchReparsePayload,
+    DocumentProcessPayload,
+    KnowledgeListDeletePayload,
+)
 from workers.settings import Settings
+
+# Maintenance batches: retried (each is idempotent), and bounded well below a document's.
+BATCH_RETRIES = 3
+BATCH_TIMEOUT_S = 3600
 
 
 def document_process(settings: Settings, payload: DocumentProcessPayload) -> TaskSpec:
@@ -17,4 +27,32 @@ def document_process(settings: Settings, payload: DocumentProcessPayload) -> Tas
         timeout_s=settings.document_process_timeout_s,
         on_final_failure="workers.tasks.on_document_process_failed",
         group=payload.knowledge_id,
+    )
+
+
+def batch_reparse(payload: BatchReparsePayload) -> TaskSpec:
+    job_id = f"knowledge-batch-reparse-{uuid.uuid4().hex}"
+    return TaskSpec(
+        handler="workers.tasks.batch_reparse",
+        payload=payload.to_dict(),
+        queue=QueueName.LOW,
+        job_id=job_id,
+        max_retries=BATCH_RETRIES,
+        retry_intervals=(1, 5, 30),
+        timeout_s=BATCH_TIMEOUT_S,
+        group=job_id,
+    )
+
+
+def knowledge_list_delete(payload: KnowledgeListDeletePayload) -> TaskSpec:
+    job_id = f"knowledge-list-delete-{uuid.uuid4().hex}"
+    return TaskSpec(
+        handler="workers.tasks.list_delete",
+        payload=payload.to_dict(),
+        queue=QueueName.LOW,
+        job_id=job_id,
+        max_retries=BATCH_RETRIES,
+        retry_intervals=(1, 5, 30),
+        timeout_s=BATCH_TIMEOUT_S,
+        group=job_id,
     )

@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from workers.context import current_context
-from workers.payloads import DocumentProcessPayload
+from workers.lifecycle.batches import delete_listed, reparse_batch
+from workers.payloads import (
+    BatchReparsePayload,
+    DocumentProcessPayload,
+    KnowledgeListDeletePayload,
+)
 from workers.pipeline.document import process_document as run_document_pipeline
 from workers.pipeline.failure import mark_attempt_failed
 
@@ -19,3 +24,13 @@ def process_document(payload: dict[str, Any]) -> None:
 def on_document_process_failed(payload: dict[str, Any], error: str) -> None:
     """Dead-letter callback: runs once, after the last attempt crashed or timed out."""
     mark_attempt_failed(current_context(), DocumentProcessPayload.from_dict(payload), error)
+
+
+def batch_reparse(payload: dict[str, Any]) -> None:
+    """knowledge:batch_reparse (maintenance queue)."""
+    reparse_batch(current_context(), BatchReparsePayload.from_dict(payload))
+
+
+def list_delete(payload: dict[str, Any]) -> None:
+    """knowledge:list_delete (maintenance queue)."""
+    delete_listed(current_context(), KnowledgeListDeletePayload.from_dict(payload))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
@@ -14,7 +16,7 @@ from storage.files.local import LocalFileService
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from storage.queue.rq_queue import RQTaskQueue
-from workers.context import WorkerContext
+from workers.context import EmbedderCache, WorkerContext
 from workers.docreader_client import DocReaderClient
 from workers.settings import Settings
 
@@ -31,6 +33,8 @@ def build_context(
         knowledges=KnowledgeRepository(db),
         chunks=ChunkRepository(db),
         spans=SpanRepository(db),
+        resources=StorageResourceRepository(db),
+        enrichment=EnrichmentRepository(db),
         files=LocalFileService(settings.storage_dir),
         index=MilvusIndex(settings.milvus_uri),
         docreader=DocReaderClient(
@@ -40,6 +44,7 @@ def build_context(
         ),
         queue=queue,
         publisher=publisher,
+        embedders=EmbedderCache(local_threads=settings.embed_threads),
     )
 
 

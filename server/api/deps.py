@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from server.api.auth import Authenticator
+from server.services.cancel import CancelService
+from server.services.deletion import DeletionService
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.reparse import ReparseService
 from server.services.search import SearchService
 from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
@@ -20,6 +23,9 @@ class ApiDeps:
     knowledge_bases: KnowledgeBaseService
     ingest: IngestService
     search: SearchService
+    reparse: ReparseService
+    cancel: CancelService
+    deletion: DeletionService
 
     @classmethod
     def build(cls, ctx: WorkerContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -29,4 +35,14 @@ class ApiDeps:
             required=ctx.settings.auth_required,
             default_tenant_id=ctx.settings.default_tenant_id,
         )
-        return cls(ctx, subscriber, auth, kbs, IngestService(ctx, kbs), SearchService(ctx, kbs))
+        return cls(
+            ctx,
+            subscriber,
+            auth,
+            kbs,
+            IngestService(ctx, kbs),
+            SearchService(ctx, kbs),
+            ReparseService(ctx, kbs),
+            CancelService(ctx),
+            DeletionService(ctx),
+        )

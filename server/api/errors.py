@@ -30,6 +30,7 @@ _CODES: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.NOT_FOUND: code_pb2.NOT_FOUND,
     grpc.StatusCode.ALREADY_EXISTS: code_pb2.ALREADY_EXISTS,
     grpc.StatusCode.FAILED_PRECONDITION: code_pb2.FAILED_PRECONDITION,
+    grpc.StatusCode.ABORTED: code_pb2.ABORTED,
     grpc.StatusCode.RESOURCE_EXHAUSTED: code_pb2.RESOURCE_EXHAUSTED,
     grpc.StatusCode.PERMISSION_DENIED: code_pb2.PERMISSION_DENIED,
     grpc.StatusCode.UNAUTHENTICATED: code_pb2.UNAUTHENTICATED,
@@ -102,6 +103,12 @@ def failed_precondition(kind: str, subject: str, description: str) -> ApiError:
         description,
         [error_details_pb2.PreconditionFailure(violations=[violation])],
     )
+
+
+def aborted(kind: str, subject: str, description: str) -> ApiError:
+    """A concurrent change won a compare-and-set: the caller may re-read and retry."""
+    info = error_details_pb2.ErrorInfo(reason=kind, domain="sluice", metadata={"id": subject})
+    return ApiError(grpc.StatusCode.ABORTED, description, [info])
 
 
 def unimplemented(rpc: str, issue: str) -> ApiError:

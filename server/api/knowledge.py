@@ -20,7 +20,6 @@ from server.api.watch import SpanWatcher
 from server.services.knowledge_bases import next_token, page_window
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
-_RELIABILITY_ISSUE = "lands with the reliability issue (retries, reparse, cancel, delete)"
 
 
 class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
@@ -140,31 +139,44 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
 
     @unary
     async def Reparse(self, request: pb.ReparseRequest, context: Ctx) -> pb.ReparseResponse:
-        raise unimplemented("Reparse", _RELIABILITY_ISSUE)
+        identity = await self._deps.auth.identify(context)
+        knowledge = await asyncio.to_thread(self._deps.reparse.reparse, identity, request)
+        return pb.ReparseResponse(knowledge=knowledge)
 
     @unary
     async def CancelParse(
         self, request: pb.CancelParseRequest, context: Ctx
     ) -> pb.CancelParseResponse:
-        raise unimplemented("CancelParse", _RELIABILITY_ISSUE)
+        identity = await self._deps.auth.identify(context)
+        cancellation = await asyncio.to_thread(self._deps.cancel.cancel, identity, request.id)
+        self._deps.cancel.close_spans_later(cancellation)
+        return pb.CancelParseResponse(knowledge=cancellation.knowledge)
 
     @unary
     async def BatchReparse(
         self, request: pb.BatchReparseRequest, context: Ctx
     ) -> pb.BatchReparseResponse:
-        raise unimplemented("BatchReparse", _RELIABILITY_ISSUE)
+        identity = await self._deps.auth.identify(context)
+        batch = await asyncio.to_thread(self._deps.reparse.batch_reparse, identity, request)
+        return pb.BatchReparseResponse(job_id=batch.job_id, accepted=batch.accepted)
 
     @unary
     async def DeleteKnowledge(
         self, request: pb.DeleteKnowledgeRequest, context: Ctx
     ) -> pb.DeleteKnowledgeResponse:
-        raise unimplemented("DeleteKnowledge", _RELIABILITY_ISSUE)
+        identity = await self._deps.auth.identify(context)
+        await asyncio.to_thread(self._deps.deletion.delete, identity, request.id)
+        return pb.DeleteKnowledgeResponse()
 
     @unary
     async def BatchDeleteKnowledge(
         self, request: pb.BatchDeleteKnowledgeRequest, context: Ctx
     ) -> pb.BatchDeleteKnowledgeResponse:
-        raise unimplemented("BatchDeleteKnowledge", _RELIABILITY_ISSUE)
+        identity = await self._deps.auth.identify(context)
+        batch = await asyncio.to_thread(
+            self._deps.deletion.batch_delete, identity, list(request.ids)
+        )
+        return pb.BatchDeleteKnowledgeResponse(deleted=batch.deleted, failed_ids=batch.failed_ids)
 
     @unary
     async def MoveKnowledge(

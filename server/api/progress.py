@@ -12,9 +12,6 @@ from workers.context import WorkerContext
 from workers.pipeline.spans import span_to_dict
 from workers.pipeline.state import IN_FLIGHT
 
-# The spec: after 20 minutes without progress the server adds its stall verdict.
-STALL_AFTER = timedelta(minutes=20)
-
 
 def read_spans(ctx: WorkerContext, row: Any, attempt: int) -> knowledge_pb2.GetSpansResponse:
     chosen = attempt or row.attempt
@@ -36,7 +33,9 @@ def _stall_state(ctx: WorkerContext, row: Any, last: datetime | None) -> common_
     reference = last or row.updated_at
     if reference.tzinfo is None:
         reference = reference.replace(tzinfo=UTC)
-    if datetime.now(UTC) - reference < STALL_AFTER:
+    # The spec: after 20 minutes (stall_verdict_after_s) without progress, a verdict.
+    quiet_for = timedelta(seconds=ctx.settings.stall_verdict_after_s)
+    if datetime.now(UTC) - reference < quiet_for:
         return common_pb2.STALL_STATE_RUNNING
     try:
         queued = ctx.queue.is_queued(row.id)

@@ -1,5 +1,9 @@
 """WatchSpans: a snapshot, then every span change, until the attempt is terminal.
 
+Terminal means the knowledge's state is, and its round's spans are closed too: a cancelled
+round's spans close when its worker actually stops (or, if no worker answers, when the API
+closes them after ``STOP_GRACE_S``), so the stream waits for them, that long at most.
+
 The subscription opens before the snapshot is read, so nothing published in between is
 lost. Events are only hints: when one is missing (a dropped pub/sub message, a resync
 marker, a quiet period) the watcher re-reads the database, which is the source of truth.
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +24,8 @@ from sluice.v1 import knowledge_pb2
 from server.api import convert
 from storage.events.base import EventSubscriber, ProgressEvent
 from workers.context import WorkerContext
-from workers.pipeline.spans import span_to_dict
+from workers.pipeline.round_cleanup import STOP_GRACE_S
+from workers.pipeline.spans import OPEN_STATUSES, span_to_dict
 from workers.pipeline.state import TERMINAL
 
 log = logging.getLogger(__name__)
@@ -59,7 +65,8 @@ class SpanWatcher:
             if view is None:
                 return
             yield _message(knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT, view, view.spans.values())
-            while not _finished(view):
+            ended = _Ending()
+            while not ended.reached(view):
                 event = await hints.next()
                 if event is not None and event.kind == "span" and event.attempt == view.attempt:
                     data = event.data
@@ -85,8 +92,27 @@ class SpanWatcher:
             yield _message(knowledge_pb2.WATCH_EVENT_TYPE_END, view, view.spans.values())
 
 
-def _finished(view: _View) -> bool:
-    return view.parse_status in TERMINAL or view.parse_status == "deleting"
+class _Ending:
+    """When the stream may end: at once for a deleted knowledge (its spans are gone); for a
+    terminal one, once no span is open or the grace for the spans to close has passed."""
+
+    # Beyond the API's own grace, a watcher waits one more moment to see it close them.
+    WAIT_S = STOP_GRACE_S + 2.0
+
+    def __init__(self) -> None:
+        self._terminal_since: float | None = None
+
+    def reached(self, view: _View) -> bool:
+        if view.parse_status == "deleting":
+            return True
+        if view.parse_status not in TERMINAL:
+            self._terminal_since = None
+            return False
+        now = time.monotonic()
+        if self._terminal_since is None:
+            self._terminal_since = now
+        open_spans = any(span["status"] in OPEN_STATUSES for span in view.spans.values())
+        return not open_spans or now - self._terminal_since >= self.WAIT_S
 
 
 class _Hints:

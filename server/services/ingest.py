@@ -8,7 +8,6 @@ reparse can retry.
 
 from __future__ import annotations
 
-import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,21 +17,13 @@ from sluice.v1 import config_pb2, knowledge_pb2
 from server.api import convert
 from server.api.auth import Identity
 from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
-from server.services.knowledge_bases import KnowledgeBaseService, validate_chunking
+from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.overrides import checked_overrides, precheck_models
 from storage.files.base import Upload
 from storage.files.keys import safe_file_name
-from storage.queue.base import QueueError
-from workers import task_specs
 from workers.context import WorkerContext
-from workers.extensions import (
-    AUDIO_EXTENSIONS,
-    IMAGE_EXTENSIONS,
-    UnsupportedFileType,
-    validate_import_file_type,
-)
-from workers.payloads import DocumentProcessPayload
-
-log = logging.getLogger(__name__)
+from workers.extensions import UnsupportedFileType, validate_import_file_type
+from workers.lifecycle.enqueue import enqueue_processing
 
 
 @dataclass(frozen=True)
@@ -66,14 +57,14 @@ class IngestService:
         except UnsupportedFileType as exc:
             raise invalid_argument("header.file_name", str(exc)) from exc
         kb = self._kbs.get_row(identity, header.knowledge_base_id)
-        overrides = self._checked_overrides(header.process_config)
+        overrides = checked_overrides(header.process_config, "header.process_config")
         kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
         multimodal = (
             header.enable_multimodel
             if header.HasField("enable_multimodel")
             else kb_config.enable_multimodel
         )
-        self._precheck_models(file_type, multimodal, kb_config, header.process_config)
+        precheck_models(file_type, multimodal, kb_config, header.process_config)
         return UploadPlan(
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
@@ -86,34 +77,6 @@ class IngestService:
             enable_multimodel=multimodal,
             overrides=overrides,
         )
-
-    def _checked_overrides(self, config: config_pb2.ProcessConfig) -> dict[str, Any]:
-        if config.HasField("chunking"):
-            validate_chunking(config.chunking, "header.process_config.chunking")
-        return convert.to_json(config)
-
-    def _precheck_models(
-        self,
-        file_type: str,
-        multimodal: bool,
-        kb: config_pb2.KnowledgeBaseConfig,
-        over: config_pb2.ProcessConfig,
-    ) -> None:
-        """The spec's pre-checks: audio needs an ASR model, images with multimodal a VLM."""
-        vlm = over.vlm.model.model or kb.vlm.model.model
-        asr = over.asr.model.model or kb.asr.model.model
-        if file_type in AUDIO_EXTENSIONS and not asr:
-            raise failed_precondition(
-                "ASR_MODEL_MISSING",
-                "config.asr.model",
-                "audio files need an ASR model: configure config.asr.model on the knowledge base",
-            )
-        if file_type in IMAGE_EXTENSIONS and multimodal and not vlm:
-            raise failed_precondition(
-                "VLM_MODEL_MISSING",
-                "config.vlm.model",
-                "multimodal image processing needs a VLM model: configure config.vlm.model",
-            )
 
     def finish_upload(self, plan: UploadPlan, upload: Upload) -> knowledge_pb2.Knowledge:
         """Dedup against what was received, then publish the file and enqueue."""
@@ -181,7 +144,7 @@ class IngestService:
             summary_status="none",
             channel=request.channel,
             attempt=1 if publish else 0,
-            process_overrides=self._checked_overrides(request.process_config),
+            process_overrides=checked_overrides(request.process_config, "process_config"),
         )
         return self._enqueue(row) if publish else convert.knowledge(row)
 
@@ -215,26 +178,8 @@ class IngestService:
         return self._enqueue(self._ctx.knowledges.get(row.id))
 
     def _enqueue(self, row: Any) -> knowledge_pb2.Knowledge:
-        payload = DocumentProcessPayload(
-            tenant_id=row.tenant_id,
-            knowledge_id=row.id,
-            knowledge_base_id=row.knowledge_base_id,
-            attempt=row.attempt,
-            file_path=row.file_path or "",
-            file_name=row.file_name or "",
-            file_type=row.file_type or "",
-            enable_multimodel=bool(row.enable_multimodel),
-        )
-        try:
-            self._ctx.queue.enqueue(task_specs.document_process(self._ctx.settings, payload))
-        except QueueError as exc:
-            log.error("enqueue of knowledge %s failed: %s", row.id, exc)
-            self._ctx.knowledges.transition(
-                row.id,
-                from_statuses=("pending",),
-                to_status="failed",
-                attempt=row.attempt,
-                error_message=f"could not enqueue processing: {exc}; use Reparse to retry",
-            )
-            row = self._ctx.knowledges.get(row.id)
-        return convert.knowledge(row)
+        """Answer with the row as it was queued (pending), so the reply does not depend on
+        how fast a worker picks it up; a refused enqueue is re-read to show the failure."""
+        if enqueue_processing(self._ctx, row):
+            return convert.knowledge(row)
+        return convert.knowledge(self._ctx.knowledges.get(row.id))

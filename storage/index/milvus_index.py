@@ -205,12 +205,20 @@ class MilvusIndex:
             self._settle(name)
 
     def delete_by_knowledge(self, model_key: str, knowledge_ids: Sequence[str]) -> None:
-        name = self._existing(model_key) if knowledge_ids else None
+        self._delete_where(model_key, cs.KNOWLEDGE_ID, knowledge_ids)
+
+    def delete_by_chunk_ids(self, model_key: str, chunk_ids: Sequence[str]) -> None:
+        """Remove every row (chunk and derived sources) of the given chunks, e.g. the chunks
+        of one processing round, leaving the knowledge's other rounds alone."""
+        self._delete_where(model_key, cs.CHUNK_ID, chunk_ids)
+
+    def _delete_where(self, model_key: str, field: str, values: Sequence[str]) -> None:
+        name = self._existing(model_key) if values else None
         if name is None:
             return
         with self._errors(f"delete from {name}"), self._writing(name):
-            for batch in batches(list(knowledge_ids), _FILTER_BATCH):
-                expr = field_in(cs.KNOWLEDGE_ID, batch)
+            for batch in batches(list(values), _FILTER_BATCH):
+                expr = field_in(field, batch)
                 with_reload(self._client, name, partial(self._client.delete, name, filter=expr))
             self._settle(name)
 

@@ -318,9 +318,21 @@ class RQTaskQueue:
 
     def is_queued(self, group: str) -> bool:
         try:
-            return any(status in _WAITING for _, status in self._group_members(group))
+            return any(
+                self._still_waiting(rq_id, status)
+                for rq_id, status in self._group_members(group)
+                if status in _WAITING
+            )
         except RedisError as exc:
             raise QueueError(f"is_queued({group!r}) failed: {exc}") from exc
+
+    def _still_waiting(self, rq_id: str, status: str | None) -> bool:
+        """A worker pops a job off its queue list before marking it started; one killed in
+        between leaves the job "queued" in no list, where nothing will ever run it."""
+        if status != "queued":
+            return True
+        origin = _text(self._redis.hget(Job.key_for(rq_id), "origin"))
+        return origin is not None and self._redis.lpos(self._queue(origin).key, rq_id) is not None
 
     def cancel_group(self, group: str) -> int:
         try:

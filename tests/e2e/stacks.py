@@ -47,7 +47,9 @@ def lite_stack(data_dir: Path, extra_env: dict[str, str] | None = None) -> Itera
 
 
 @contextmanager
-def full_stack(data_dir: Path, workers: int = 2) -> Iterator[Stack]:
+def full_stack(
+    data_dir: Path, workers: int = 2, extra_env: dict[str, str] | None = None
+) -> Iterator[Stack]:
     with ExitStack() as stack:
         database_url = stack.enter_context(postgres_database())
         prefix = stack.enter_context(redis_prefix())
@@ -60,6 +62,7 @@ def full_stack(data_dir: Path, workers: int = 2) -> Iterator[Stack]:
             "SLUICE_KEY_PREFIX": prefix,
             "SLUICE_MILVUS_URI": f"http://127.0.0.1:{milvus_port}",
             "SLUICE_DOCREADER_ADDRESS": f"127.0.0.1:{docreader_port}",
+            **(extra_env or {}),
         }
         processes: dict[str, Process] = {}
         stack.callback(_stop_all, processes)
@@ -93,6 +96,9 @@ def full_stack(data_dir: Path, workers: int = 2) -> Iterator[Stack]:
             processes[f"worker{n}"] = Process(
                 f"worker{n}", python("-m", "workers.main", "--name", f"{prefix}-w{n}"), env
             )
+        processes["housekeeper"] = Process(
+            "housekeeper", python("-m", "workers.housekeeping"), env
+        )
         yield Stack("full", f"127.0.0.1:{port}", data_dir / "files", processes, env)
 
 

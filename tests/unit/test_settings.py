@@ -36,3 +36,10 @@ def test_flags_win_over_the_environment() -> None:
 def test_bad_numbers_are_named() -> None:
     with pytest.raises(SettingsError, match="SLUICE_MAX_UPLOAD_BYTES"):
         Settings.from_env(env={"SLUICE_MAX_UPLOAD_BYTES": "lots"})
+
+
+def test_embed_threads_default_to_one_per_core_and_refuse_negative_counts() -> None:
+    assert Settings.from_env(env={}).embed_threads == 0
+    assert Settings.from_env(env={"SLUICE_EMBED_THREADS": "1"}).embed_threads == 1
+    with pytest.raises(SettingsError, match="SLUICE_EMBED_THREADS"):
+        Settings.from_env(env={"SLUICE_EMBED_THREADS": "-1"})

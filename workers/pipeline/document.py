@@ -4,7 +4,9 @@ postprocess, for one attempt (spec: «Основной конвейер обра
 Failure semantics: a stage error on a non-final queue attempt fails its span, removes the
 attempt's partial products and re-raises so the queue retries; on the final attempt the
 knowledge is marked failed with the reason. A knowledge that is gone, superseded by a
-newer attempt, cancelled or being deleted ends the task quietly.
+newer attempt, cancelled or being deleted ends the task quietly: the round checks for that
+at its checkpoints (``RoundCheckpoint``), removes what it wrote and closes its open spans as
+cancelled, which is what watchers see as the moment the work stopped.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline import stages
+from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current
 from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import StageError, Superseded
+from workers.pipeline.round_cleanup import close_round_spans, remove_round_products, stop_reason
 from workers.pipeline.spans import SpanTracker
 from workers.pipeline.state import KnowledgeState
 
@@ -45,28 +49,53 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         knowledge_id=knowledge.id,
         attempt=payload.attempt,
     )
+    checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
+    model_key = kb.embedding_model_key
+    chunks: list[stages.PlannedChunk] = []
     tracker.open(_root_inputs(knowledge, payload))
     try:
-        markdown = stages.read_document(ctx, tracker, knowledge, config)
+        markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
         state.ensure_current()
-        chunks = stages.chunk_document(ctx, tracker, knowledge, markdown, config)
+        chunks = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
         state.ensure_current()
-        stages.embed_and_index(ctx, tracker, knowledge, kb.embedding_model_key, chunks, config)
+        stages.embed_and_index(ctx, tracker, checkpoint, knowledge, model_key, chunks, config)
         state.enable()
         tracker.skip("multimodal", _multimodal_skip_reason(config.enable_multimodel))
         tracker.skip("postprocess", "no enrichment is configured for this knowledge")
-        if state.complete():
-            tracker.close("done")
+        if not state.complete():
+            raise Superseded(knowledge.id)
+        tracker.close("done")
     except Superseded:
-        tracker.cancel_open("SUPERSEDED", "a newer round, a cancel or a delete took over")
-        tracker.close("cancelled", code="SUPERSEDED")
-    except StageError as exc:
-        _handle_failure(ctx, state, tracker, knowledge, kb.embedding_model_key, exc)
+        _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
     except Exception as exc:
-        stage = tracker.running_stage() or "docreader"
-        log.exception("unexpected error in %s for knowledge %s", stage, knowledge.id)
-        error = StageError(stage, f"{type(exc).__name__}: {exc}")
-        _handle_failure(ctx, state, tracker, knowledge, kb.embedding_model_key, error)
+        # A write that failed because the round was taken over meanwhile (its row deleted
+        # under it, say) is a stop, not a failure to retry.
+        if not round_is_current(ctx, knowledge.id, payload.attempt):
+            log.info("knowledge %s attempt %s taken over: %s", knowledge.id, payload.attempt, exc)
+            _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
+            return
+        if not isinstance(exc, StageError):
+            stage = tracker.running_stage() or "docreader"
+            log.exception("unexpected error in %s for knowledge %s", stage, knowledge.id)
+            exc = StageError(stage, f"{type(exc).__name__}: {exc}")
+        _handle_failure(ctx, state, tracker, knowledge, model_key, chunks, exc)
+
+
+def _stop_quietly(
+    ctx: WorkerContext,
+    knowledge_id: str,
+    attempt: int,
+    model_key: str,
+    chunks: list[stages.PlannedChunk],
+) -> None:
+    """The round was taken over: no retry, no failure, and nothing half-written left."""
+    remove_round_products(
+        ctx, knowledge_id, attempt, model_key, known_chunk_ids=[c.id for c in chunks]
+    )
+    reason = stop_reason(ctx, knowledge_id, attempt)
+    if reason is not None:
+        close_round_spans(ctx, knowledge_id, attempt, *reason)
+    log.info("knowledge %s attempt %s stopped: %s", knowledge_id, attempt, reason)
 
 
 def _handle_failure(
@@ -75,11 +104,14 @@ def _handle_failure(
     tracker: SpanTracker,
     knowledge: Any,
     model_key: str,
+    chunks: list[stages.PlannedChunk],
     exc: StageError,
 ) -> None:
     message = f"{exc.stage}: {exc}"
-    # Compensate: no half-written chunks or index rows survive a failed attempt.
-    stages.remove_products(ctx, knowledge.id, model_key)
+    # Compensate: no half-written chunks or index rows of this attempt survive its failure.
+    remove_round_products(
+        ctx, knowledge.id, tracker.attempt, model_key, known_chunk_ids=[c.id for c in chunks]
+    )
     attempt = ctx.queue.attempt_info()
     if not attempt.is_last_attempt:
         retry_note = f"queue attempt {attempt.attempt_number}, will retry"

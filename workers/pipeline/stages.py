@@ -12,11 +12,13 @@ from storage.index.milvus_index import IndexRow
 from workers.chunker import ChunkerConfig, split_markdown
 from workers.chunker.html_tables import normalize_html_tables
 from workers.context import WorkerContext
-from workers.docreader_client import DocReaderCallError
+from workers.docreader_client import DocReaderCallError, DocReaderCancelled
 from workers.embedding.base import EmbeddingError
+from workers.pipeline.checkpoint import RoundCheckpoint
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import ChunkingFailed, DocReaderFailed, EmbeddingFailed
+from workers.pipeline.errors import ChunkingFailed, DocReaderFailed, EmbeddingFailed, Superseded
 from workers.pipeline.images import store_images
+from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import SpanTracker
 
 # Chunk ids are derived, not random, so a retried attempt rewrites the same rows and index
@@ -37,9 +39,14 @@ def chunk_id(knowledge_id: str, attempt: int, chunk_type: str, index: int) -> st
 
 
 def read_document(
-    ctx: WorkerContext, tracker: SpanTracker, knowledge: Any, config: EffectiveConfig
+    ctx: WorkerContext,
+    tracker: SpanTracker,
+    checkpoint: RoundCheckpoint,
+    knowledge: Any,
+    config: EffectiveConfig,
 ) -> str:
-    """Stage docreader: the stored file → Markdown, images stored and linked."""
+    """Stage docreader: the stored file → Markdown, images stored and linked. The call is
+    cancelled as soon as the round must stop, however long the parse would still take."""
     if knowledge.type == "manual":
         tracker.skip("docreader", "manual knowledge is Markdown already")
         return str(knowledge.content or "")
@@ -60,9 +67,13 @@ def read_document(
                 file_name=knowledge.file_name,
                 file_type=knowledge.file_type,
                 engine=engine,
+                should_stop=checkpoint.should_stop,
             )
+    except DocReaderCancelled as exc:
+        raise Superseded(knowledge.id) from exc
     except DocReaderCallError as exc:
         raise DocReaderFailed("docreader", f"{exc.code_name}: {exc.message}") from exc
+    checkpoint.check()
     markdown = store_images(ctx, knowledge, outcome.markdown, outcome.images)
     tracker.end(
         "docreader",
@@ -80,10 +91,12 @@ def chunk_document(
     ctx: WorkerContext,
     tracker: SpanTracker,
     knowledge: Any,
+    model_key: str,
     markdown: str,
     config: EffectiveConfig,
 ) -> list[PlannedChunk]:
-    """Stage chunking: Markdown → text chunks written to the database."""
+    """Stage chunking: Markdown → text chunks written to the database, only while this
+    round is still the knowledge's current one."""
     tracker.begin(
         "chunking",
         {
@@ -111,9 +124,13 @@ def chunk_document(
         for p in pieces
     ]
     tracker.progress("chunking", {"chunks_planned": len(planned)})
-    # A retry of the same attempt starts from a clean slate.
-    ctx.chunks.delete_by_knowledge(knowledge.id)
-    ctx.chunks.insert_many(_chunk_rows(knowledge, tracker.attempt, pieces, planned))
+    # Rows an older round's task wrote after it was told to stop (it removes them itself,
+    # unless it died first) would collide with this round's.
+    remove_round_products(ctx, knowledge.id, tracker.attempt - 1, model_key, and_older=True)
+    # The write replaces this round's own rows, so a retry starts from a clean slate.
+    rows = _chunk_rows(knowledge, tracker.attempt, pieces, planned)
+    if not ctx.chunks.insert_for_attempt(knowledge.id, tracker.attempt, rows):
+        raise Superseded(knowledge.id)
     tracker.end("chunking", {"chunks_planned": len(planned), "chunks_written": len(planned)})
     return planned
 
@@ -145,12 +162,15 @@ def _chunk_rows(
 def embed_and_index(
     ctx: WorkerContext,
     tracker: SpanTracker,
+    checkpoint: RoundCheckpoint,
     knowledge: Any,
     model_key: str,
     chunks: Sequence[PlannedChunk],
     config: EffectiveConfig,
 ) -> None:
-    """Stage embedding: vectors in batches, each batch indexed as soon as it is embedded."""
+    """Stage embedding: vectors in batches, each batch indexed as soon as it is embedded.
+    Before and after embedding each batch the round checks whether it must stop, so once
+    told to, it indexes nothing beyond a batch it may be writing at that moment."""
     if not config.needs_embedding:
         tracker.skip("embedding", "vector and keyword indexing are both disabled")
         return
@@ -163,7 +183,9 @@ def embed_and_index(
         title = knowledge.title or knowledge.file_name or ""
         for start in range(0, len(chunks), batch_size):
             batch = chunks[start : start + batch_size]
+            checkpoint.check()
             vectors = embedder.embed_documents([_embedding_text(title, c) for c in batch])
+            checkpoint.check()
             ctx.index.upsert(
                 model_key,
                 [
@@ -194,8 +216,3 @@ def embed_and_index(
 def _embedding_text(title: str, chunk: PlannedChunk) -> str:
     """Title + heading breadcrumbs + content, as the spec's EmbeddingContent()."""
     return "\n".join(part for part in (title, chunk.context_header, chunk.content) if part)
-
-
-def remove_products(ctx: WorkerContext, knowledge_id: str, model_key: str) -> None:
-    ctx.chunks.delete_by_knowledge(knowledge_id)
-    ctx.index.delete_by_knowledge(model_key, [knowledge_id])

@@ -1,7 +1,8 @@
 """`sluice`: the command line over `SluiceClient`.
 
-Exit codes: 0 success; 1 a watched knowledge ended failed or cancelled; 2 an error
-(printed to stderr as `error: <CODE>: <message>`).
+Exit codes: 0 success; 1 a watched knowledge ended failed or cancelled, or a batch
+delete left some knowledges undeleted; 2 an error (printed to stderr as
+`error: <CODE>: <message>`).
 """
 
 from __future__ import annotations
@@ -127,6 +128,31 @@ def _delete(client: SluiceClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def _reparse(client: SluiceClient, args: argparse.Namespace) -> int:
+    config = None
+    if args.chunk_size is not None or args.chunk_overlap is not None:
+        chunking = v1.ChunkingConfig(
+            chunk_size=args.chunk_size or 0, chunk_overlap=args.chunk_overlap
+        )
+        config = v1.ProcessConfig(chunking=chunking)
+    knowledge = client.reparse(args.id, process_config=config)
+    _out(to_json(knowledge))
+    return _watch(client, knowledge.id, args.timeout) if args.watch else 0
+
+
+def _cancel(client: SluiceClient, args: argparse.Namespace) -> int:
+    _out(to_json(client.cancel_parse(args.id)))
+    return 0
+
+
+def _batch_delete(client: SluiceClient, args: argparse.Namespace) -> int:
+    result = client.batch_delete_knowledge(args.ids)
+    _out(f"deleted {result.deleted}")
+    for knowledge_id in result.failed_ids:
+        _out(f"not deleted {knowledge_id}")
+    return 1 if result.failed_ids else 0
+
+
 COMMANDS: dict[str, Command] = {
     "kb create": _kb_create,
     "kb list": _kb_list,
@@ -141,6 +167,9 @@ COMMANDS: dict[str, Command] = {
     "chunks": _chunks,
     "search": _search,
     "delete": _delete,
+    "reparse": _reparse,
+    "cancel": _cancel,
+    "batch-delete": _batch_delete,
 }
 
 
@@ -210,8 +239,19 @@ def _add_knowledge_commands(commands: argparse._SubParsersAction[argparse.Argume
         ("spans", "show the spans of a knowledge's latest attempt"),
         ("chunks", "list a knowledge's chunks"),
         ("delete", "delete a knowledge"),
+        ("cancel", "stop a knowledge's processing"),
     ):
         commands.add_parser(name, help=help_text).add_argument("id", metavar="ID")
+
+    reparse = commands.add_parser("reparse", help="process a knowledge again (a new attempt)")
+    reparse.add_argument("id", metavar="ID")
+    reparse.add_argument("--chunk-size", type=int, help="override the chunk size")
+    reparse.add_argument("--chunk-overlap", type=int, help="override the chunk overlap")
+    reparse.add_argument("--watch", action="store_true", help="follow the new attempt")
+    _add_watch_timeout(reparse)
+
+    batch_delete = commands.add_parser("batch-delete", help="delete several knowledges")
+    batch_delete.add_argument("ids", metavar="ID", nargs="+")
 
     search = commands.add_parser("search", help="search knowledge bases")
     search.add_argument("kb_ids", metavar="KB_ID[,KB_ID...]")

@@ -290,8 +290,28 @@ class SluiceClient:
         response = _call(self._knowledges.cancel_parse, v1.CancelParseRequest(id=knowledge_id))
         return _required(response.knowledge, "knowledge")
 
+    def batch_reparse(
+        self, knowledge_ids: Iterable[str] = (), *, knowledge_base_id: str = ""
+    ) -> v1.BatchReparseResponse:
+        """Reparses the given knowledges, or with no ids every knowledge of
+        `knowledge_base_id`, in a background job; the answer names the job and how many
+        knowledges it accepted."""
+        request = v1.BatchReparseRequest(
+            ids=list(knowledge_ids), knowledge_base_id=knowledge_base_id
+        )
+        return _call(self._knowledges.batch_reparse, request)
+
     def delete_knowledge(self, knowledge_id: str) -> None:
         _call(self._knowledges.delete_knowledge, v1.DeleteKnowledgeRequest(id=knowledge_id))
+
+    def batch_delete_knowledge(
+        self, knowledge_ids: Iterable[str]
+    ) -> v1.BatchDeleteKnowledgeResponse:
+        """Deletes the knowledges; they vanish from listings at once and the rest of the
+        cleanup runs in the background. `failed_ids` are the ones not accepted (unknown,
+        someone else's, or already being deleted)."""
+        request = v1.BatchDeleteKnowledgeRequest(ids=list(knowledge_ids))
+        return _call(self._knowledges.batch_delete_knowledge, request)
 
     # Progress
 

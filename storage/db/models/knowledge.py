@@ -51,6 +51,9 @@ class Knowledge(Base):
     # The current processing round; only ever grows (KnowledgeRepository.next_attempt).
     attempt: Mapped[int] = mapped_column(default=0)
     pending_subtasks_count: Mapped[int] = mapped_column(default=0)
+    # Rounds housekeeping re-enqueued after they stalled; bounded by max_auto_requeues so a
+    # document that keeps killing its worker ends failed instead of looping.
+    auto_requeues: Mapped[int] = mapped_column(default=0, server_default="0")
     # The ProcessConfig given at upload, as a dict; reused by reparse.
     process_overrides: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     enable_multimodel: Mapped[bool] = mapped_column(default=False)

@@ -1,4 +1,10 @@
-"""Chunk rows: bulk writes per knowledge, paging and lookups."""
+"""Chunk rows: bulk writes per knowledge, paging and lookups.
+
+Each chunk carries the processing round (attempt) that wrote it. Writes of a round go
+through ``insert_for_attempt``, which holds the knowledge row while it writes, so a round
+that was superseded, cancelled or deleted can never add rows; removals name the rounds
+they clear, so clearing an old round never touches a newer one.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import ColumnElement, delete, func, insert, select
 from sqlalchemy.orm import Session
 
 from storage.db.engine import Database
-from storage.db.models import Chunk, new_id
+from storage.db.models import Chunk, Knowledge, new_id
 from storage.db.sql import affected_rows
-from storage.db.statuses import ChunkType
+from storage.db.statuses import ChunkType, ParseStatus
 
 INSERT_BATCH_SIZE = 500
 
@@ -55,9 +61,58 @@ class ChunkRepository:
             for start in range(0, len(rows), INSERT_BATCH_SIZE):
                 session.execute(insert(Chunk), rows[start : start + INSERT_BATCH_SIZE])
 
+    def insert_for_attempt(
+        self, knowledge_id: str, attempt: int, chunks: Sequence[NewChunk]
+    ) -> bool:
+        """Replace the chunks of round ``attempt`` with ``chunks``, in one transaction that
+        first locks the knowledge row and checks that the round is still current and
+        processing. False (and nothing written) when it is not: a newer attempt, a cancel
+        or a delete took the knowledge over."""
+        rows = [asdict(chunk) for chunk in chunks]
+        guard = (
+            select(Knowledge.id)
+            .where(
+                Knowledge.id == knowledge_id,
+                Knowledge.attempt == attempt,
+                Knowledge.parse_status == ParseStatus.PROCESSING,
+            )
+            .with_for_update()
+        )
+        with self._db.session() as session:
+            if session.scalar(guard) is None:
+                return False
+            session.execute(delete(Chunk).where(_rounds(knowledge_id, attempt, and_older=False)))
+            for start in range(0, len(rows), INSERT_BATCH_SIZE):
+                session.execute(insert(Chunk), rows[start : start + INSERT_BATCH_SIZE])
+        return True
+
+    def ids_of_attempt(
+        self, knowledge_id: str, attempt: int, *, and_older: bool = False
+    ) -> list[str]:
+        """Ids of the chunks round ``attempt`` wrote (with ``and_older``: every round up to
+        it), e.g. to remove their index rows before the rows themselves."""
+        query = select(Chunk.id).where(_rounds(knowledge_id, attempt, and_older=and_older))
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def delete_attempt(self, knowledge_id: str, attempt: int, *, and_older: bool = False) -> int:
+        """Remove the chunks of round ``attempt`` (with ``and_older``: of every round up to
+        it); a newer round's chunks are never touched."""
+        with self._db.session() as session:
+            statement = delete(Chunk).where(_rounds(knowledge_id, attempt, and_older=and_older))
+            return affected_rows(session.execute(statement))
+
     def delete_by_knowledge(self, knowledge_id: str) -> int:
         with self._db.session() as session:
             result = session.execute(delete(Chunk).where(Chunk.knowledge_id == knowledge_id))
+            return affected_rows(result)
+
+    def delete_by_knowledges(self, knowledge_ids: Sequence[str]) -> int:
+        """Every chunk of the given knowledges (the delete chain)."""
+        if not knowledge_ids:
+            return 0
+        with self._db.session() as session:
+            result = session.execute(delete(Chunk).where(Chunk.knowledge_id.in_(knowledge_ids)))
             return affected_rows(result)
 
     def list_by_knowledge(
@@ -90,3 +145,8 @@ class ChunkRepository:
     def _count(session: Session, knowledge_id: str) -> int:
         query = select(func.count()).select_from(Chunk).where(Chunk.knowledge_id == knowledge_id)
         return int(session.scalar(query) or 0)
+
+
+def _rounds(knowledge_id: str, attempt: int, *, and_older: bool) -> ColumnElement[bool]:
+    same_round = Chunk.attempt <= attempt if and_older else Chunk.attempt == attempt
+    return (Chunk.knowledge_id == knowledge_id) & same_round

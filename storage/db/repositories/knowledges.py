@@ -16,9 +16,10 @@ from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Knowledge, KnowledgeTag, UTCDateTime, utcnow
 from storage.db.sql import affected_rows
-from storage.db.statuses import DEDUP_IGNORED, ParseStatus
+from storage.db.statuses import DEDUP_IGNORED, ParseStatus, SummaryStatus
 
 KnowledgePage = tuple[list[Knowledge], int]
+KnowledgeList = list[Knowledge]
 TagIdsByKnowledge = dict[str, list[str]]
 
 _COLUMNS = frozenset(inspect(Knowledge).column_attrs.keys())
@@ -173,6 +174,110 @@ class KnowledgeRepository:
         if attempt is None:
             raise NotFoundError(f"knowledge {knowledge_id} not found")
         return attempt
+
+    def begin_attempt(
+        self, knowledge_id: str, *, after_attempt: int, **fields: Any
+    ) -> int | None:
+        """Open the next processing round: attempt + 1, parse_status pending, ``fields`` set,
+        guarded on the round still being ``after_attempt`` and the row being neither a draft
+        nor being deleted. Returns the new attempt, or None when the guard failed."""
+        values = {
+            **_checked(fields),
+            "attempt": Knowledge.attempt + 1,
+            "parse_status": ParseStatus.PENDING.value,
+            "updated_at": utcnow(),
+        }
+        statement = (
+            update(Knowledge)
+            .where(
+                Knowledge.id == knowledge_id,
+                Knowledge.attempt == after_attempt,
+                Knowledge.parse_status.not_in([ParseStatus.DELETING, ParseStatus.DRAFT]),
+            )
+            .values(**values)
+            .returning(Knowledge.attempt)
+        )
+        with self._db.session() as session:
+            return session.execute(statement).scalar_one_or_none()
+
+    def close_open_summary(self, knowledge_id: str, to_status: str) -> bool:
+        """A summary still pending or processing becomes ``to_status`` (its task is moot)."""
+        statement = (
+            update(Knowledge)
+            .where(
+                Knowledge.id == knowledge_id,
+                Knowledge.summary_status.in_([SummaryStatus.PENDING, SummaryStatus.PROCESSING]),
+            )
+            .values(summary_status=to_status)
+            .execution_options(synchronize_session=False)
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement)) > 0
+
+    def get_many(self, knowledge_ids: Sequence[str]) -> KnowledgeList:
+        """The rows that exist, in the order of ``knowledge_ids``."""
+        if not knowledge_ids:
+            return []
+        query = select(Knowledge).where(Knowledge.id.in_(list(knowledge_ids)))
+        with self._db.session() as session:
+            found = {row.id: row for row in session.scalars(query)}
+        return [found[i] for i in dict.fromkeys(knowledge_ids) if i in found]
+
+    def reprocessable(self, knowledge_base_id: str) -> KnowledgeList:
+        """The knowledge base's rows a reparse may restart (all but drafts and deleting)."""
+        query = (
+            select(Knowledge)
+            .where(
+                Knowledge.knowledge_base_id == knowledge_base_id,
+                Knowledge.parse_status.not_in([ParseStatus.DELETING, ParseStatus.DRAFT]),
+            )
+            .order_by(Knowledge.created_at, Knowledge.id)
+        )
+        with self._db.session() as session:
+            return [*session.scalars(query)]
+
+    def mark_deleting(self, knowledge_ids: Sequence[str]) -> KnowledgeList:
+        """Move every given row that is not being deleted yet to deleting (one guarded
+        UPDATE), so concurrent tasks stop writing; returns the rows as they were before."""
+        if not knowledge_ids:
+            return []
+        ids = list(dict.fromkeys(knowledge_ids))
+        with self._db.session() as session:
+            before: KnowledgeList = [
+                *session.scalars(
+                    select(Knowledge)
+                    .where(
+                        Knowledge.id.in_(ids), Knowledge.parse_status != ParseStatus.DELETING
+                    )
+                    .with_for_update()
+                )
+            ]
+            marked = [row.id for row in before]
+            if marked:
+                session.execute(
+                    update(Knowledge)
+                    .where(Knowledge.id.in_(marked))
+                    .values(parse_status=ParseStatus.DELETING.value, updated_at=utcnow())
+                    .execution_options(synchronize_session=False)
+                )
+            for row in before:
+                session.expunge(row)
+        return before
+
+    def delete_tag_links(self, knowledge_ids: Sequence[str]) -> int:
+        if not knowledge_ids:
+            return 0
+        statement = delete(KnowledgeTag).where(KnowledgeTag.knowledge_id.in_(knowledge_ids))
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
+
+    def delete_many(self, knowledge_ids: Sequence[str]) -> int:
+        """Delete the rows; what still refers to them goes with them (cascade)."""
+        if not knowledge_ids:
+            return 0
+        statement = delete(Knowledge).where(Knowledge.id.in_(knowledge_ids))
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
 
     def add_pending_subtasks(self, knowledge_id: str, attempt: int, delta: int) -> int | None:
         """Add ``delta`` (negative to give back unqueued subtasks; never below 0) and return

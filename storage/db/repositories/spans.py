@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -88,8 +89,12 @@ class SpanRepository:
         status: str,
         error_code: str | None,
         error_message: str | None,
+        *,
+        status_by_name: Mapping[str, str] | None = None,
     ) -> int:
-        """End every pending/running span of the attempt with ``status``; returns how many."""
+        """End every pending/running span of the attempt with ``status`` (or, for the spans
+        named in ``status_by_name``, with the status given there); returns how many."""
+        overrides = dict(status_by_name or {})
         query = (
             select(Span)
             .where(
@@ -103,7 +108,7 @@ class SpanRepository:
         with self._db.session() as session:
             spans = list(session.scalars(query))
             for span in spans:
-                span.status = status
+                span.status = overrides.get(span.name, status)
                 span.error_code = error_code
                 span.error_message = error_message
                 span.ended_at = now

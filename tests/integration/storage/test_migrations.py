@@ -8,6 +8,7 @@ from storage.db.engine import Database
 from storage.db.migrate import current_revision, schema_diff, upgrade_to_head
 from storage.db.models import Base
 
+HEAD_REVISION = "0002"
 EXPECTED_TABLES = {
     "tenants",
     "api_keys",
@@ -33,7 +34,7 @@ def test_upgrade_from_empty_creates_every_table(empty_db_url: str) -> None:
 
     upgrade_to_head(empty_db_url)
 
-    assert current_revision(empty_db_url) == "0001"
+    assert current_revision(empty_db_url) == HEAD_REVISION
     db = Database.from_url(empty_db_url)
     try:
         tables = set(inspect(db.engine).get_table_names())
@@ -46,7 +47,7 @@ def test_upgrade_from_empty_creates_every_table(empty_db_url: str) -> None:
 def test_upgrade_twice_is_a_no_op(empty_db_url: str) -> None:
     upgrade_to_head(empty_db_url)
     upgrade_to_head(empty_db_url)
-    assert current_revision(empty_db_url) == "0001"
+    assert current_revision(empty_db_url) == HEAD_REVISION
 
 
 def test_models_and_migrations_do_not_differ(empty_db_url: str) -> None:

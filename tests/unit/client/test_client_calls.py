@@ -117,6 +117,21 @@ class RecordingKnowledge(knowledge_pb2_grpc.KnowledgeServiceServicer):
         self.requests.append(request)
         return knowledge_pb2.DeleteKnowledgeResponse()
 
+    def BatchReparse(
+        self, request: knowledge_pb2.BatchReparseRequest, context: grpc.ServicerContext
+    ) -> knowledge_pb2.BatchReparseResponse:
+        self.requests.append(request)
+        accepted = len(request.ids) or 7
+        return knowledge_pb2.BatchReparseResponse(job_id="job-1", accepted=accepted)
+
+    def BatchDeleteKnowledge(
+        self, request: knowledge_pb2.BatchDeleteKnowledgeRequest, context: grpc.ServicerContext
+    ) -> knowledge_pb2.BatchDeleteKnowledgeResponse:
+        self.requests.append(request)
+        return knowledge_pb2.BatchDeleteKnowledgeResponse(
+            deleted=len(request.ids) - 1, failed_ids=request.ids[-1:]
+        )
+
 
 class RecordingSearch(search_pb2_grpc.SearchServiceServicer):
     def __init__(self) -> None:
@@ -232,6 +247,24 @@ def test_knowledge_operations(client: SluiceClient, knowledge: RecordingKnowledg
     assert reparse.process_config.HasField("summary_enabled")
     assert not reparse.process_config.summary_enabled
     assert isinstance(delete, knowledge_pb2.DeleteKnowledgeRequest) and delete.id == "k-1"
+
+
+def test_batch_operations_send_their_ids_and_return_the_counts(
+    client: SluiceClient, knowledge: RecordingKnowledge
+) -> None:
+    by_ids = client.batch_reparse(["k-1", "k-2"])
+    by_kb = client.batch_reparse(knowledge_base_id="kb-1")
+    deleted = client.batch_delete_knowledge(["k-1", "k-2", "k-404"])
+
+    assert (by_ids.job_id, by_ids.accepted, by_kb.accepted) == ("job-1", 2, 7)
+    assert (deleted.deleted, deleted.failed_ids) == (2, ["k-404"])
+    ids_request, kb_request, delete_request = knowledge.requests
+    assert isinstance(ids_request, knowledge_pb2.BatchReparseRequest)
+    assert (list(ids_request.ids), ids_request.knowledge_base_id) == (["k-1", "k-2"], "")
+    assert isinstance(kb_request, knowledge_pb2.BatchReparseRequest)
+    assert (list(kb_request.ids), kb_request.knowledge_base_id) == ([], "kb-1")
+    assert isinstance(delete_request, knowledge_pb2.BatchDeleteKnowledgeRequest)
+    assert list(delete_request.ids) == ["k-1", "k-2", "k-404"]
 
 
 def test_search_sends_the_query_and_returns_the_hits(

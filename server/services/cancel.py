@@ -1,0 +1,135 @@
+"""CancelParse: stop a round that is pending, processing or finalizing.
+
+The row moves to cancelled first (a guarded UPDATE on the status and attempt just read), so
+every later write of the round's worker fails its guard; then its queued tasks are removed
+and a running one is told to stop, an open summary closes as none and watchers hear the new
+state. Chunks and index rows of a round cancelled before it finished indexing are removed
+(the worker removes whatever it still writes after this, when it stops).
+
+The round's open spans are closed by the worker when it actually stops, so the timeline
+shows when the work ended; a round no worker holds (still pending) is closed here at once,
+and one whose worker does not answer within ``STOP_GRACE_S`` is closed here after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from sluice.v1 import knowledge_pb2
+
+from server.api import convert
+from server.api.auth import Identity
+from server.api.errors import aborted, failed_precondition, not_found
+from server.services.lookup import owned_knowledge
+from storage.db.models import Knowledge
+from storage.events.base import ProgressEvent
+from workers.context import WorkerContext
+from workers.pipeline.round_cleanup import (
+    CANCELLED,
+    STOP_GRACE_S,
+    close_round_spans,
+    remove_round_products,
+)
+from workers.pipeline.state import IN_FLIGHT
+
+log = logging.getLogger(__name__)
+
+_MESSAGE = "cancelled by the user"
+_MOVE_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class HeldRound:
+    """A cancelled round a worker may still be running."""
+
+    knowledge_id: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Cancellation:
+    knowledge: knowledge_pb2.Knowledge
+    held: HeldRound | None
+
+
+class CancelService:
+    def __init__(self, ctx: WorkerContext, *, grace_s: float = STOP_GRACE_S) -> None:
+        self._ctx = ctx
+        self._grace_s = grace_s
+        self._closers: set[asyncio.Task[None]] = set()
+
+    def cancel(self, identity: Identity, knowledge_id: str) -> Cancellation:
+        before = self._move_to_cancelled(owned_knowledge(self._ctx, identity, knowledge_id))
+        ctx, attempt = self._ctx, before.attempt
+        ctx.knowledges.close_open_summary(before.id, "none")
+        ctx.queue.cancel_group(before.id)
+        ctx.publisher.publish(
+            ProgressEvent(before.id, attempt, "state", {"parse_status": "cancelled"})
+        )
+        if before.parse_status != "finalizing":
+            kb = ctx.knowledge_bases.get(None, before.knowledge_base_id)
+            model_key = kb.embedding_model_key if kb is not None else ""
+            remove_round_products(ctx, before.id, attempt, model_key)
+        held: HeldRound | None = HeldRound(before.id, attempt)
+        if before.parse_status == "pending":
+            close_round_spans(ctx, before.id, attempt, CANCELLED, _MESSAGE)
+            held = None
+        row = ctx.knowledges.get(before.id)
+        if row is None:
+            raise not_found("sluice.v1.Knowledge", before.id)
+        return Cancellation(convert.knowledge(row), held)
+
+    def _move_to_cancelled(self, row: Knowledge) -> Knowledge:
+        """The guarded move from exactly the status read (re-read when a worker moved it
+        meanwhile); returns the row as it was just before."""
+        for _ in range(_MOVE_ATTEMPTS):
+            if row.parse_status not in IN_FLIGHT:
+                raise failed_precondition(
+                    "NOT_IN_FLIGHT",
+                    row.id,
+                    "only a pending, processing or finalizing knowledge can be cancelled; "
+                    f"this one is {row.parse_status}",
+                )
+            fields: dict[str, object] = {"pending_subtasks_count": 0, "error_message": ""}
+            if row.parse_status != "finalizing":  # not indexed completely: not searchable
+                fields["enable_status"] = "disabled"
+            if self._ctx.knowledges.transition(
+                row.id,
+                from_statuses=(row.parse_status,),
+                to_status="cancelled",
+                attempt=row.attempt,
+                **fields,
+            ):
+                return row
+            fresh = self._ctx.knowledges.get(row.id)
+            if fresh is None or fresh.parse_status == "deleting":
+                raise not_found("sluice.v1.Knowledge", row.id)
+            row = fresh
+        raise aborted("CONCURRENT_CHANGE", row.id, "the knowledge kept changing; retry")
+
+    def close_spans_later(self, cancellation: Cancellation) -> None:
+        """From the event loop: close what the worker left open once the grace is over."""
+        if cancellation.held is None:
+            return
+        task = asyncio.create_task(self._close_after_grace(cancellation.held))
+        self._closers.add(task)
+        task.add_done_callback(self._closers.discard)
+
+    async def _close_after_grace(self, held: HeldRound) -> None:
+        await asyncio.sleep(self._grace_s)
+        try:
+            closed = await asyncio.to_thread(
+                close_round_spans,
+                self._ctx,
+                held.knowledge_id,
+                held.attempt,
+                CANCELLED,
+                f"{_MESSAGE}; no worker confirmed the stop",
+            )
+        except Exception:  # nobody awaits this task: log rather than lose the error
+            log.exception("closing the spans of cancelled %s failed", held.knowledge_id)
+            return
+        if closed:
+            log.info("closed %d spans of cancelled knowledge %s", closed, held.knowledge_id)

@@ -1,0 +1,43 @@
+"""The checks a knowledge's processing overrides pass before anything is stored or queued
+(spec: ValidateProcessOverrides): the chunking limits, and the models a file type needs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sluice.v1 import config_pb2
+
+from server.api import convert
+from server.api.errors import failed_precondition
+from server.services.knowledge_bases import validate_chunking
+from workers.extensions import AUDIO_EXTENSIONS, IMAGE_EXTENSIONS
+
+
+def checked_overrides(config: config_pb2.ProcessConfig, field: str) -> dict[str, Any]:
+    """The overrides as stored (their JSON form); INVALID_ARGUMENT naming ``field``."""
+    if config.HasField("chunking"):
+        validate_chunking(config.chunking, f"{field}.chunking")
+    return convert.to_json(config)
+
+
+def precheck_models(
+    file_type: str,
+    multimodal: bool,
+    kb: config_pb2.KnowledgeBaseConfig,
+    over: config_pb2.ProcessConfig,
+) -> None:
+    """Audio needs an ASR model, images with multimodal a VLM (FAILED_PRECONDITION)."""
+    vlm = over.vlm.model.model or kb.vlm.model.model
+    asr = over.asr.model.model or kb.asr.model.model
+    if file_type in AUDIO_EXTENSIONS and not asr:
+        raise failed_precondition(
+            "ASR_MODEL_MISSING",
+            "config.asr.model",
+            "audio files need an ASR model: configure config.asr.model on the knowledge base",
+        )
+    if file_type in IMAGE_EXTENSIONS and multimodal and not vlm:
+        raise failed_precondition(
+            "VLM_MODEL_MISSING",
+            "config.vlm.model",
+            "multimodal image processing needs a VLM model: configure config.vlm.model",
+        )

@@ -1,0 +1,110 @@
+"""Reparse and BatchReparse: a new processing round, after the same pre-checks as an upload.
+
+The checks run before anything changes, so a rejected reparse (INVALID_ARGUMENT for bad
+overrides, FAILED_PRECONDITION for a missing model) leaves the current round alone. The
+round itself is restarted by ``workers.lifecycle.reparse``, which the batch task on the
+maintenance queue uses too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sluice.v1 import config_pb2, knowledge_pb2
+
+from server.api import convert
+from server.api.auth import Identity
+from server.api.errors import aborted, failed_precondition, invalid_argument, not_found
+from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.lookup import owned_knowledge
+from server.services.overrides import checked_overrides, precheck_models
+from storage.db.models import Knowledge
+from workers import task_specs
+from workers.context import WorkerContext
+from workers.lifecycle.reparse import RestartOutcome, restart_processing
+from workers.payloads import BatchReparsePayload
+
+_NOT_REPARSED = ("deleting", "draft")
+
+
+@dataclass(frozen=True)
+class BatchAccepted:
+    job_id: str
+    accepted: int
+
+
+class ReparseService:
+    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+        self._ctx = ctx
+        self._kbs = knowledge_bases
+
+    def reparse(
+        self, identity: Identity, request: knowledge_pb2.ReparseRequest
+    ) -> knowledge_pb2.Knowledge:
+        row = owned_knowledge(self._ctx, identity, request.id)
+        if row.parse_status == "draft":
+            raise _draft(row.id)
+        # New overrides replace the stored ones; without them the stored ones are used.
+        overrides: dict[str, Any] | None = None
+        config = convert.from_json(row.process_overrides, config_pb2.ProcessConfig())
+        if request.HasField("process_config"):
+            overrides = checked_overrides(request.process_config, "process_config")
+            config = request.process_config
+        self._precheck(identity, row, config)
+        result = restart_processing(self._ctx, row, overrides=overrides)
+        if result.outcome is RestartOutcome.GONE:
+            raise not_found("sluice.v1.Knowledge", row.id)
+        if result.outcome is RestartOutcome.DRAFT:
+            raise _draft(row.id)
+        if result.outcome is RestartOutcome.MOVED or result.row is None:
+            raise aborted(
+                "CONCURRENT_REPARSE",
+                row.id,
+                "the knowledge was reparsed or changed meanwhile; read it again and retry",
+            )
+        return convert.knowledge(result.row)
+
+    def _precheck(
+        self, identity: Identity, row: Knowledge, config: config_pb2.ProcessConfig
+    ) -> None:
+        kb = self._kbs.get_row(identity, row.knowledge_base_id)
+        kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
+        multimodal = (
+            config.enable_multimodel
+            if config.HasField("enable_multimodel")
+            else bool(row.enable_multimodel)
+        )
+        precheck_models(row.file_type or "", multimodal, kb_config, config)
+
+    def batch_reparse(
+        self, identity: Identity, request: knowledge_pb2.BatchReparseRequest
+    ) -> BatchAccepted:
+        """Accepts the caller's knowledges that can be reparsed (others are skipped) and
+        queues one maintenance task for them; the rounds restart as it runs."""
+        if request.ids:
+            rows = [
+                row
+                for row in self._ctx.knowledges.get_many(list(request.ids))
+                if identity.owns(row.tenant_id) and row.parse_status not in _NOT_REPARSED
+            ]
+        elif request.knowledge_base_id:
+            kb = self._kbs.get_row(identity, request.knowledge_base_id)
+            rows = self._ctx.knowledges.reprocessable(kb.id)
+        else:
+            raise invalid_argument("ids", "name knowledges, or a knowledge_base_id instead")
+        if not rows:
+            return BatchAccepted(job_id="", accepted=0)
+        payload = BatchReparsePayload(
+            knowledge_ids=[row.id for row in rows], attempts=[row.attempt for row in rows]
+        )
+        job_id = self._ctx.queue.enqueue(task_specs.batch_reparse(payload))
+        return BatchAccepted(job_id=job_id, accepted=len(rows))
+
+
+def _draft(knowledge_id: str) -> Exception:
+    return failed_precondition(
+        "KNOWLEDGE_IS_DRAFT",
+        knowledge_id,
+        "a draft is processed when it is published (UpdateManual with status publish)",
+    )

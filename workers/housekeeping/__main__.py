@@ -1,0 +1,3 @@
+from workers.housekeeping.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""`sluice-housekeeper`: the housekeeping rounds of full mode, as a process of its own.
+
+Run one next to the workers (more are harmless: a lock in Redis lets one round run at a
+time). It needs the same SLUICE_* settings as the workers: database, Redis, Milvus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+from workers.housekeeping.lock import RedisRoundLock
+from workers.housekeeping.runner import Housekeeper
+from workers.settings import Settings
+from workers.wiring import build_full_context
+
+log = logging.getLogger(__name__)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sluice-housekeeper", description=__doc__)
+    parser.add_argument("--once", action="store_true", help="run one round, print it, exit")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    settings = Settings.from_env({"mode": "full"})
+    if not settings.housekeeping_enabled and not args.once:
+        log.info("housekeeping is disabled (SLUICE_HOUSEKEEPING_ENABLED); exiting")
+        return 0
+    ctx = build_full_context(settings)
+    # A round that outlives its lock is still safe; the TTL only bounds a dead holder.
+    lock_ttl_s = max(60.0, 2 * settings.housekeeping_interval_s)
+    lock = RedisRoundLock(settings.redis_url, settings.key_prefix, ttl_s=lock_ttl_s)
+    housekeeper = Housekeeper(ctx, lock)
+    try:
+        if args.once:
+            report = housekeeper.run_once()
+            print(json.dumps(report.as_dict() if report else {"skipped": "lock held"}))
+            return 0
+        stop = threading.Event()
+
+        def request_stop(signum: int, frame: FrameType | None) -> None:
+            stop.set()
+
+        signal.signal(signal.SIGTERM, request_stop)
+        signal.signal(signal.SIGINT, request_stop)
+        log.info(
+            "housekeeper running: every %ss, stale after %ss, up to %d automatic requeues",
+            settings.housekeeping_interval_s,
+            settings.stale_threshold_s,
+            settings.max_auto_requeues,
+        )
+        housekeeper.run_forever(stop)
+        return 0
+    finally:
+        lock.close()
+        ctx.close()

@@ -1,0 +1,132 @@
+"""Acting on a stuck round: a new attempt when the automatic requeue budget allows it,
+otherwise failed. Either way the old attempt's open spans are closed with TASK_STALLED (the
+stall site and the root failed, the rest cancelled), so the timeline shows where it stopped.
+
+Order matters: the guarded row update comes first (it supersedes the old attempt, so a
+worker still holding it can no longer move the row), then the spans, then the old
+attempt's chunks and index rows go, and only then is the new attempt enqueued. If removing
+or enqueueing fails, the row is left pending without a task and the next round finds it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from storage.db.models import Knowledge
+from storage.db.repositories.housekeeping import HousekeepingRepository
+from storage.events.base import ProgressEvent
+from storage.queue.base import QueueError
+from workers import task_specs
+from workers.context import WorkerContext
+from workers.housekeeping.stall_site import StallSite
+from workers.housekeeping.wording import requeue_note
+from workers.payloads import DocumentProcessPayload
+from workers.pipeline.spans import ROOT
+
+log = logging.getLogger(__name__)
+
+STALLED_CODE = "TASK_STALLED"
+
+
+class Outcome(StrEnum):
+    REQUEUED = "requeued"
+    FAILED = "failed"
+    # The row moved (or showed life) between the sweep's read and its write: left alone.
+    MOVED = "moved"
+
+
+@dataclass(frozen=True)
+class StuckRound:
+    row: Knowledge
+    site: StallSite
+    message: str
+    # Whether a requeue uses up the budget: a round that never started (pending, no span)
+    # cannot be what keeps killing workers, so re-enqueueing it is free.
+    counted: bool
+    # Spans heartbeating since then prove the round alive (None: nothing can be running).
+    active_since: datetime | None
+
+
+def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: StuckRound) -> Outcome:
+    row = stuck.row
+    settings = ctx.settings
+    if settings.max_auto_requeues > 0:
+        note = requeue_note(stuck.message, row.attempt + 1)
+        attempt = repo.requeue_stalled(
+            row,
+            active_since=stuck.active_since,
+            message=note,
+            max_requeues=settings.max_auto_requeues,
+            counted=stuck.counted,
+        )
+        if attempt is not None:
+            _close_spans(ctx, stuck)
+            _remove_products(ctx, row)
+            _enqueue(ctx, row, attempt)
+            _publish(ctx, row.id, attempt, "pending", note)
+            log.warning("knowledge %s: %s", row.id, note)
+            return Outcome.REQUEUED
+    if repo.fail_stalled(row, active_since=stuck.active_since, message=stuck.message):
+        _close_spans(ctx, stuck)
+        # A round that had finished indexing keeps its searchable chunks; a partial one
+        # leaves nothing behind, as a failed attempt of the pipeline would.
+        if row.enable_status != "enabled":
+            _remove_products(ctx, row)
+        _publish(ctx, row.id, row.attempt, "failed", stuck.message)
+        log.warning("knowledge %s: %s", row.id, stuck.message)
+        return Outcome.FAILED
+    return Outcome.MOVED
+
+
+def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
+    failed = {ROOT: "failed"}
+    if stuck.site.span_name is not None:
+        failed[stuck.site.span_name] = "failed"
+    ctx.spans.close_open(
+        stuck.row.id,
+        stuck.row.attempt,
+        "cancelled",
+        STALLED_CODE,
+        stuck.message,
+        status_by_name=failed,
+    )
+
+
+def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
+    # Chunk ids derive from the attempt, so the next attempt would not overwrite these.
+    ctx.chunks.delete_by_knowledge(row.id)
+    kb = ctx.knowledge_bases.get(None, row.knowledge_base_id)
+    if kb is not None:
+        ctx.index.delete_by_knowledge(kb.embedding_model_key, [row.id])
+
+
+def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
+    payload = DocumentProcessPayload(
+        tenant_id=row.tenant_id,
+        knowledge_id=row.id,
+        knowledge_base_id=row.knowledge_base_id,
+        attempt=attempt,
+        file_path=row.file_path or "",
+        file_name=row.file_name or "",
+        file_type=row.file_type or "",
+        enable_multimodel=bool(row.enable_multimodel),
+    )
+    try:
+        ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload))
+    except QueueError:
+        log.exception("knowledge %s: enqueue of attempt %d failed; next round retries", row.id,
+                      attempt)
+
+
+def _publish(ctx: WorkerContext, knowledge_id: str, attempt: int, status: str, note: str) -> None:
+    ctx.publisher.publish(
+        ProgressEvent(
+            knowledge_id=knowledge_id,
+            attempt=attempt,
+            kind="state",
+            data={"parse_status": status, "error_message": note},
+        )
+    )

@@ -1,0 +1,55 @@
+"""Lite mode's recovery pass at startup, before the API accepts anything.
+
+The in-process queue died with the previous process, so nothing it held can still be
+queued or running: every row left in flight is re-enqueued as a new attempt (within the
+automatic requeue budget; a round that never started is free) or failed, every interrupted
+deletion is failed so it can be deleted again, and every open summary of a finished parse
+is failed. Only rows last updated before the pass began are taken, so the rows it requeues
+(whose ``updated_at`` it bumps) are not taken twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+
+from storage.db.models import Knowledge, utcnow
+from storage.db.repositories.housekeeping import IN_FLIGHT, HousekeepingRepository
+from workers.context import WorkerContext
+from workers.housekeeping.deletions import fail_interrupted_deletions
+from workers.housekeeping.recovery import StuckRound, recover_round
+from workers.housekeeping.stall_site import locate
+from workers.housekeeping.summaries import fail_open_summaries
+from workers.housekeeping.wording import restart_message
+
+log = logging.getLogger(__name__)
+
+
+def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
+    repo = HousekeepingRepository(ctx.db)
+    started = utcnow()
+    report: Counter[str] = Counter()
+    for row in repo.stale(IN_FLIGHT, started):
+        try:
+            report[recover_round(ctx, repo, _stuck(ctx, row))] += 1
+        except Exception:
+            log.exception("restart recovery of knowledge %s failed", row.id)
+            report["errors"] += 1
+    report["deletions_failed"] += fail_interrupted_deletions(repo, started)
+    report["summaries_failed"] += fail_open_summaries(repo, started)
+    if any(report.values()):
+        log.warning("restart recovery: %s", dict(report))
+    return report
+
+
+def _stuck(ctx: WorkerContext, row: Knowledge) -> StuckRound:
+    spans = ctx.spans.list(row.id, row.attempt)
+    site = locate(spans)
+    last = max((s.updated_at for s in spans), default=row.updated_at)
+    return StuckRound(
+        row=row,
+        site=site,
+        message=restart_message(row.parse_status, site, max(last, row.updated_at)),
+        counted=bool(spans) or row.parse_status != "pending",
+        active_since=None,
+    )

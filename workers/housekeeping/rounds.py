@@ -1,0 +1,65 @@
+"""One housekeeping round: the three sweeps, each isolated from the others' failures."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from storage.db.models import utcnow
+from storage.db.repositories.housekeeping import HousekeepingRepository
+from workers.context import WorkerContext
+from workers.housekeeping.deletions import sweep_deletions
+from workers.housekeeping.stalled import sweep_stalled
+from workers.housekeeping.summaries import sweep_summaries
+
+log = logging.getLogger(__name__)
+
+Sweep = Callable[[WorkerContext, HousekeepingRepository, datetime], Counter[str]]
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """Per sweep, how many rows ended how ("requeued", "failed", "queued", "alive", …)."""
+
+    stalled: Counter[str] = field(default_factory=Counter)
+    summaries: Counter[str] = field(default_factory=Counter)
+    deletions: Counter[str] = field(default_factory=Counter)
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        return {
+            "stalled": dict(self.stalled),
+            "summaries": dict(self.summaries),
+            "deletions": dict(self.deletions),
+        }
+
+
+def run_round(ctx: WorkerContext, now: datetime | None = None) -> RoundReport:
+    moment = now or utcnow()
+    repo = HousekeepingRepository(ctx.db)
+    report = RoundReport(
+        stalled=_guarded("A (stuck documents)", sweep_stalled, ctx, repo, moment),
+        summaries=_guarded("B (stuck summaries)", sweep_summaries, ctx, repo, moment),
+        deletions=_guarded("C (stuck deletions)", sweep_deletions, ctx, repo, moment),
+    )
+    acted = {
+        name: counts
+        for name, counts in report.as_dict().items()
+        if any(k not in ("alive", "queued") for k in counts)
+    }
+    if acted:
+        log.info("housekeeping round: %s", acted)
+    return report
+
+
+def _guarded(
+    name: str, sweep: Sweep, ctx: WorkerContext, repo: HousekeepingRepository, now: datetime
+) -> Counter[str]:
+    try:
+        return sweep(ctx, repo, now)
+    except Exception:
+        # The database may be down; the next round tries again.
+        log.exception("housekeeping sweep %s failed", name)
+        return Counter(errors=1)

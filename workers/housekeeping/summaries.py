@@ -1,0 +1,52 @@
+"""Sweep B: summaries that will never finish.
+
+``processing`` for longer than the summary threshold → failed. ``pending`` while the parse
+is already over (completed/failed/cancelled), for as long, with no task of the knowledge
+waiting in the queue → failed too, so clients stop showing «generating summary» forever
+after its task gave up early (when the probe fails the row waits for the next round).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from datetime import datetime, timedelta
+
+from storage.db.repositories.housekeeping import HousekeepingRepository
+from storage.db.statuses import SummaryStatus
+from storage.queue.base import QueueError
+from workers.context import WorkerContext
+
+log = logging.getLogger(__name__)
+
+
+def sweep_summaries(
+    ctx: WorkerContext, repo: HousekeepingRepository, now: datetime
+) -> Counter[str]:
+    cutoff = now - timedelta(seconds=ctx.settings.summary_stale_after_s)
+    report: Counter[str] = Counter()
+    processing = SummaryStatus.PROCESSING.value
+    for row in repo.stale_summaries(processing, cutoff, parse_done=False):
+        report["failed" if repo.fail_summary(row, processing) else "moved"] += 1
+    pending = SummaryStatus.PENDING.value
+    for row in repo.stale_summaries(pending, cutoff, parse_done=True):
+        try:
+            if ctx.queue.is_queued(row.id):
+                report["queued"] += 1
+                continue
+        except QueueError:
+            log.warning("queue probe for knowledge %s failed; skipped this round", row.id)
+            report["skipped"] += 1
+            continue
+        report["failed" if repo.fail_summary(row, pending) else "moved"] += 1
+    return report
+
+
+def fail_open_summaries(repo: HousekeepingRepository, before: datetime) -> int:
+    """At lite startup nothing can be writing a summary: every open one of a finished parse
+    from before the restart is failed at once."""
+    failed = 0
+    for status in (SummaryStatus.PROCESSING.value, SummaryStatus.PENDING.value):
+        for row in repo.stale_summaries(status, before, parse_done=True):
+            failed += repo.fail_summary(row, status)
+    return failed

@@ -1,0 +1,42 @@
+"""Queueing document:process for a knowledge's current round."""
+
+from __future__ import annotations
+
+import logging
+
+from storage.db.models import Knowledge
+from storage.queue.base import QueueError
+from workers import task_specs
+from workers.context import WorkerContext
+from workers.payloads import DocumentProcessPayload
+
+log = logging.getLogger(__name__)
+
+
+def enqueue_processing(ctx: WorkerContext, row: Knowledge) -> bool:
+    """Queue the round ``row.attempt``. If the queue refuses, the round is marked failed
+    with the reason (the stored file stays, so a reparse can retry); returns whether it
+    was queued."""
+    payload = DocumentProcessPayload(
+        tenant_id=row.tenant_id,
+        knowledge_id=row.id,
+        knowledge_base_id=row.knowledge_base_id,
+        attempt=row.attempt,
+        file_path=row.file_path or "",
+        file_name=row.file_name or "",
+        file_type=row.file_type or "",
+        enable_multimodel=bool(row.enable_multimodel),
+    )
+    try:
+        ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload))
+    except QueueError as exc:
+        log.error("enqueue of knowledge %s failed: %s", row.id, exc)
+        ctx.knowledges.transition(
+            row.id,
+            from_statuses=("pending",),
+            to_status="failed",
+            attempt=row.attempt,
+            error_message=f"could not enqueue processing: {exc}; use Reparse to retry",
+        )
+        return False
+    return True

@@ -1,0 +1,65 @@
+"""Ending one processing round without a trace: its chunks and index rows removed, its open
+spans closed. Everything here names the round (attempt) it clears, so ending an old round
+never touches a newer one, and every step may run twice (the API and a stopping worker both
+clean up after a cancel)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from storage.events.base import ProgressEvent
+from workers.context import WorkerContext
+
+CANCELLED = "CANCELLED"
+SUPERSEDED = "SUPERSEDED"
+# How long a worker told to stop has to close its round's spans itself (it reaches a
+# checkpoint within about a second) before the API closes them for it, and watchers stop
+# waiting for it.
+STOP_GRACE_S = 5.0
+
+
+def remove_round_products(
+    ctx: WorkerContext,
+    knowledge_id: str,
+    attempt: int,
+    model_key: str,
+    *,
+    and_older: bool = False,
+    known_chunk_ids: Iterable[str] = (),
+) -> None:
+    """Index rows first, then the chunk rows they were found by, so a failure in between
+    leaves both for the next cleanup rather than orphaned index rows. ``known_chunk_ids``
+    are ids the caller wrote to the index itself, whose chunk rows may already be gone."""
+    chunk_ids = set(ctx.chunks.ids_of_attempt(knowledge_id, attempt, and_older=and_older))
+    chunk_ids.update(known_chunk_ids)
+    if chunk_ids and model_key:
+        ctx.index.delete_by_chunk_ids(model_key, sorted(chunk_ids))
+    ctx.chunks.delete_attempt(knowledge_id, attempt, and_older=and_older)
+
+
+def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[str, str] | None:
+    """Why round ``attempt`` must stop, as a span error code and message; None when the
+    knowledge is gone (its spans went with it)."""
+    row = ctx.knowledges.get(knowledge_id)
+    if row is None:
+        return None
+    if row.attempt != attempt:
+        return SUPERSEDED, f"attempt {row.attempt} took over"
+    if row.parse_status == "cancelled":
+        return CANCELLED, "cancelled by the user"
+    return SUPERSEDED, f"the knowledge is {row.parse_status}"
+
+
+def close_round_spans(
+    ctx: WorkerContext, knowledge_id: str, attempt: int, code: str, message: str
+) -> int:
+    """Close the round's pending and running spans as cancelled; returns how many. Watchers
+    are told to re-read (the spans changed in one statement, not one by one)."""
+    closed = ctx.spans.close_open(knowledge_id, attempt, "cancelled", code, message)
+    if closed:
+        row = ctx.knowledges.get(knowledge_id)
+        status = row.parse_status if row is not None else "deleting"
+        ctx.publisher.publish(
+            ProgressEvent(knowledge_id, attempt, "state", {"parse_status": status})
+        )
+    return closed
