@@ -348,13 +348,13 @@ class RQTaskQueue:
         job = self._fetch(rq_id)
         if job is None:
             return 0
-        if status == "queued":
-            taken_off = self._redis.lrem(self._queue(job.origin).key, 0, rq_id)
-        elif status == "scheduled":
-            registry_key = self._queue(job.origin).scheduled_job_registry.key
-            taken_off = self._redis.zrem(registry_key, rq_id)
-        else:
-            taken_off = status == "deferred"
+        # Try both waiting places whatever status was read: the scheduler may have moved a
+        # retry from its registry to the queue list since the group was listed.
+        queue = self._queue(job.origin)
+        taken_off = bool(
+            self._redis.lrem(queue.key, 0, rq_id)
+            + self._redis.zrem(queue.scheduled_job_registry.key, rq_id)
+        ) or status == "deferred"
         if taken_off:
             job.delete()
             _forget_job(job, self._redis)
