@@ -37,6 +37,9 @@ class Settings:
     document_process_timeout_s: int = 7200
     docreader_call_timeout_s: int = 1800
     document_process_retries: int = 3
+    # Seconds before retry k of document:process (the last one repeats): spread out so a
+    # short database or docreader outage does not burn every attempt at once.
+    document_process_retry_delays_s: tuple[int, ...] = (10, 30, 60)
     auth_required: bool = False
     default_tenant_id: str = "00000000-0000-0000-0000-000000000001"
     lite_default_workers: int = 2
@@ -101,6 +104,9 @@ class Settings:
             "document_process_retries": _int(
                 source, "SLUICE_DOCUMENT_PROCESS_RETRIES", base.document_process_retries
             ),
+            "document_process_retry_delays_s": _int_tuple(
+                source, "SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS", base.document_process_retry_delays_s
+            ),
             "auth_required": _bool(source, "SLUICE_AUTH_REQUIRED", mode == "full"),
             "lite_default_workers": _int(source, "SLUICE_LITE_WORKERS", base.lite_default_workers),
             "embed_batch_size": _int(source, "SLUICE_EMBED_BATCH_SIZE", base.embed_batch_size),
@@ -152,6 +158,20 @@ def _int(source: Mapping[str, str], name: str, default: int) -> int:
         return int(raw)
     except ValueError as exc:
         raise SettingsError(f"{name} must be an integer, not {raw!r}") from exc
+
+
+def _int_tuple(source: Mapping[str, str], name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """Comma-separated non-negative integers, e.g. ``10,30,60``."""
+    raw = source.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        values = tuple(int(part) for part in raw.split(","))
+    except ValueError as exc:
+        raise SettingsError(f"{name} must be comma-separated integers, not {raw!r}") from exc
+    if any(value < 0 for value in values):
+        raise SettingsError(f"{name} must not contain negative values, not {raw!r}")
+    return values
 
 
 def _float(source: Mapping[str, str], name: str, default: float) -> float:

@@ -24,6 +24,7 @@ def document_process(settings: Settings, payload: DocumentProcessPayload) -> Tas
         queue=QueueName.DEFAULT,
         job_id=f"document-process-{payload.knowledge_id}-{payload.attempt}",
         max_retries=settings.document_process_retries,
+        retry_intervals=settings.document_process_retry_delays_s,
         timeout_s=settings.document_process_timeout_s,
         on_final_failure="workers.tasks.on_document_process_failed",
         group=payload.knowledge_id,
@@ -31,24 +32,19 @@ def document_process(settings: Settings, payload: DocumentProcessPayload) -> Tas
 
 
 def batch_reparse(payload: BatchReparsePayload) -> TaskSpec:
-    job_id = f"knowledge-batch-reparse-{uuid.uuid4().hex}"
-    return TaskSpec(
-        handler="workers.tasks.batch_reparse",
-        payload=payload.to_dict(),
-        queue=QueueName.LOW,
-        job_id=job_id,
-        max_retries=BATCH_RETRIES,
-        retry_intervals=(1, 5, 30),
-        timeout_s=BATCH_TIMEOUT_S,
-        group=job_id,
-    )
+    return _maintenance("workers.tasks.batch_reparse", "knowledge-batch-reparse", payload.to_dict())
 
 
 def knowledge_list_delete(payload: KnowledgeListDeletePayload) -> TaskSpec:
-    job_id = f"knowledge-list-delete-{uuid.uuid4().hex}"
+    return _maintenance("workers.tasks.list_delete", "knowledge-list-delete", payload.to_dict())
+
+
+def _maintenance(handler: str, name: str, payload: dict[str, object]) -> TaskSpec:
+    """A batch on the maintenance queue, its own group so it can be found and cancelled."""
+    job_id = f"{name}-{uuid.uuid4().hex}"
     return TaskSpec(
-        handler="workers.tasks.list_delete",
-        payload=payload.to_dict(),
+        handler=handler,
+        payload=payload,
         queue=QueueName.LOW,
         job_id=job_id,
         max_retries=BATCH_RETRIES,

@@ -30,6 +30,8 @@ def _common_env(data_dir: Path) -> dict[str, str]:
         "SLUICE_MAX_UPLOAD_BYTES": str(MAX_UPLOAD_BYTES),
         "SLUICE_WATCH_POLL_INTERVAL": "1",
         "SLUICE_AUTH_REQUIRED": "false",
+        # Retries back to back keep failure tests fast; a test that needs delays passes them.
+        "SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS": "0,0,0",
     }
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from sluice_client import FailedPrecondition, NotFound, SluiceClient
@@ -36,26 +35,11 @@ from tests.e2e.lifecycle_support import (
     slow_to_read,
     wait_until,
 )
-from tests.e2e.stacks import Stack, full_stack, lite_stack
+from tests.e2e.stacks import Stack
 
 STOP_WITHIN_S = 2.0
 INDEX_VISIBILITY_S = 15.0
 WORKER_MESSAGE = "cancelled by the user"
-
-
-@pytest.fixture(scope="module", params=["lite", "full"])
-def stack(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    make = lite_stack if request.param == "lite" else full_stack
-    with make(tmp_path_factory.mktemp(f"cancel-{request.param}")) as running_stack:
-        yield running_stack
-
-
-@pytest.fixture(scope="module")
-def client(stack: Stack) -> Iterator[SluiceClient]:
-    with SluiceClient(stack.target) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -21,7 +20,7 @@ from sluice.v1 import knowledge_pb2, knowledge_pb2_grpc
 from sluice_client import AlreadyExists, InvalidArgument, ResourceExhausted, SluiceClient
 from sluice_client._proto.sluice import v1
 
-from tests.e2e.stacks import MAX_UPLOAD_BYTES, Stack, full_stack, lite_stack
+from tests.e2e.stacks import MAX_UPLOAD_BYTES, Stack
 
 STAGES = ["docreader", "chunking", "embedding", "multimodal", "postprocess"]
 WAIT_S = 180
@@ -37,22 +36,6 @@ def _document(topic: str) -> bytes:
         )
     paragraphs.append(f"The {topic} lighthouse keeper paints the railings turquoise every April.")
     return "\n".join(paragraphs).encode()
-
-
-@pytest.fixture(scope="module", params=["lite", "full"])
-def stack(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    data_dir = tmp_path_factory.mktemp(f"sluice-{request.param}")
-    make = lite_stack if request.param == "lite" else full_stack
-    with make(data_dir) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def client(stack: Stack) -> Iterator[SluiceClient]:
-    with SluiceClient(stack.target) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

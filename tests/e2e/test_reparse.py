@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from sluice_client import FailedPrecondition, InvalidArgument, NotFound, SluiceClient
@@ -29,22 +28,7 @@ from tests.e2e.lifecycle_support import (
     searchable_chunk_ids,
     slow_to_embed,
 )
-from tests.e2e.stacks import Stack, full_stack, lite_stack
-
-
-@pytest.fixture(scope="module", params=["lite", "full"])
-def stack(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
-    make = lite_stack if request.param == "lite" else full_stack
-    with make(tmp_path_factory.mktemp(f"reparse-{request.param}")) as running_stack:
-        yield running_stack
-
-
-@pytest.fixture(scope="module")
-def client(stack: Stack) -> Iterator[SluiceClient]:
-    with SluiceClient(stack.target) as c:
-        yield c
+from tests.e2e.stacks import Stack
 
 
 def _kb(client: SluiceClient) -> v1.KnowledgeBase:

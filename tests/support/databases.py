@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import psycopg
 import redis
@@ -24,6 +25,30 @@ def postgres_database() -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@dataclass(frozen=True)
+class RoleDatabase:
+    """A database owned by its own login role, so a test can lock that role out."""
+
+    url: str
+    role: str
+
+
+@contextmanager
+def postgres_role_database() -> Iterator[RoleDatabase]:
+    """Yields a fresh non-superuser role and a database it owns; both dropped afterwards."""
+    suffix = uuid.uuid4().hex[:10]
+    role, name = f"sluice_t_{suffix}", f"sluice_test_{suffix}"
+    with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{role}" LOGIN')
+        conn.execute(f'CREATE DATABASE "{name}" OWNER "{role}"')
+    try:
+        yield RoleDatabase(f"postgresql+psycopg://{role}@127.0.0.1:5432/{name}", role)
+    finally:
+        with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'DROP ROLE IF EXISTS "{role}"')
 
 
 @contextmanager

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from workers import task_specs
+from workers.payloads import DocumentProcessPayload
 from workers.settings import Settings, SettingsError
 
 
@@ -43,3 +45,21 @@ def test_embed_threads_default_to_one_per_core_and_refuse_negative_counts() -> N
     assert Settings.from_env(env={"SLUICE_EMBED_THREADS": "1"}).embed_threads == 1
     with pytest.raises(SettingsError, match="SLUICE_EMBED_THREADS"):
         Settings.from_env(env={"SLUICE_EMBED_THREADS": "-1"})
+
+
+def test_document_process_retry_delays_default_spread_out_and_refuse_bad_values() -> None:
+    assert Settings.from_env(env={}).document_process_retry_delays_s == (10, 30, 60)
+    configured = Settings.from_env(env={"SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS": "0, 5,120"})
+    assert configured.document_process_retry_delays_s == (0, 5, 120)
+    for bad in ("10,-1", "10,,30", "soon"):
+        with pytest.raises(SettingsError, match="SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS"):
+            Settings.from_env(env={"SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS": bad})
+
+
+def test_document_process_tasks_wait_the_configured_delays_between_retries() -> None:
+    settings = Settings.from_env(env={"SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS": "3,7"})
+    payload = DocumentProcessPayload(
+        tenant_id="t1", knowledge_id="k1", knowledge_base_id="kb1", attempt=1
+    )
+    spec = task_specs.document_process(settings, payload)
+    assert [spec.retry_delay(k) for k in range(1, spec.max_retries + 1)] == [3, 7, 7]
