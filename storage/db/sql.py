@@ -16,7 +16,7 @@ def dialect_insert(dialect_name: str, entity: type[Base]) -> postgresql.Insert |
         return postgresql.insert(entity)
     if dialect_name == "sqlite":
         return sqlite.insert(entity)
-    raise NotImplementedError(f"unsupported database dialect {dialect_name!r}")
+    raise ValueError(f"unsupported database dialect {dialect_name!r}: use PostgreSQL or SQLite")
 
 
 def affected_rows(result: Result[Any]) -> int:
