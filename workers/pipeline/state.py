@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
+from workers.pipeline.checkpoint import round_is_current
 from workers.pipeline.errors import Superseded
 
 IN_FLIGHT = ("pending", "processing", "finalizing")
@@ -29,8 +30,7 @@ class KnowledgeState:
 
     def ensure_current(self) -> None:
         """Raise Superseded when the row is no longer this attempt's to write."""
-        row = self._ctx.knowledges.get(self._id)
-        if row is None or row.attempt != self._attempt or row.parse_status != "processing":
+        if not round_is_current(self._ctx, self._id, self._attempt):
             raise Superseded(self._id)
 
     def enable(self) -> None:
