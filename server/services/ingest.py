@@ -16,7 +16,13 @@ from sluice.v1 import config_pb2, knowledge_pb2
 
 from server.api import convert
 from server.api.auth import Identity
-from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
+from server.api.errors import (
+    ApiError,
+    already_exists,
+    failed_precondition,
+    invalid_argument,
+    not_found,
+)
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
 from storage.files.base import Upload
@@ -90,15 +96,11 @@ class IngestService:
         )
         if existing is not None:
             upload.abort()
-            raise already_exists(
-                "sluice.v1.Knowledge",
-                existing.id,
-                f"file {plan.file_name!r} already exists in this knowledge base "
-                f"as knowledge {existing.id}",
-                convert.knowledge(existing),
-            )
+            raise _duplicate(plan, existing)
         stored = upload.commit()
-        row = self._ctx.knowledges.create(
+        # Checked again atomically with the insert: an identical upload may have finished
+        # while this one was being published.
+        row, created = self._ctx.knowledges.create_unless_duplicate(
             id=plan.knowledge_id,
             tenant_id=plan.tenant_id,
             knowledge_base_id=plan.knowledge_base_id,
@@ -119,6 +121,9 @@ class IngestService:
             process_overrides=plan.overrides,
             enable_multimodel=plan.enable_multimodel,
         )
+        if not created:
+            self._ctx.files.delete(stored.path)
+            raise _duplicate(plan, row)
         return self._enqueue(row)
 
     def create_manual(
@@ -183,3 +188,12 @@ class IngestService:
         if enqueue_processing(self._ctx, row):
             return convert.knowledge(row)
         return convert.knowledge(self._ctx.knowledges.get(row.id))
+
+
+def _duplicate(plan: UploadPlan, existing: Any) -> ApiError:
+    return already_exists(
+        "sluice.v1.Knowledge",
+        existing.id,
+        f"file {plan.file_name!r} already exists in this knowledge base as knowledge {existing.id}",
+        convert.knowledge(existing),
+    )

@@ -10,7 +10,20 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import and_, case, delete, exists, func, inspect, literal, or_, select, update
+from sqlalchemy import (
+    Select,
+    and_,
+    case,
+    delete,
+    exists,
+    func,
+    inspect,
+    literal,
+    or_,
+    select,
+    text,
+    update,
+)
 
 from storage.db.engine import Database
 from storage.db.errors import NotFoundError
@@ -69,25 +82,37 @@ class KnowledgeRepository:
         folded), in the same tenant and knowledge base, ignoring failed and deleting rows.
 
         An empty hash never matches (rows without content hashes are not files)."""
-        same_content = Knowledge.file_hash == file_hash if file_hash else None
-        same_name_size = and_(Knowledge.file_name == file_name, Knowledge.file_size == file_size)
-        content_match = (
-            same_name_size if same_content is None else or_(same_content, same_name_size)
-        )
-        query = (
-            select(Knowledge)
-            .where(
-                Knowledge.tenant_id == tenant_id,
-                Knowledge.knowledge_base_id == knowledge_base_id,
-                Knowledge.parse_status.not_in(sorted(DEDUP_IGNORED)),
-                func.lower(Knowledge.file_type) == file_type.lower(),
-                content_match,
-            )
-            .order_by(Knowledge.created_at, Knowledge.id)
-            .limit(1)
+        query = _duplicate_query(
+            tenant_id, knowledge_base_id, file_hash, file_type, file_name, file_size
         )
         with self._db.session() as session:
             return session.scalars(query).first()
+
+    def create_unless_duplicate(self, **fields: Any) -> tuple[Knowledge, bool]:
+        """Insert a file knowledge unless a duplicate (find_duplicate's rule) exists, as one
+        step: two identical uploads racing each other cannot both get in. Returns the row
+        and whether it is the new one. The knowledge base is locked for the check (an
+        advisory lock on PostgreSQL; SQLite transactions here start with BEGIN IMMEDIATE)."""
+        query = _duplicate_query(
+            fields["tenant_id"],
+            fields["knowledge_base_id"],
+            fields.get("file_hash", ""),
+            fields["file_type"],
+            fields["file_name"],
+            fields["file_size"],
+        )
+        with self._db.session() as session:
+            if session.get_bind().dialect.name == "postgresql":
+                session.execute(
+                    text("SELECT pg_advisory_xact_lock(hashtext(:kb))"),
+                    {"kb": fields["knowledge_base_id"]},
+                )
+            existing = session.scalars(query).first()
+            if existing is not None:
+                return existing, False
+            knowledge = Knowledge(**fields)
+            session.add(knowledge)
+        return knowledge, True
 
     def list(
         self,
@@ -175,9 +200,7 @@ class KnowledgeRepository:
             raise NotFoundError(f"knowledge {knowledge_id} not found")
         return attempt
 
-    def begin_attempt(
-        self, knowledge_id: str, *, after_attempt: int, **fields: Any
-    ) -> int | None:
+    def begin_attempt(self, knowledge_id: str, *, after_attempt: int, **fields: Any) -> int | None:
         """Open the next processing round: attempt + 1, parse_status pending, ``fields`` set,
         guarded on the round still being ``after_attempt`` and the row being neither a draft
         nor being deleted. Returns the new attempt, or None when the guard failed."""
@@ -246,9 +269,7 @@ class KnowledgeRepository:
             before: KnowledgeList = [
                 *session.scalars(
                     select(Knowledge)
-                    .where(
-                        Knowledge.id.in_(ids), Knowledge.parse_status != ParseStatus.DELETING
-                    )
+                    .where(Knowledge.id.in_(ids), Knowledge.parse_status != ParseStatus.DELETING)
                     .with_for_update()
                 )
             ]
@@ -362,3 +383,28 @@ class KnowledgeRepository:
         with self._db.session() as session:
             row = session.execute(statement).one_or_none()
         return None if row is None else (row[0], row[1])
+
+
+def _duplicate_query(
+    tenant_id: str,
+    knowledge_base_id: str,
+    file_hash: str,
+    file_type: str,
+    file_name: str,
+    file_size: int,
+) -> Select[Knowledge]:
+    same_content = Knowledge.file_hash == file_hash if file_hash else None
+    same_name_size = and_(Knowledge.file_name == file_name, Knowledge.file_size == file_size)
+    content_match = same_name_size if same_content is None else or_(same_content, same_name_size)
+    return (
+        select(Knowledge)
+        .where(
+            Knowledge.tenant_id == tenant_id,
+            Knowledge.knowledge_base_id == knowledge_base_id,
+            Knowledge.parse_status.not_in(sorted(DEDUP_IGNORED)),
+            func.lower(Knowledge.file_type) == file_type.lower(),
+            content_match,
+        )
+        .order_by(Knowledge.created_at, Knowledge.id)
+        .limit(1)
+    )

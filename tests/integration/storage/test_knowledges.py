@@ -310,3 +310,27 @@ def test_delete_removes_the_row(database: Database, scope: Scope) -> None:
     assert repo.delete(knowledge.id)
     assert repo.get(knowledge.id) is None
     assert not repo.delete(knowledge.id)
+
+
+def test_racing_identical_uploads_create_exactly_one_row(database: Database, scope: Scope) -> None:
+    repository = KnowledgeRepository(database)
+
+    def upload(index: int) -> bool:
+        _, created = repository.create_unless_duplicate(
+            tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id,
+            file_name=f"copy-{index}.pdf", file_type="pdf", file_size=1000, file_hash=HASH,
+        )
+        return created
+
+    assert sorted(run_together(8, upload)) == [False] * 7 + [True]
+    rows, total = repository.list(scope.tenant_id, scope.knowledge_base_id, limit=50, offset=0)
+    assert total == 1 and rows[0].file_hash == HASH
+
+
+def test_create_unless_duplicate_returns_the_existing_row(database: Database, scope: Scope) -> None:
+    first = make(database, scope)
+    row, created = KnowledgeRepository(database).create_unless_duplicate(
+        tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id,
+        file_name="other.pdf", file_type="PDF", file_size=5, file_hash=HASH,
+    )
+    assert not created and row.id == first.id
