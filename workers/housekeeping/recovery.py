@@ -23,7 +23,8 @@ from workers import task_specs
 from workers.context import WorkerContext
 from workers.housekeeping.stall_site import StallSite
 from workers.housekeeping.wording import requeue_note
-from workers.payloads import DocumentProcessPayload
+from workers.lifecycle.enqueue import document_process_payload
+from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import ROOT
 
 log = logging.getLogger(__name__)
@@ -96,24 +97,17 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
 
 
 def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
-    # Chunk ids derive from the attempt, so the next attempt would not overwrite these.
-    ctx.chunks.delete_by_knowledge(row.id)
+    """The stuck attempt's (and older) chunks and index rows, through the same attempt-scoped
+    cleanup the pipeline uses, so a newer round's products are never touched."""
     kb = ctx.knowledge_bases.get(None, row.knowledge_base_id)
-    if kb is not None:
-        ctx.index.delete_by_knowledge(kb.embedding_model_key, [row.id])
+    model_key = kb.embedding_model_key if kb is not None else ""
+    remove_round_products(ctx, row.id, row.attempt, model_key, and_older=True)
 
 
 def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
-    payload = DocumentProcessPayload(
-        tenant_id=row.tenant_id,
-        knowledge_id=row.id,
-        knowledge_base_id=row.knowledge_base_id,
-        attempt=attempt,
-        file_path=row.file_path or "",
-        file_name=row.file_name or "",
-        file_type=row.file_type or "",
-        enable_multimodel=bool(row.enable_multimodel),
-    )
+    # Not enqueue_processing: a refused enqueue leaves the row pending for the next round
+    # instead of failing it.
+    payload = document_process_payload(row, attempt)
     try:
         ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload))
     except QueueError:

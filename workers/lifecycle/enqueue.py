@@ -17,18 +17,10 @@ def enqueue_processing(ctx: WorkerContext, row: Knowledge) -> bool:
     """Queue the round ``row.attempt``. If the queue refuses, the round is marked failed
     with the reason (the stored file stays, so a reparse can retry); returns whether it
     was queued."""
-    payload = DocumentProcessPayload(
-        tenant_id=row.tenant_id,
-        knowledge_id=row.id,
-        knowledge_base_id=row.knowledge_base_id,
-        attempt=row.attempt,
-        file_path=row.file_path or "",
-        file_name=row.file_name or "",
-        file_type=row.file_type or "",
-        enable_multimodel=bool(row.enable_multimodel),
-    )
     try:
-        ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload))
+        ctx.queue.enqueue(
+            task_specs.document_process(ctx.settings, document_process_payload(row, row.attempt))
+        )
     except QueueError as exc:
         log.error("enqueue of knowledge %s failed: %s", row.id, exc)
         ctx.knowledges.transition(
@@ -40,3 +32,17 @@ def enqueue_processing(ctx: WorkerContext, row: Knowledge) -> bool:
         )
         return False
     return True
+
+
+def document_process_payload(row: Knowledge, attempt: int) -> DocumentProcessPayload:
+    """The document:process payload of round ``attempt`` of ``row``."""
+    return DocumentProcessPayload(
+        tenant_id=row.tenant_id,
+        knowledge_id=row.id,
+        knowledge_base_id=row.knowledge_base_id,
+        attempt=attempt,
+        file_path=row.file_path or "",
+        file_name=row.file_name or "",
+        file_type=row.file_type or "",
+        enable_multimodel=bool(row.enable_multimodel),
+    )

@@ -102,11 +102,6 @@ class ChunkRepository:
             statement = delete(Chunk).where(_rounds(knowledge_id, attempt, and_older=and_older))
             return affected_rows(session.execute(statement))
 
-    def delete_by_knowledge(self, knowledge_id: str) -> int:
-        with self._db.session() as session:
-            result = session.execute(delete(Chunk).where(Chunk.knowledge_id == knowledge_id))
-            return affected_rows(result)
-
     def delete_by_knowledges(self, knowledge_ids: Sequence[str]) -> int:
         """Every chunk of the given knowledges (the delete chain)."""
         if not knowledge_ids:

@@ -119,6 +119,6 @@ def test_delete_by_knowledge_removes_only_that_knowledge(database: Database, sco
     knowledge, other = knowledge_in(database, scope), knowledge_in(database, scope)
     repo.insert_many([chunk(scope, knowledge.id, i) for i in range(3)])
     repo.insert_many([chunk(scope, other.id, 0)])
-    assert repo.delete_by_knowledge(knowledge.id) == 3
+    assert repo.delete_by_knowledges([knowledge.id]) == 3
     assert repo.count_by_knowledge(knowledge.id) == 0
     assert repo.count_by_knowledge(other.id) == 1
