@@ -1,27 +1,49 @@
 """The engine catalogue: which engine reads which file types, with which parser.
 
-What an engine supports is the ``parsers`` mapping (file type → parser); nothing else decides
-it. An unavailable engine is listed with the types it would read and the reason it cannot.
+What an engine supports is its ``parsers`` mapping (file type → parser). A type whose
+parser needs a program this machine lacks (LibreOffice for doc and ppt) is listed in
+``unavailable_file_types`` with the reason; an engine whose package is missing is listed
+with the types it would read and why it cannot.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from server.docreader.errors import (
     EngineUnavailableError,
     InvalidRequestError,
     UnsupportedFormatError,
 )
-from server.docreader.parsers.base import Parser
+from server.docreader.parsers.audio import AudioParser
+from server.docreader.parsers.base import DocumentSink, ParseOptions, Parser
 from server.docreader.parsers.csv_table import CsvParser
+from server.docreader.parsers.epub import EpubParser
 from server.docreader.parsers.html import HtmlParser
+from server.docreader.parsers.image import ImageParser
 from server.docreader.parsers.json_document import JsonParser
 from server.docreader.parsers.markdown import MarkdownParser
+from server.docreader.parsers.markitdown_engine import (
+    MARKITDOWN_FILE_TYPES,
+    MarkItDownParser,
+    markitdown_missing_reason,
+)
+from server.docreader.parsers.mhtml import MhtmlParser
+from server.docreader.parsers.office.docx import DocxParser
+from server.docreader.parsers.office.libreoffice import DocParser, PptParser
+from server.docreader.parsers.office.pptx import PptxParser
+from server.docreader.parsers.pdf import PdfParser
 from server.docreader.parsers.plain_text import PlainTextParser
+from server.docreader.parsers.sheets.xls import XlsParser
+from server.docreader.parsers.sheets.xlsx import XlsxParser
+from server.docreader.parsers.xmind import XmindParser
 
 DEFAULT_ENGINE = "builtin"
+AUDIO_TYPES = ("mp3", "wav", "m4a", "flac", "ogg")
+IMAGE_TYPES = ("png", "jpg", "jpeg", "gif")
 
 
 @dataclass(frozen=True)
@@ -30,6 +52,8 @@ class Engine:
     description: str
     parsers: Mapping[str, Parser] = field(default_factory=dict)
     unavailable_reason: str = ""
+    # File type → why this machine cannot read it with this engine.
+    unavailable_file_types: Mapping[str, str] = field(default_factory=dict)
     # Listed for an unavailable engine, which has no parsers to derive them from.
     planned_file_types: tuple[str, ...] = ()
 
@@ -45,6 +69,11 @@ class Engine:
         if not self.available:
             raise EngineUnavailableError(
                 f"engine {self.name!r} is unavailable: {self.unavailable_reason}"
+            )
+        missing = self.unavailable_file_types.get(file_type)
+        if missing:
+            raise EngineUnavailableError(
+                f"engine {self.name!r} cannot read {file_type} here: {missing}"
             )
         parser = self.parsers.get(file_type)
         if parser is None:
@@ -75,34 +104,73 @@ class EngineRegistry:
         return list(self._engines.values())
 
 
+class _WithoutOcr:
+    """The simple engine's images: the picture itself, no OCR."""
+
+    def __init__(self, inner: Parser) -> None:
+        self._inner = inner
+
+    def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
+        self._inner.parse(source, replace(options, enable_ocr=False), sink)
+
+
 def default_registry() -> EngineRegistry:
+    return EngineRegistry([_builtin(), _simple(), _markitdown()])
+
+
+def _builtin() -> Engine:
     markdown = MarkdownParser()
-    text = PlainTextParser()
     html = HtmlParser()
-    builtin = Engine(
+    image = ImageParser()
+    audio = AudioParser()
+    parsers: dict[str, Parser] = {
+        "pdf": PdfParser(), "docx": DocxParser(), "doc": DocParser(), "pptx": PptxParser(),
+        "ppt": PptParser(), "xlsx": XlsxParser(), "xls": XlsParser(), "csv": CsvParser(),
+        "epub": EpubParser(), "html": html, "htm": html, "mhtml": MhtmlParser(),
+        "md": markdown, "markdown": markdown, "txt": PlainTextParser(), "json": JsonParser(),
+        "xmind": XmindParser(),
+        **dict.fromkeys(IMAGE_TYPES, image), **dict.fromkeys(AUDIO_TYPES, audio),
+    }
+    missing: dict[str, str] = {}
+    if shutil.which("soffice") is None:
+        reason = "it is converted with LibreOffice (soffice), which is not installed"
+        missing = {"doc": reason, "ppt": reason}
+    return Engine(
         name="builtin",
-        description="Sluice's own parsers: Markdown, text, CSV, JSON and HTML",
-        parsers={
-            "md": markdown, "markdown": markdown, "txt": text, "csv": CsvParser(),
-            "json": JsonParser(), "html": html, "htm": html,
-        },
-    )
-    simple_markdown = MarkdownParser(extract_images=False)
-    simple = Engine(
-        name="simple",
-        description="Minimal conversion of Markdown, text, CSV (comma) and JSON (as written)",
-        parsers={
-            "md": simple_markdown, "markdown": simple_markdown, "txt": text,
-            "csv": CsvParser(sniff_delimiter=False), "json": JsonParser(pretty=False),
-        },
-    )
-    markitdown = Engine(
-        name="markitdown",
-        description="Microsoft MarkItDown: office documents, PDF, EPUB, HTML",
-        unavailable_reason="markitdown is not installed",
-        planned_file_types=(
-            "csv", "docx", "epub", "htm", "html", "json", "md", "pdf", "pptx", "txt", "xls",
-            "xlsx",
+        description=(
+            "Sluice's own parsers: PDF (with OCR of scanned pages), Word, PowerPoint, Excel, "
+            "EPUB, HTML, MHTML, XMind, Markdown, text, CSV, JSON, images (OCR) and audio"
         ),
+        parsers=parsers,
+        unavailable_file_types=missing,
     )
-    return EngineRegistry([builtin, simple, markitdown])
+
+
+def _simple() -> Engine:
+    markdown = MarkdownParser(extract_images=False)
+    image = _WithoutOcr(ImageParser())
+    audio = AudioParser()
+    return Engine(
+        name="simple",
+        description=(
+            "Minimal conversion: Markdown and text as written, CSV (comma) as a table, JSON as "
+            "written, images and audio as links"
+        ),
+        parsers={
+            "md": markdown, "markdown": markdown, "txt": PlainTextParser(),
+            "csv": CsvParser(sniff_delimiter=False), "json": JsonParser(pretty=False),
+            **dict.fromkeys(IMAGE_TYPES, image), **dict.fromkeys(AUDIO_TYPES, audio),
+        },
+    )
+
+
+def _markitdown() -> Engine:
+    reason = markitdown_missing_reason()
+    parser = MarkItDownParser()
+    return Engine(
+        name="markitdown",
+        description="Microsoft MarkItDown: office documents, PDF, EPUB, HTML, CSV, JSON",
+        parsers={} if reason else dict.fromkeys(MARKITDOWN_FILE_TYPES, parser),
+        unavailable_reason=reason,
+        planned_file_types=MARKITDOWN_FILE_TYPES,
+    )

@@ -60,3 +60,9 @@ class UnsupportedSourceError(DocReaderError):
 
 class ResultTooLargeError(DocReaderError):
     status_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class ParseCancelled(DocReaderError):
+    """The caller went away (cancelled or timed out) while its parse was running."""
+
+    status_code = grpc.StatusCode.CANCELLED

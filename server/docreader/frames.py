@@ -1,64 +1,77 @@
-"""ParsedDocument → protobuf: a whole ReadResult, or ReadStream/ReadUpload frames.
+"""A spooled parse → protobuf: a whole ReadResult, or ReadStream/ReadUpload frames.
 
-Frames: one ReadMeta (Markdown, metadata, image count), one frame per image, then the audio
-bytes in chunks of at most 1 MiB. The Markdown and each image must each fit in one message;
-a frame over the limit fails the call with RESOURCE_EXHAUSTED and a message that says so.
+Frames: one ReadMeta (metadata, counts, detected type), the Markdown in ``markdown_chunk``
+pieces, one frame per image, then the audio bytes in chunks. Each image is read from disk
+only when its frame is sent, so a 500-page scanned PDF streams back in bounded memory. One
+image bigger than the message limit fails the call with RESOURCE_EXHAUSTED saying so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TypeVar
 
 from sluice.docreader.v1 import docreader_pb2
 
 from server.docreader.errors import ResultTooLargeError
-from server.docreader.parsers.base import ParsedDocument, ParsedImage
+from server.docreader.parsers.base import ParsedImage
+from server.docreader.sandbox.disk_sink import SpooledDocument
 
 AUDIO_CHUNK_BYTES = 1 << 20
+# Characters per Markdown frame: at most 4 UTF-8 bytes each, so a frame stays ≤ 1 MiB.
+MARKDOWN_CHUNK_CHARS = 1 << 18
 
 Frame = TypeVar("Frame", docreader_pb2.ReadStreamResponse, docreader_pb2.ReadUploadResponse)
 
 
 def read_result(
-    document: ParsedDocument, audio_data: bytes, max_message_bytes: int
+    document: SpooledDocument, detected_type: str, audio: Path, max_message_bytes: int
 ) -> docreader_pb2.ReadResult:
+    if document.markdown_bytes > max_message_bytes:
+        _too_large(document.markdown_bytes, max_message_bytes, "the Markdown (use ReadStream)")
     result = docreader_pb2.ReadResult(
-        markdown_content=document.markdown,
-        image_refs=[image_ref(image) for image in document.images],
+        markdown_content=document.markdown(),
+        image_refs=[image_ref(image.read()) for image in document.images()],
         metadata=document.metadata,
         is_audio=document.is_audio,
-        audio_data=audio_data if document.is_audio else b"",
+        audio_data=audio.read_bytes() if document.is_audio else b"",
+        detected_file_type=detected_type,
     )
-    _check_size(result.ByteSize(), max_message_bytes, "the result (use ReadStream)")
+    if result.ByteSize() > max_message_bytes:
+        _too_large(result.ByteSize(), max_message_bytes, "the result (use ReadStream)")
     return result
 
 
 def result_frames(
-    document: ParsedDocument,
-    audio_data: bytes,
+    document: SpooledDocument,
+    detected_type: str,
+    audio: Path,
     frame_type: type[Frame],
     max_message_bytes: int,
 ) -> Iterator[Frame]:
-    meta = frame_type(
+    yield frame_type(
         meta=docreader_pb2.ReadMeta(
-            markdown_content=document.markdown,
             metadata=document.metadata,
             is_audio=document.is_audio,
-            image_count=len(document.images),
+            image_count=document.image_count,
+            markdown_bytes=document.markdown_bytes,
+            detected_file_type=detected_type,
         )
     )
-    _check_size(meta.ByteSize(), max_message_bytes, "the Markdown frame")
-    yield meta
-    for image in document.images:
-        frame = frame_type(image=image_ref(image))
-        _check_size(frame.ByteSize(), max_message_bytes, f"image {image.ref}")
+    for piece in document.markdown_pieces(MARKDOWN_CHUNK_CHARS):
+        yield frame_type(markdown_chunk=piece)
+    for spooled in document.images():
+        frame = frame_type(image=image_ref(spooled.read()))
+        if frame.ByteSize() > max_message_bytes:
+            _too_large(frame.ByteSize(), max_message_bytes, f"image {spooled.ref}")
         yield frame
     if document.is_audio:
         # Room for the frame's own tag and length under a tiny message limit.
         step = max(1, min(AUDIO_CHUNK_BYTES, max_message_bytes - 16))
-        for offset in range(0, len(audio_data), step):
-            yield frame_type(audio_chunk=audio_data[offset : offset + step])
+        with open(audio, "rb") as stream:
+            while chunk := stream.read(step):
+                yield frame_type(audio_chunk=chunk)
 
 
 def image_ref(image: ParsedImage) -> docreader_pb2.ImageRef:
@@ -73,8 +86,5 @@ def image_ref(image: ParsedImage) -> docreader_pb2.ImageRef:
     )
 
 
-def _check_size(size: int, limit: int, what: str) -> None:
-    if size > limit:
-        raise ResultTooLargeError(
-            f"{what} is {size} bytes, over the {limit}-byte message limit"
-        )
+def _too_large(size: int, limit: int, what: str) -> None:
+    raise ResultTooLargeError(f"{what} is {size} bytes, over the {limit}-byte message limit")

@@ -23,11 +23,16 @@ from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from server.docreader.engines import default_registry
 from server.docreader.reader import DocumentReader
+from server.docreader.safety.limits import ParseLimits
+from server.docreader.sandbox.runner import SandboxRunner
 from server.docreader.service import DocReaderServicer
 
 SERVICE_NAME: str = docreader_pb2.DESCRIPTOR.services_by_name["DocReaderService"].full_name
 DEFAULT_ADDRESS = "127.0.0.1:50061"
 DEFAULT_MAX_MESSAGE_BYTES = 64 << 20
+# Each parse runs in a child capped at this much address space, and this long.
+DEFAULT_MEMORY_CAP_MB = 2048
+DEFAULT_PARSE_TIMEOUT_S = 1800.0
 SHUTDOWN_GRACE_S = 30.0
 
 logger = logging.getLogger(__name__)
@@ -52,6 +57,10 @@ def build_docreader_server(
     max_workers: int,
     storage_base_dir: str | None,
     max_message_bytes: int,
+    memory_cap_mb: int = DEFAULT_MEMORY_CAP_MB,
+    parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S,
+    work_dir: str | None = None,
+    limits: ParseLimits | None = None,
 ) -> tuple[grpc.Server, int]:
     """A server ready to start (not started yet) and the port it bound.
 
@@ -62,10 +71,15 @@ def build_docreader_server(
         ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docreader"),
         options=channel_options(max_message_bytes),
     )
+    runner = SandboxRunner(memory_cap_bytes=memory_cap_mb << 20, timeout_s=parse_timeout_s)
+    work_root = Path(work_dir) if work_dir else None
+    if work_root is not None:
+        work_root.mkdir(parents=True, exist_ok=True)
     servicer = DocReaderServicer(
-        DocumentReader(default_registry()),
+        DocumentReader(default_registry(), runner, limits),
         storage_base_dir=Path(storage_base_dir) if storage_base_dir else None,
         max_message_bytes=max_message_bytes,
+        work_root=work_root,
     )
     docreader_pb2_grpc.add_DocReaderServiceServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
@@ -87,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_workers=args.max_workers,
         storage_base_dir=args.storage_base_dir,
         max_message_bytes=args.max_message_bytes,
+        memory_cap_mb=args.memory_cap_mb,
+        parse_timeout_s=args.parse_timeout_s,
+        work_dir=args.work_dir,
     )
     stop = threading.Event()
 
@@ -113,4 +130,11 @@ def _arguments() -> argparse.ArgumentParser:
                         help="local storage folder that storage_ref keys are resolved under")
     parser.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES,
                         help="largest gRPC message in either direction (default %(default)s)")
+    parser.add_argument("--memory-cap-mb", type=int, default=DEFAULT_MEMORY_CAP_MB,
+                        help="address-space cap of each parse's child process (default "
+                        "%(default)s; 0 = none)")
+    parser.add_argument("--parse-timeout-s", type=float, default=DEFAULT_PARSE_TIMEOUT_S,
+                        help="longest one parse may run (default %(default)s)")
+    parser.add_argument("--work-dir", default=None,
+                        help="where reads spool their input and output (default: the temp dir)")
     return parser

@@ -1,15 +1,17 @@
-"""The DocReaderService servicer (sync gRPC API: parsing is CPU-bound, one thread per call).
+"""The DocReaderService servicer (sync gRPC API; each call's parse runs in a sandboxed child).
 
-Errors: a DocReaderError becomes its status (see ``errors``); anything else is logged and
-becomes INTERNAL. Audio inputs are answered with the input bytes as ``audio_data`` /
-``audio_chunk`` frames.
+Every read gets a private work directory (the input, the child's scratch space, the spooled
+result) that is removed when the call ends. Errors: a DocReaderError becomes its status (see
+``errors``); anything else is logged and becomes INTERNAL.
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, NoReturn
 
@@ -18,14 +20,10 @@ from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from server.docreader.errors import DocReaderError, InvalidRequestError
 from server.docreader.frames import read_result, result_frames
-from server.docreader.parsers.base import ParsedDocument
-from server.docreader.reader import DocumentReader
-from server.docreader.sources import request_content
+from server.docreader.reader import DocumentReader, ReadOutput, ReadSettings
+from server.docreader.sources import request_source
 
 logger = logging.getLogger(__name__)
-
-# Uploads stay in memory up to this size, then spill to a temporary file.
-UPLOAD_SPOOL_MEMORY_BYTES = 8 << 20
 
 
 class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
@@ -35,20 +33,25 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
         *,
         storage_base_dir: Path | None,
         max_message_bytes: int,
+        work_root: Path | None = None,
     ) -> None:
         self._reader = reader
         self._storage_base_dir = storage_base_dir
         self._max_message_bytes = max_message_bytes
+        self._work_root = work_root
 
     def Read(
         self, request: docreader_pb2.ReadRequest, context: grpc.ServicerContext
     ) -> docreader_pb2.ReadResponse:
         try:
-            content = request_content(request, self._storage_base_dir)
-            document = self._parse(request, content)
-            return docreader_pb2.ReadResponse(
-                result=read_result(document, content, self._max_message_bytes)
-            )
+            with self._work_dir() as work:
+                source = request_source(request, self._storage_base_dir, work)
+                output = self._parse(request, source, work, context)
+                return docreader_pb2.ReadResponse(
+                    result=read_result(
+                        output.document, output.detected_type, source, self._max_message_bytes
+                    )
+                )
         except Exception as err:
             _abort(context, err)
 
@@ -56,11 +59,13 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
         self, request: docreader_pb2.ReadStreamRequest, context: grpc.ServicerContext
     ) -> Iterator[docreader_pb2.ReadStreamResponse]:
         try:
-            content = request_content(request.request, self._storage_base_dir)
-            document = self._parse(request.request, content)
-            yield from result_frames(
-                document, content, docreader_pb2.ReadStreamResponse, self._max_message_bytes
-            )
+            with self._work_dir() as work:
+                source = request_source(request.request, self._storage_base_dir, work)
+                output = self._parse(request.request, source, work, context)
+                yield from result_frames(
+                    output.document, output.detected_type, output.source,
+                    docreader_pb2.ReadStreamResponse, self._max_message_bytes,
+                )
         except Exception as err:
             _abort(context, err)
 
@@ -70,14 +75,15 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
         context: grpc.ServicerContext,
     ) -> Iterator[docreader_pb2.ReadUploadResponse]:
         try:
-            with tempfile.SpooledTemporaryFile(max_size=UPLOAD_SPOOL_MEMORY_BYTES) as spool:
-                header = _receive_upload(request_iterator, spool)
-                spool.seek(0)
-                content = spool.read()
-            document = self._parse(header, content)
-            yield from result_frames(
-                document, content, docreader_pb2.ReadUploadResponse, self._max_message_bytes
-            )
+            with self._work_dir() as work:
+                source = work / "upload"
+                with open(source, "wb") as spool:
+                    header = _receive_upload(request_iterator, spool)
+                output = self._parse(header, source, work, context)
+                yield from result_frames(
+                    output.document, output.detected_type, output.source,
+                    docreader_pb2.ReadUploadResponse, self._max_message_bytes,
+                )
         except Exception as err:
             _abort(context, err)
 
@@ -92,19 +98,41 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                     file_types=engine.file_types,
                     available=engine.available,
                     unavailable_reason=engine.unavailable_reason,
+                    unavailable_file_types=engine.unavailable_file_types,
                 )
                 for engine in self._reader.registry.engines()
             ]
         )
 
-    def _parse(self, request: docreader_pb2.ReadRequest, content: bytes) -> ParsedDocument:
-        return self._reader.read(
-            content,
+    @contextmanager
+    def _work_dir(self) -> Iterator[Path]:
+        path = Path(tempfile.mkdtemp(prefix="sluice-read-", dir=self._work_root))
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+
+    def _parse(
+        self,
+        request: docreader_pb2.ReadRequest,
+        source: Path,
+        work: Path,
+        context: grpc.ServicerContext,
+    ) -> ReadOutput:
+        settings = ReadSettings(
             file_name=request.file_name,
             file_type=request.file_type,
             engine=request.config.engine,
-            engine_options=request.config.engine_options,
+            engine_options=dict(request.config.engine_options),
+            enable_ocr=_flag(request.config, "enable_ocr"),
+            first_row_header=_flag(request.config, "first_row_header"),
         )
+        return self._reader.read(source, settings, work, lambda: not context.is_active())
+
+
+def _flag(config: docreader_pb2.ReadConfig, name: str) -> bool:
+    """An optional ReadConfig switch: unset means on."""
+    return bool(getattr(config, name)) if config.HasField(name) else True
 
 
 def _receive_upload(

@@ -1,4 +1,5 @@
-"""Where a request's bytes come from: inline content or a file under the storage base dir.
+"""Where a request's file comes from: inline content (written to the read's work directory)
+or a file under the storage base dir (read in place). Parsers always get a path.
 
 Accepted storage references: ``local://<key>``, ``storage://local/<key>`` and a bare
 ``<key>``. The key is relative; absolute paths, ``..`` segments, NUL bytes and symlinks that
@@ -21,12 +22,16 @@ from server.docreader.errors import (
 _PREFIXES = ("local://", "storage://local/")
 
 
-def request_content(request: docreader_pb2.ReadRequest, storage_base_dir: Path | None) -> bytes:
+def request_source(
+    request: docreader_pb2.ReadRequest, storage_base_dir: Path | None, work_dir: Path
+) -> Path:
     source = request.WhichOneof("source")
     if source == "file_content":
-        return request.file_content
+        path = work_dir / "inline"
+        path.write_bytes(request.file_content)
+        return path
     if source == "storage_ref":
-        return resolve_storage_ref(storage_base_dir, request.storage_ref).read_bytes()
+        return resolve_storage_ref(storage_base_dir, request.storage_ref)
     if source == "url":
         raise UnsupportedSourceError("reading from a URL is not implemented yet")
     raise InvalidRequestError("the request has no source: set file_content or storage_ref")

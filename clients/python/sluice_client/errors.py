@@ -13,8 +13,9 @@ from typing import Any
 import grpc
 from google.protobuf import any_pb2
 
-# googleapis-common-protos ships .pyi files but no py.typed marker.
-from google.rpc import error_details_pb2  # type: ignore[import-untyped]
+# googleapis-common-protos ships .pyi files but no py.typed marker (see pyproject's mypy
+# overrides).
+from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from sluice_client._proto.sluice import v1

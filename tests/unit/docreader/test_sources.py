@@ -13,7 +13,7 @@ from server.docreader.errors import (
     StorageNotConfiguredError,
     UnsupportedSourceError,
 )
-from server.docreader.sources import request_content, resolve_storage_ref
+from server.docreader.sources import request_source, resolve_storage_ref
 
 
 @pytest.fixture()
@@ -48,12 +48,14 @@ def test_missing_file_and_missing_base(base: Path) -> None:
         resolve_storage_ref(None, "local://tenant/doc.txt")
 
 
-def test_request_content_by_source(base: Path) -> None:
-    inline = docreader_pb2.ReadRequest(file_content=b"")
-    assert request_content(inline, None) == b""
+def test_request_source_by_source(base: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    inline = docreader_pb2.ReadRequest(file_content=b"inline bytes")
+    assert request_source(inline, None, work).read_bytes() == b"inline bytes"
     stored = docreader_pb2.ReadRequest(storage_ref="local://tenant/doc.txt")
-    assert request_content(stored, base) == b"stored"
+    assert request_source(stored, base, work).read_bytes() == b"stored"
     with pytest.raises(UnsupportedSourceError):
-        request_content(docreader_pb2.ReadRequest(url="https://example.com"), base)
+        request_source(docreader_pb2.ReadRequest(url="https://example.com"), base, work)
     with pytest.raises(InvalidRequestError, match="no source"):
-        request_content(docreader_pb2.ReadRequest(file_name="x.txt"), base)
+        request_source(docreader_pb2.ReadRequest(file_name="x.txt"), base, work)

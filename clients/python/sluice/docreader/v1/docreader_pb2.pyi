@@ -62,7 +62,7 @@ class ImageRef(_message.Message):
     def __init__(self, ref: _Optional[str] = ..., data: _Optional[bytes] = ..., mime_type: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ..., is_original: _Optional[bool] = ..., page: _Optional[int] = ...) -> None: ...
 
 class ReadResult(_message.Message):
-    __slots__ = ("markdown_content", "image_refs", "metadata", "is_audio", "audio_data")
+    __slots__ = ("markdown_content", "image_refs", "metadata", "is_audio", "audio_data", "detected_file_type")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -75,12 +75,14 @@ class ReadResult(_message.Message):
     METADATA_FIELD_NUMBER: _ClassVar[int]
     IS_AUDIO_FIELD_NUMBER: _ClassVar[int]
     AUDIO_DATA_FIELD_NUMBER: _ClassVar[int]
+    DETECTED_FILE_TYPE_FIELD_NUMBER: _ClassVar[int]
     markdown_content: str
     image_refs: _containers.RepeatedCompositeFieldContainer[ImageRef]
     metadata: _containers.ScalarMap[str, str]
     is_audio: bool
     audio_data: bytes
-    def __init__(self, markdown_content: _Optional[str] = ..., image_refs: _Optional[_Iterable[_Union[ImageRef, _Mapping]]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., is_audio: _Optional[bool] = ..., audio_data: _Optional[bytes] = ...) -> None: ...
+    detected_file_type: str
+    def __init__(self, markdown_content: _Optional[str] = ..., image_refs: _Optional[_Iterable[_Union[ImageRef, _Mapping]]] = ..., metadata: _Optional[_Mapping[str, str]] = ..., is_audio: _Optional[bool] = ..., audio_data: _Optional[bytes] = ..., detected_file_type: _Optional[str] = ...) -> None: ...
 
 class ReadResponse(_message.Message):
     __slots__ = ("result",)
@@ -89,7 +91,7 @@ class ReadResponse(_message.Message):
     def __init__(self, result: _Optional[_Union[ReadResult, _Mapping]] = ...) -> None: ...
 
 class ReadMeta(_message.Message):
-    __slots__ = ("markdown_content", "metadata", "is_audio", "image_count")
+    __slots__ = ("metadata", "is_audio", "image_count", "markdown_bytes", "detected_file_type")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -97,25 +99,29 @@ class ReadMeta(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
-    MARKDOWN_CONTENT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     IS_AUDIO_FIELD_NUMBER: _ClassVar[int]
     IMAGE_COUNT_FIELD_NUMBER: _ClassVar[int]
-    markdown_content: str
+    MARKDOWN_BYTES_FIELD_NUMBER: _ClassVar[int]
+    DETECTED_FILE_TYPE_FIELD_NUMBER: _ClassVar[int]
     metadata: _containers.ScalarMap[str, str]
     is_audio: bool
     image_count: int
-    def __init__(self, markdown_content: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., is_audio: _Optional[bool] = ..., image_count: _Optional[int] = ...) -> None: ...
+    markdown_bytes: int
+    detected_file_type: str
+    def __init__(self, metadata: _Optional[_Mapping[str, str]] = ..., is_audio: _Optional[bool] = ..., image_count: _Optional[int] = ..., markdown_bytes: _Optional[int] = ..., detected_file_type: _Optional[str] = ...) -> None: ...
 
 class ReadStreamResponse(_message.Message):
-    __slots__ = ("meta", "image", "audio_chunk")
+    __slots__ = ("meta", "image", "audio_chunk", "markdown_chunk")
     META_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
     AUDIO_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    MARKDOWN_CHUNK_FIELD_NUMBER: _ClassVar[int]
     meta: ReadMeta
     image: ImageRef
     audio_chunk: bytes
-    def __init__(self, meta: _Optional[_Union[ReadMeta, _Mapping]] = ..., image: _Optional[_Union[ImageRef, _Mapping]] = ..., audio_chunk: _Optional[bytes] = ...) -> None: ...
+    markdown_chunk: str
+    def __init__(self, meta: _Optional[_Union[ReadMeta, _Mapping]] = ..., image: _Optional[_Union[ImageRef, _Mapping]] = ..., audio_chunk: _Optional[bytes] = ..., markdown_chunk: _Optional[str] = ...) -> None: ...
 
 class ReadUploadRequest(_message.Message):
     __slots__ = ("header", "data")
@@ -132,32 +138,43 @@ class ReadStreamRequest(_message.Message):
     def __init__(self, request: _Optional[_Union[ReadRequest, _Mapping]] = ...) -> None: ...
 
 class ReadUploadResponse(_message.Message):
-    __slots__ = ("meta", "image", "audio_chunk")
+    __slots__ = ("meta", "image", "audio_chunk", "markdown_chunk")
     META_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
     AUDIO_CHUNK_FIELD_NUMBER: _ClassVar[int]
+    MARKDOWN_CHUNK_FIELD_NUMBER: _ClassVar[int]
     meta: ReadMeta
     image: ImageRef
     audio_chunk: bytes
-    def __init__(self, meta: _Optional[_Union[ReadMeta, _Mapping]] = ..., image: _Optional[_Union[ImageRef, _Mapping]] = ..., audio_chunk: _Optional[bytes] = ...) -> None: ...
+    markdown_chunk: str
+    def __init__(self, meta: _Optional[_Union[ReadMeta, _Mapping]] = ..., image: _Optional[_Union[ImageRef, _Mapping]] = ..., audio_chunk: _Optional[bytes] = ..., markdown_chunk: _Optional[str] = ...) -> None: ...
 
 class ListEnginesRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class Engine(_message.Message):
-    __slots__ = ("name", "description", "file_types", "available", "unavailable_reason")
+    __slots__ = ("name", "description", "file_types", "available", "unavailable_reason", "unavailable_file_types")
+    class UnavailableFileTypesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     FILE_TYPES_FIELD_NUMBER: _ClassVar[int]
     AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
+    UNAVAILABLE_FILE_TYPES_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     file_types: _containers.RepeatedScalarFieldContainer[str]
     available: bool
     unavailable_reason: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., file_types: _Optional[_Iterable[str]] = ..., available: _Optional[bool] = ..., unavailable_reason: _Optional[str] = ...) -> None: ...
+    unavailable_file_types: _containers.ScalarMap[str, str]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., file_types: _Optional[_Iterable[str]] = ..., available: _Optional[bool] = ..., unavailable_reason: _Optional[str] = ..., unavailable_file_types: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ListEnginesResponse(_message.Message):
     __slots__ = ("engines",)

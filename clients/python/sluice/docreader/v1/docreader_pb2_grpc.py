@@ -66,7 +66,8 @@ class DocReaderServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ReadStream(self, request, context):
-        """A ReadMeta frame, then one frame per image, so no result is capped by the message size.
+        """A ReadMeta frame, the Markdown in pieces, then one frame per image, so no result is
+        capped by the message size.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

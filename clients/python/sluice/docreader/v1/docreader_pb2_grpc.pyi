@@ -33,7 +33,9 @@ class DocReaderServiceStub:
     def __new__(cls, channel: _aio.Channel) -> DocReaderServiceAsyncStub: ...
     Read: _grpc.UnaryUnaryMultiCallable[_docreader_pb2.ReadRequest, _docreader_pb2.ReadResponse]
     ReadStream: _grpc.UnaryStreamMultiCallable[_docreader_pb2.ReadStreamRequest, _docreader_pb2.ReadStreamResponse]
-    """A ReadMeta frame, then one frame per image, so no result is capped by the message size."""
+    """A ReadMeta frame, the Markdown in pieces, then one frame per image, so no result is
+    capped by the message size.
+    """
     ReadUpload: _grpc.StreamStreamMultiCallable[_docreader_pb2.ReadUploadRequest, _docreader_pb2.ReadUploadResponse]
     """The file comes as a client stream, the result as ReadStream's frames."""
     ListEngines: _grpc.UnaryUnaryMultiCallable[_docreader_pb2.ListEnginesRequest, _docreader_pb2.ListEnginesResponse]
@@ -43,7 +45,9 @@ class DocReaderServiceAsyncStub(DocReaderServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Read: _aio.UnaryUnaryMultiCallable[_docreader_pb2.ReadRequest, _docreader_pb2.ReadResponse]  # type: ignore[assignment]
     ReadStream: _aio.UnaryStreamMultiCallable[_docreader_pb2.ReadStreamRequest, _docreader_pb2.ReadStreamResponse]  # type: ignore[assignment]
-    """A ReadMeta frame, then one frame per image, so no result is capped by the message size."""
+    """A ReadMeta frame, the Markdown in pieces, then one frame per image, so no result is
+    capped by the message size.
+    """
     ReadUpload: _aio.StreamStreamMultiCallable[_docreader_pb2.ReadUploadRequest, _docreader_pb2.ReadUploadResponse]  # type: ignore[assignment]
     """The file comes as a client stream, the result as ReadStream's frames."""
     ListEngines: _aio.UnaryUnaryMultiCallable[_docreader_pb2.ListEnginesRequest, _docreader_pb2.ListEnginesResponse]  # type: ignore[assignment]
@@ -62,7 +66,9 @@ class DocReaderServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _docreader_pb2.ReadStreamRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_docreader_pb2.ReadStreamResponse], _abc.AsyncIterator[_docreader_pb2.ReadStreamResponse]]:
-        """A ReadMeta frame, then one frame per image, so no result is capped by the message size."""
+        """A ReadMeta frame, the Markdown in pieces, then one frame per image, so no result is
+        capped by the message size.
+        """
 
     @_abc_1.abstractmethod
     def ReadUpload(

@@ -47,6 +47,15 @@ class Engine(betterproto2.Message):
     Why the engine is unavailable, when it is.
     """
 
+    unavailable_file_types: "dict[str, str]" = betterproto2.field(
+        6,
+        betterproto2.TYPE_MAP,
+        map_meta=betterproto2.map_meta(betterproto2.TYPE_STRING, betterproto2.TYPE_STRING),
+    )
+    """
+    File types this engine would read but cannot here, and why (e.g. doc: LibreOffice missing).
+    """
+
 
 default_message_pool.register_message("sluice.docreader.v1", "Engine", Engine)
 
@@ -121,11 +130,14 @@ class ReadConfig(betterproto2.Message):
         map_meta=betterproto2.map_meta(betterproto2.TYPE_STRING, betterproto2.TYPE_STRING),
     )
 
-    enable_ocr: "bool" = betterproto2.field(3, betterproto2.TYPE_BOOL)
-
-    first_row_header: "bool" = betterproto2.field(4, betterproto2.TYPE_BOOL)
+    enable_ocr: "bool | None" = betterproto2.field(3, betterproto2.TYPE_BOOL, optional=True)
     """
-    For xlsx/xls/csv: the first row is the header.
+    OCR scanned pages and images (tesseract). Unset = on.
+    """
+
+    first_row_header: "bool | None" = betterproto2.field(4, betterproto2.TYPE_BOOL, optional=True)
+    """
+    For xlsx/xls/csv: the first row is the header. Unset = yes.
     """
 
 
@@ -135,10 +147,9 @@ default_message_pool.register_message("sluice.docreader.v1", "ReadConfig", ReadC
 @dataclass(eq=False, repr=False)
 class ReadMeta(betterproto2.Message):
     """
-    The first ReadStream frame: everything but the images.
+    The first ReadStream frame: what the parse found; the Markdown follows in markdown_chunk
+    frames, then the images, so neither is capped by the message size.
     """
-
-    markdown_content: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
     metadata: "dict[str, str]" = betterproto2.field(
         2,
@@ -149,6 +160,16 @@ class ReadMeta(betterproto2.Message):
     is_audio: "bool" = betterproto2.field(3, betterproto2.TYPE_BOOL)
 
     image_count: "int" = betterproto2.field(4, betterproto2.TYPE_INT32)
+
+    markdown_bytes: "int" = betterproto2.field(5, betterproto2.TYPE_INT64)
+    """
+    Length of the whole Markdown in UTF-8 bytes (the sum of the markdown_chunk frames).
+    """
+
+    detected_file_type: "str" = betterproto2.field(6, betterproto2.TYPE_STRING)
+    """
+    The file type the docreader read the file as: magic bytes win over the extension.
+    """
 
 
 default_message_pool.register_message("sluice.docreader.v1", "ReadMeta", ReadMeta)
@@ -223,6 +244,11 @@ class ReadResult(betterproto2.Message):
 
     audio_data: "bytes" = betterproto2.field(5, betterproto2.TYPE_BYTES)
 
+    detected_file_type: "str" = betterproto2.field(6, betterproto2.TYPE_STRING)
+    """
+    The file type the docreader read the file as: magic bytes win over the extension.
+    """
+
 
 default_message_pool.register_message("sluice.docreader.v1", "ReadResult", ReadResult)
 
@@ -257,6 +283,13 @@ class ReadStreamResponse(betterproto2.Message):
     )
     """
     Audio bytes, in order, for audio inputs.
+    """
+
+    markdown_chunk: "str | None" = betterproto2.field(
+        4, betterproto2.TYPE_STRING, optional=True, group="frame"
+    )
+    """
+    A piece of the Markdown, in order; pieces split at UTF-8 character boundaries.
     """
 
 
@@ -307,6 +340,10 @@ class ReadUploadResponse(betterproto2.Message):
         3, betterproto2.TYPE_BYTES, optional=True, group="frame"
     )
 
+    markdown_chunk: "str | None" = betterproto2.field(
+        4, betterproto2.TYPE_STRING, optional=True, group="frame"
+    )
+
 
 default_message_pool.register_message(
     "sluice.docreader.v1", "ReadUploadResponse", ReadUploadResponse
@@ -327,7 +364,8 @@ class DocReaderServiceStub:
 
     def read_stream(self, message: "ReadStreamRequest") -> "Iterator[ReadStreamResponse]":
         """
-        A ReadMeta frame, then one frame per image, so no result is capped by the message size.
+        A ReadMeta frame, the Markdown in pieces, then one frame per image, so no result is
+        capped by the message size.
         """
 
         yield from self._channel.unary_stream(

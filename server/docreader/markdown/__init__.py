@@ -1,0 +1,1 @@
+"""Markdown building blocks shared by the parsers."""

@@ -1,0 +1,141 @@
+"""Each parse runs in a child with a memory cap and a time limit: a file that needs too much
+of either fails alone with a clear status, and the docreader goes on serving."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas
+
+from server.docreader.safety.limits import ParseLimits
+from server.docreader.server import build_docreader_server
+from workers.docreader_client import DocReaderCallError, DocReaderCancelled, DocReaderClient
+
+LIMIT = 16 << 20
+
+
+def _scanned_pdf(pages: int) -> bytes:
+    """Pages that are only a picture of text: every page needs OCR, ~0.5 s each."""
+    font = ImageFont.load_default(size=40)
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    for number in range(pages):
+        picture = Image.new("L", (1240, 1754), 255)
+        draw = ImageDraw.Draw(picture)
+        for line in range(12):
+            draw.text((80, 120 + line * 110), f"Scanned page {number} line {line} of text",
+                      fill=0, font=font)
+        pdf.drawImage(ImageReader(picture), 0, 0, *A4)
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def _serve(**kwargs: object) -> tuple[object, str]:
+    server, port = build_docreader_server(
+        "127.0.0.1:0", max_workers=2, storage_base_dir=None, max_message_bytes=LIMIT,
+        **kwargs,  # type: ignore[arg-type]
+    )
+    server.start()
+    return server, f"127.0.0.1:{port}"
+
+
+@pytest.fixture()
+def make_client() -> Iterator[object]:
+    servers: list[object] = []
+    clients: list[DocReaderClient] = []
+
+    def make(**kwargs: object) -> DocReaderClient:
+        server, target = _serve(**kwargs)
+        servers.append(server)
+        client = DocReaderClient(target, timeout_s=120, max_message_bytes=LIMIT)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop(grace=None).wait()  # type: ignore[attr-defined]
+
+
+def _parse_children() -> list[psutil.Process]:
+    """Processes forked for parses: descendants of this process's forkserver."""
+    found: list[psutil.Process] = []
+    for child in psutil.Process().children(recursive=False):
+        try:
+            if "forkserver" in " ".join(child.cmdline()):
+                found.extend(child.children(recursive=True))
+        except psutil.NoSuchProcess:
+            continue
+    return [p for p in found if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def _wait_no_parse_children(timeout_s: float = 5.0) -> list[psutil.Process]:
+    deadline = time.monotonic() + timeout_s
+    while (left := _parse_children()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def test_a_parse_over_the_time_limit_is_stopped_and_its_processes_killed(
+    make_client: object,
+) -> None:
+    client = make_client(parse_timeout_s=1.0)  # type: ignore[operator]
+    started = time.monotonic()
+    with pytest.raises(DocReaderCallError) as caught:
+        client.read(_scanned_pdf(8), file_name="scan.pdf", file_type="pdf")
+    assert caught.value.code_name == "INVALID_ARGUMENT"
+    assert "took longer than 1 s" in caught.value.message
+    assert time.monotonic() - started < 10
+    assert _wait_no_parse_children() == []
+    # The same server reads the next file.
+    assert "still" in client.read(b"still here", file_name="a.txt", file_type="txt").markdown
+
+
+def test_a_parse_over_the_memory_cap_fails_alone(make_client: object, tmp_path: Path) -> None:
+    # Text limits opened wide, so only the memory cap can stop a huge text file.
+    limits = ParseLimits(max_text_bytes=1 << 30, max_line_chars=1 << 30)
+    client = make_client(memory_cap_mb=1024, limits=limits)  # type: ignore[operator]
+    small = tmp_path / "small.txt"
+    small.write_bytes(b"A modest line of text.\n" * 200_000)  # 4.6 MB
+    assert client.read_file(small).markdown.startswith("A modest line")
+    big = tmp_path / "big.txt"
+    with big.open("wb") as out:
+        line = b"x" * 1023 + b"\n"
+        for _ in range(700):
+            out.write(line * 1024)  # 700 MiB: the decoded text alone outgrows the cap
+    server_rss = psutil.Process().memory_info().rss
+    with pytest.raises(DocReaderCallError) as caught:
+        client.read_file(big)
+    assert caught.value.code_name == "INVALID_ARGUMENT"
+    assert "memory cap" in caught.value.message
+    # The parse's memory was the child's, not the server's.
+    assert psutil.Process().memory_info().rss - server_rss < 200 << 20
+    assert client.read_file(small).markdown.startswith("A modest line")
+
+
+def test_a_cancelled_read_kills_its_parse(make_client: object) -> None:
+    client = make_client()  # type: ignore[operator]
+    scanned = _scanned_pdf(10)
+    started = time.monotonic()
+    seen_child = threading.Event()
+
+    def should_stop() -> bool:
+        if _parse_children():
+            seen_child.set()
+        return seen_child.is_set() and time.monotonic() - started > 1.0
+
+    with pytest.raises(DocReaderCancelled):
+        client.read(scanned, file_name="scan.pdf", file_type="pdf", should_stop=should_stop)
+    assert seen_child.is_set()
+    assert _wait_no_parse_children() == []
