@@ -76,6 +76,8 @@ async def start_lite(settings: Settings) -> Runtime:
         max_workers=4,
         storage_base_dir=None,
         max_message_bytes=settings.max_message_bytes,
+        memory_cap_mb=settings.docreader_memory_cap_mb,
+        parse_timeout_s=settings.docreader_parse_timeout_s,
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"

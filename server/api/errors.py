@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf import any_pb2
 from google.protobuf.message import Message
-from google.rpc import code_pb2, error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Protocol
 
-import snowballstemmer  # type: ignore[import-untyped]  # ships no type information
+import snowballstemmer  # ships no type information
 
 # Unicode ranges treated as CJK: Hiragana/Katakana, CJK ext. A, unified ideographs, compatibility
 # ideographs, Hangul syllables, and the supplementary ideograph planes.

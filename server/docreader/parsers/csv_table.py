@@ -1,29 +1,40 @@
-"""CSV → one Markdown table whose header is the first row.
+"""CSV → one Markdown table, its header the first row (or ``Column 1..N`` without one).
 
 The delimiter is the engine option ``delimiter`` when given, else sniffed among
 ``, ; TAB |`` (the simple engine does not sniff: comma unless told). Blank rows are dropped,
 short rows padded; ``|`` and ``\\`` in cells are escaped and line breaks become ``<br>``.
+Whether the first row is the header follows ``first_row_header`` (see
+``sheets.header_option``). The file is read whole, so its size and longest line are checked
+against the limits first; the table is written to the sink in batches of lines.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParsedDocument, ParseOptions
+from server.docreader.markdown.tables import table_row
+from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.sheets.header_option import first_row_header, generic_header
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
+from server.docreader.safety.limits import ParseLimits
 
 _SNIFF_SAMPLE_CHARS = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t|"
+_ROWS_PER_WRITE = 1_000
 
 
 class CsvParser:
     def __init__(self, *, sniff_delimiter: bool = True) -> None:
         self._sniff = sniff_delimiter
 
-    def parse(self, content: bytes, options: ParseOptions) -> ParsedDocument:
-        text = normalize_newlines(decode_text(content))
+    def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
+        name = options.file_name or "input"
+        text = normalize_newlines(decode_text(_read(source, options.limits, name)))
+        _check_lines(text, options.limits.max_line_chars, name)
+        header = first_row_header(options)
         delimiter = self._delimiter(text, options)
         try:
             rows = [
@@ -32,16 +43,23 @@ class CsvParser:
                 if any(cell.strip() for cell in row)
             ]
         except csv.Error as err:
-            raise ParseError(f"invalid CSV in {options.file_name or 'input'}: {err}") from err
+            raise ParseError(f"invalid CSV in {name}: {err}") from err
+        width = max((len(row) for row in rows), default=0)
+        sink.set_metadata("rows", str(max(len(rows) - (1 if header else 0), 0)))
+        sink.set_metadata("columns", str(width))
         if not rows:
-            return ParsedDocument(markdown="", metadata={"rows": "0", "columns": "0"})
-        width = max(len(row) for row in rows)
-        lines = [_row(rows[0], width), _row(["---"] * width, width)]
-        lines.extend(_row(row, width) for row in rows[1:])
-        return ParsedDocument(
-            markdown="\n".join(lines),
-            metadata={"rows": str(len(rows) - 1), "columns": str(width), "delimiter": delimiter},
-        )
+            return
+        sink.set_metadata("delimiter", delimiter)
+        lines = [table_row(rows[0] if header else generic_header(width), width)]
+        lines.append(table_row(["---"] * width, width))
+        separator = ""
+        for row in rows[1:] if header else rows:
+            lines.append(table_row(row, width))
+            if len(lines) >= _ROWS_PER_WRITE:
+                sink.write(separator + "\n".join(lines))
+                separator, lines = "\n", []
+        if lines:
+            sink.write(separator + "\n".join(lines))
 
     def _delimiter(self, text: str, options: ParseOptions) -> str:
         chosen = options.engine_options.get("delimiter", "")
@@ -58,11 +76,29 @@ class CsvParser:
         return str(dialect.delimiter)
 
 
-def _row(cells: list[str], width: int) -> str:
-    padded = [_cell(cell) for cell in cells] + [""] * (width - len(cells))
-    return "| " + " | ".join(padded) + " |"
+def _read(source: Path, limits: ParseLimits, name: str) -> bytes:
+    try:
+        size = source.stat().st_size
+        if size > limits.max_text_bytes:
+            raise ParseError(
+                f"{name} is {size} bytes, over the {limits.max_text_bytes}-byte limit for CSV"
+            )
+        return source.read_bytes()
+    except OSError as err:
+        raise ParseError(f"{name} cannot be read: {err}") from err
 
 
-def _cell(value: str) -> str:
-    escaped = value.strip().replace("\\", "\\\\").replace("|", "\\|")
-    return escaped.replace("\n", "<br>")
+def _check_lines(text: str, max_chars: int, name: str) -> None:
+    if len(text) <= max_chars:
+        return
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if end - start > max_chars:
+            raise ParseError(
+                f"{name} has a line of {end - start} characters, over the {max_chars}-character "
+                "limit: not a CSV table"
+            )
+        start = end + 1

@@ -1,11 +1,17 @@
-"""Markdown passes through; with image extraction on, data-URI images become ImageRefs."""
+"""Markdown passes through; with image extraction on, data-URI images become image refs.
+
+The line-length limit is applied to the text without its data-URI images: a pasted screenshot
+is a legitimate multi-megabyte line in exported notes, any other line that long is not.
+"""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from server.docreader.parsers.base import ParsedDocument, ParseOptions
+from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.parsers.plain_text import LineLengthGuard, read_limited
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
 
 # ![alt](data:image/png;base64,... "optional title") — the title is dropped on rewrite so the
@@ -21,16 +27,23 @@ class MarkdownParser:
     def __init__(self, *, extract_images: bool = True) -> None:
         self._extract_images = extract_images
 
-    def parse(self, content: bytes, options: ParseOptions) -> ParsedDocument:
-        markdown = normalize_newlines(decode_text(content))
+    def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
+        markdown = normalize_newlines(decode_text(read_limited(source, options.limits)))
+        guard = LineLengthGuard(options.limits.max_line_chars)
         if not self._extract_images:
-            return ParsedDocument(markdown=markdown)
+            guard.feed_text(_DATA_URI_IMAGE.sub("", markdown))
+            if markdown:
+                sink.write(markdown)
+            return
         collector = ImageCollector()
 
         def rewrite(match: re.Match[str]) -> str:
             ref = collector.add_data_uri(match.group("uri"))
             return match.group(0) if ref is None else f"![{match.group('alt')}]({ref})"
 
-        return ParsedDocument(
-            markdown=_DATA_URI_IMAGE.sub(rewrite, markdown), images=collector.images
-        )
+        markdown = _DATA_URI_IMAGE.sub(rewrite, markdown)
+        guard.feed_text(markdown)
+        if markdown:
+            sink.write(markdown)
+        for image in collector.images:
+            sink.add_image(image)

@@ -19,7 +19,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from server.docreader.server import SERVICE_NAME, build_docreader_server
-from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadOutcome
+from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadConfig, ReadOutcome
+from workers.extensions import SUPPORTED_IMPORT_EXTENSIONS
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -31,7 +32,7 @@ REPO = Path(__file__).resolve().parents[3]
         ("json", b"{broken", "", "INVALID_ARGUMENT", "invalid JSON in f.json"),
         ("txt", b"\x00\x01binary\x00", "", "INVALID_ARGUMENT", "binary, not text"),
         ("html", b"<p>x</p>", "simple", "INVALID_ARGUMENT", "'simple' does not read"),
-        ("docx", b"PK", "markitdown", "FAILED_PRECONDITION", "markitdown is not installed"),
+        ("docx", b"PK", "markitdown", "INVALID_ARGUMENT", "not a valid zip container"),
         ("md", b"x", "nope", "INVALID_ARGUMENT", "unknown engine 'nope'"),
     ],
 )
@@ -41,9 +42,9 @@ def test_bad_inputs_become_status_codes(
 ) -> None:
     readers: list[Callable[[], ReadOutcome]] = [
         lambda: client.read(content, file_name=f"f.{file_type}", file_type=file_type,
-                            engine=engine),
+                            config=ReadConfig(engine=engine)),
         lambda: client.read_file(io.BytesIO(content), file_name=f"f.{file_type}",
-                                 file_type=file_type, engine=engine),
+                                 file_type=file_type, config=ReadConfig(engine=engine)),
     ]
     for read in readers:
         with pytest.raises(DocReaderCallError) as failure:
@@ -89,12 +90,16 @@ def test_list_engines_reports_availability(client: DocReaderClient) -> None:
     assert list(engines) == ["builtin", "simple", "markitdown"]
     builtin = engines["builtin"]
     assert builtin.available and builtin.unavailable_reason == ""
-    assert set(builtin.file_types) == {"md", "markdown", "txt", "csv", "json", "html", "htm"}
+    # Every type the upload gate accepts; this machine has LibreOffice, so none is missing.
+    assert set(builtin.file_types) == SUPPORTED_IMPORT_EXTENSIONS
+    assert dict(builtin.unavailable_file_types) == {}
     assert builtin.description
     markitdown = engines["markitdown"]
-    assert not markitdown.available
-    assert markitdown.unavailable_reason == "markitdown is not installed"
-    assert "pdf" in markitdown.file_types
+    assert markitdown.available and markitdown.unavailable_reason == ""
+    assert {"pdf", "docx", "xlsx", "pptx", "epub"} <= set(markitdown.file_types)
+    simple = engines["simple"]
+    assert {"md", "txt", "csv", "json", "png", "wav"} <= set(simple.file_types)
+    assert "pdf" not in simple.file_types
 
 
 def test_health_is_serving(channel: grpc.Channel) -> None:

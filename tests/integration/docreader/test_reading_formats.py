@@ -6,15 +6,17 @@
 from __future__ import annotations
 
 import io
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from tests.integration.docreader.conftest import MESSAGE_LIMIT
 from tests.unit.docreader.images import data_uri, gif_bytes, png_bytes
-from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadOutcome
+from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadConfig, ReadOutcome
 
 PNG = png_bytes(80, 60)
 GIF = gif_bytes(90, 70)
@@ -81,11 +83,11 @@ def test_images_arrive_as_frames_after_the_meta_frame(
     request = docreader_pb2.ReadRequest(file_content=markdown.encode(), file_name="p.md",
                                         file_type="md")
     frames = list(stub.ReadStream(docreader_pb2.ReadStreamRequest(request=request), timeout=30))
-    assert [f.WhichOneof("frame") for f in frames] == ["meta", "image", "image"]
-    meta = frames[0].meta
-    assert meta.markdown_content == "![a](image-1.png) ![b](image-2.gif) ![c](image-1.png)"
+    assert [f.WhichOneof("frame") for f in frames] == ["meta", "markdown_chunk", "image", "image"]
+    assert frames[1].markdown_chunk == "![a](image-1.png) ![b](image-2.gif) ![c](image-1.png)"
     assert frames[0].meta.image_count == 2
-    first, second = frames[1].image, frames[2].image
+    assert frames[0].meta.detected_file_type == "md"
+    first, second = frames[2].image, frames[3].image
     assert (first.ref, first.mime_type, first.width, first.height, first.data) == (
         "image-1.png", "image/png", 80, 60, PNG
     )
@@ -96,10 +98,11 @@ def test_images_arrive_as_frames_after_the_meta_frame(
 
 def test_simple_engine_and_engine_options(client: DocReaderClient) -> None:
     source = f"a;b\n1;2\n![x]({data_uri(PNG)})".encode()
-    simple_md = client.read(source, file_name="s.md", file_type="md", engine="simple")
+    simple_md = client.read(source, file_name="s.md", file_type="md",
+                            config=ReadConfig(engine="simple"))
     assert simple_md.markdown == source.decode() and simple_md.images == ()
-    csv = client.read(b"a;b\n1;2", file_name="s.csv", file_type="csv", engine="simple",
-                      options={"delimiter": ";"})
+    csv = client.read(b"a;b\n1;2", file_name="s.csv", file_type="csv",
+                      config=ReadConfig(engine="simple", options={"delimiter": ";"}))
     assert csv.markdown == "| a | b |\n| --- | --- |\n| 1 | 2 |"
 
 
@@ -124,12 +127,21 @@ def test_a_40_mb_upload_passes_a_4_mib_message_limit(
     assert inline.value.code_name == "RESOURCE_EXHAUSTED"
 
 
-def test_a_result_over_the_message_limit_fails_with_its_size(client: DocReaderClient) -> None:
-    text = ("word " * (MESSAGE_LIMIT // 4)).encode()
+def test_markdown_over_the_message_limit_streams_whole_but_one_huge_image_cannot(
+    client: DocReaderClient,
+) -> None:
+    text = "word word word word\n" * (MESSAGE_LIMIT // 10)
+    outcome = client.read_file(io.BytesIO(text.encode()), file_name="long.txt", file_type="txt")
+    assert outcome.markdown == text
+    # One image is one frame: a picture bigger than the message limit is refused by size.
+    noise = Image.frombytes("RGB", (1400, 1400), random.Random(7).randbytes(1400 * 1400 * 3))
+    picture = io.BytesIO()
+    noise.save(picture, format="PNG")
     with pytest.raises(DocReaderCallError) as failure:
-        client.read_file(io.BytesIO(text), file_name="long.txt", file_type="txt")
+        client.read_file(io.BytesIO(picture.getvalue()), file_name="noise.png",
+                         file_type="png", config=ReadConfig(enable_ocr=False))
     assert failure.value.code_name == "RESOURCE_EXHAUSTED"
-    assert "the Markdown frame is" in failure.value.message
+    assert "image image-1.png is" in failure.value.message
     assert f"over the {MESSAGE_LIMIT}-byte message limit" in failure.value.message
 
 

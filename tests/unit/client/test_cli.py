@@ -12,7 +12,7 @@ import pytest
 from google.protobuf import any_pb2
 
 # googleapis-common-protos ships .pyi files but no py.typed marker.
-from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from sluice.v1 import (
     common_pb2,

@@ -11,7 +11,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 
 # googleapis-common-protos ships .pyi files but no py.typed marker.
-from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 from sluice.v1 import knowledge_base_pb2, knowledge_base_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
 from sluice_client import (

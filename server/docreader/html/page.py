@@ -1,0 +1,25 @@
+"""A whole web page → Markdown of its main content, plus its title, language and description:
+the pipeline the HTML and MHTML parsers share."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from server.docreader.html.cleanup import drop_boilerplate, page_metadata
+from server.docreader.html.converter import ImageResolver, html_to_markdown
+from server.docreader.html.loading import parse_html
+from server.docreader.html.main_content import main_content
+
+
+class ConvertedPage(NamedTuple):
+    markdown: str
+    metadata: dict[str, str]
+
+
+def convert_page(
+    data: bytes, resolve_image: ImageResolver, *, declared_encoding: str | None = None
+) -> ConvertedPage:
+    root = parse_html(data, declared_encoding=declared_encoding)
+    metadata = page_metadata(root)
+    drop_boilerplate(root, page_chrome=True)
+    return ConvertedPage(html_to_markdown(main_content(root), resolve_image), metadata)

@@ -1,0 +1,1 @@
+"""Word-processing and slide documents: docx, pptx, and the legacy doc/ppt via LibreOffice."""

@@ -1,0 +1,150 @@
+"""One column region's lines and atoms → Markdown blocks: paragraphs, headings, list items.
+
+A new paragraph starts where the line pitch jumps (paragraph spacing), after a short line
+ending a sentence, at a first-line indent, at a bullet or a font-size change. A short
+paragraph set clearly larger than the body font becomes a heading: ``#`` from 1.6x the body
+size, ``##`` from 1.3x, ``###`` from 1.15x. Bullets (•, ▪, en dash...) become "- " items and
+consecutive items stay in one list block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+
+from server.docreader.parsers.pdf.blocks import SENTENCE_END, Atom, Block
+from server.docreader.parsers.pdf.layout import Item
+from server.docreader.parsers.pdf.lines import Line, group_lines, join_lines
+from server.docreader.parsers.pdf.text import Piece
+
+_HEADING_RATIOS = ((1.6, 1), (1.3, 2), (1.15, 3))
+_MAX_HEADING_LINES = 3
+_MAX_HEADING_CHARS = 200
+# Pitch (top to top) beyond max(_BREAK_EM x size, _BREAK_RATIO x the usual pitch) is a break.
+_BREAK_EM = 1.45
+_BREAK_RATIO = 1.25
+_SHORT_LINE = 0.2
+_INDENT_EM = 0.8
+_SIZE_CHANGE = 0.12
+# Bullet glyphs, including the Symbol/Wingdings private-use code points office suites emit.
+_BULLET = re.compile("^[•◦▪‣●○■□·∙\u2013*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0a8]\\s+")
+_NUMBERED = re.compile(r"^(\d{1,3}|[a-zA-Z])[.)]\s+")
+_ESCAPE_START = re.compile(r"^(#|>|[+*] |-{3,}|_{3,})")
+
+
+class BodySize:
+    """The body font size: the size that set the most characters in the document so far."""
+
+    def __init__(self) -> None:
+        self._chars: Counter[float] = Counter()
+
+    def add(self, pieces: Iterable[Piece]) -> None:
+        chars = self._chars
+        for piece in pieces:
+            chars[piece.size] += len(piece.text)
+
+    @property
+    def value(self) -> float:
+        # Sizes are counted as PDFium reports them and grouped to half points only here.
+        grouped: Counter[float] = Counter()
+        for size, count in self._chars.items():
+            grouped[round(size * 2) / 2] += count
+        common = grouped.most_common(1)
+        return common[0][0] if common else 0.0
+
+
+def region_blocks(items: Sequence[Item], body_size: float) -> list[Block]:
+    lines = group_lines(item for item in items if isinstance(item, Piece))
+    atoms = [item for item in items if isinstance(item, Atom)]
+    entries: list[Line | Atom] = sorted([*lines, *atoms], key=lambda entry: entry.box.top)
+    region = _Region(lines, body_size)
+    blocks: list[tuple[str, str]] = []
+    paragraph: list[Line] = []
+    for entry in entries:
+        if isinstance(entry, Atom):
+            blocks.extend(region.render(paragraph))
+            paragraph = []
+            blocks.append(("atom", entry.markdown))
+            continue
+        if paragraph and region.breaks(paragraph[-1], entry):
+            blocks.extend(region.render(paragraph))
+            paragraph = []
+        paragraph.append(entry)
+    blocks.extend(region.render(paragraph))
+    return _merge_lists(blocks)
+
+
+class _Region:
+    def __init__(self, lines: list[Line], body_size: float) -> None:
+        self._body = body_size
+        self._x0 = min((line.box.x0 for line in lines), default=0.0)
+        self._x1 = max((line.box.x1 for line in lines), default=0.0)
+        pitches = [
+            b.box.top - a.box.top
+            for a, b in pairwise(lines)
+            if abs(a.size - b.size) <= _SIZE_CHANGE * max(a.size, b.size)
+            and b.box.top > a.box.bottom
+        ]
+        # The lower quartile: the usual pitch inside a paragraph, whatever the spacing between.
+        self._pitch = sorted(pitches)[len(pitches) // 4] if len(pitches) >= 4 else 0.0
+
+    def level(self, line: Line) -> int:
+        if self._body <= 0 or len(line.text) > _MAX_HEADING_CHARS:
+            return 0
+        ratio = line.size / self._body
+        for bound, level in _HEADING_RATIOS:
+            if ratio >= bound:
+                return level
+        return 0
+
+    def breaks(self, previous: Line, line: Line) -> bool:
+        size = max(previous.size, line.size)
+        if abs(previous.size - line.size) > _SIZE_CHANGE * size:
+            return True
+        if size > 1.1 * self._body and self.level(previous) != self.level(line):
+            return True
+        pitch = line.box.top - previous.box.top
+        if pitch > max(_BREAK_EM * size, _BREAK_RATIO * self._pitch):
+            return True
+        if _BULLET.match(line.text) or _NUMBERED.match(line.text):
+            return True
+        width = self._x1 - self._x0
+        if previous.box.x1 < self._x1 - _SHORT_LINE * width and previous.text.endswith(
+            SENTENCE_END
+        ):
+            return True
+        indented = line.box.x0 - self._x0 > _INDENT_EM * line.size
+        return indented and previous.box.x0 - self._x0 < 0.3 * line.size
+
+    def render(self, paragraph: list[Line]) -> list[tuple[str, str]]:
+        if not paragraph:
+            return []
+        text = join_lines(line.text for line in paragraph)
+        level = self.level(paragraph[0])
+        if level and len(paragraph) <= _MAX_HEADING_LINES:
+            return [("heading", f"{'#' * level} {text}")]
+        bullet = _BULLET.match(text)
+        if bullet:
+            return [("item", f"- {text[bullet.end():]}")]
+        if _NUMBERED.match(text):
+            return [("item", text)]
+        return [("text", _escape(text))]
+
+
+def _escape(text: str) -> str:
+    """A backslash before a character that would turn the paragraph into other Markdown."""
+    return "\\" + text if _ESCAPE_START.match(text) else text
+
+
+def _merge_lists(blocks: list[tuple[str, str]]) -> list[Block]:
+    merged: list[Block] = []
+    previous_kind = ""
+    for kind, markdown in blocks:
+        if kind == "item" and previous_kind == "item":
+            merged[-1] = Block(f"{merged[-1].markdown}\n{markdown}")
+        else:
+            merged.append(Block(markdown, paragraph=kind == "text"))
+        previous_kind = kind
+    return merged

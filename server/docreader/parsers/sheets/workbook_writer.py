@@ -1,0 +1,85 @@
+"""A workbook's sheets → Markdown: ``## Sheet: <name>`` then the sheet's table, per sheet.
+
+Shared by the xlsx and xls parsers, which only turn their library's rows into lists of cell
+text. Here merged cells are filled, the per-sheet cell budget (``max_sheet_cells``) is
+enforced — a sheet past it is cut and named in the ``truncated_sheets`` metadata — and the
+workbook metadata is set. Hidden sheets are kept (their data is often what lookups and
+formulas draw on) and named in ``hidden_sheets``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.sheets.header_option import first_row_header
+from server.docreader.parsers.sheets.merges import MergedRange, MergeFiller
+from server.docreader.parsers.sheets.table import SheetTable
+
+
+class WorkbookWriter:
+    def __init__(self, sink: DocumentSink, options: ParseOptions) -> None:
+        self._sink = sink
+        self._header = first_row_header(options)
+        self._cell_limit = options.limits.max_sheet_cells
+        self._spool_dir = options.work_dir
+        self._names: list[str] = []
+        self._hidden: list[str] = []
+        self._truncated: list[str] = []
+        self._rows = 0
+
+    def add_sheet(
+        self,
+        name: str,
+        rows: Iterable[list[str]],
+        merges: Sequence[MergedRange] = (),
+        *,
+        hidden: bool = False,
+    ) -> None:
+        """Write one sheet; ``rows`` holds every row from the first, blank ones included, so
+        that a row's position is its index in the sheet."""
+        title = " ".join(name.split()) or f"Sheet {len(self._names) + 1}"
+        if self._names:
+            self._sink.write("\n\n")
+        self._sink.write(f"## Sheet: {title}")
+        self._names.append(title)
+        if hidden:
+            self._hidden.append(title)
+        table = SheetTable(spool_dir=self._spool_dir)
+        try:
+            if not self._collect(table, rows, MergeFiller(merges)):
+                self._truncated.append(title)
+            if table.row_count:
+                self._sink.write("\n\n")
+                table.write(self._sink, header=self._header)
+                self._rows += table.row_count - (1 if self._header else 0)
+        finally:
+            table.close()
+
+    def finish(self) -> None:
+        self._sink.set_metadata("sheet_count", str(len(self._names)))
+        self._sink.set_metadata("sheet_names", ", ".join(self._names))
+        self._sink.set_metadata("total_rows", str(self._rows))
+        if self._hidden:
+            self._sink.set_metadata("hidden_sheets", ", ".join(self._hidden))
+        if self._truncated:
+            self._sink.set_metadata("truncated_sheets", ", ".join(self._truncated))
+
+    def _collect(self, table: SheetTable, rows: Iterable[list[str]], filler: MergeFiller) -> bool:
+        """Add the rows to the table; False when the cell budget cut the sheet short."""
+        budget = self._cell_limit
+        count = 0
+        for index, cells in enumerate(rows):
+            # Cells scanned, blank ones too: a sheet of empty rows must not run forever.
+            budget -= max(len(cells) + filler.fill(index, cells), 1)
+            if budget < 0:
+                return False
+            table.add(cells)
+            count = index + 1
+        for index in range(count, filler.last_filled_row() + 1):
+            cells = []
+            budget -= max(filler.fill(index, cells), 1)
+            if budget < 0:
+                return False
+            table.add(cells)
+        return True
