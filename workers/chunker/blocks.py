@@ -1,7 +1,9 @@
-"""Cuts Markdown into atomic blocks: headings, paragraphs, list runs, tables, fenced code.
+"""Cuts Markdown into blocks: headings, paragraphs, list runs, tables, fenced code.
 
 Only ATX headings (``# Title``) count as headings; setext underlines are plain paragraphs.
 Block spans never include the blank lines between blocks, nor trailing whitespace.
+``table_layout`` tells a table's header rows from its body rows, the only places a table
+may be cut.
 """
 
 from __future__ import annotations
@@ -30,8 +32,17 @@ class Block:
 
     @property
     def atomic(self) -> bool:
-        """Tables and fenced code are never cut, whatever their size."""
-        return self.kind in (BlockKind.TABLE, BlockKind.FENCE)
+        """Fenced code is never cut, whatever its size; a table only between rows."""
+        return self.kind is BlockKind.FENCE
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """A table block's rows as (start, end) spans without line breaks: ``header`` covers the
+    header and delimiter rows (None when the table has none), ``rows`` the body rows."""
+
+    header: tuple[int, int] | None
+    rows: tuple[tuple[int, int], ...]
 
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
@@ -62,6 +73,18 @@ def scan_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[Block]:
         for m in _LINE.finditer(text, lo, hi)
     ]
     return _Scanner(text, lines).scan()
+
+
+def table_layout(text: str, block: Block) -> TableLayout:
+    """The header and body rows of a TABLE block: the header is the first row when the
+    second is a delimiter row (``|---|---|``)."""
+    lines = [
+        (m.start(), m.start() + len(m.group().rstrip("\r\n")))
+        for m in _LINE.finditer(text, block.start, block.end)
+    ]
+    if len(lines) >= 2 and _TABLE_DELIMITER.match(text[lines[1][0] : lines[1][1]]):
+        return TableLayout((lines[0][0], lines[1][1]), tuple(lines[2:]))
+    return TableLayout(None, tuple(lines))
 
 
 class _Scanner:

@@ -38,7 +38,8 @@ class ChunkerConfig:
 
 @dataclass(frozen=True)
 class TextChunk:
-    """``content == text[start:end]`` of the text that was split, overlap included."""
+    """``content == text[start:end]`` of the text that was split, overlap included; a chunk
+    continuing a cut table is its header rows + "\n" + ``text[start:end]``."""
 
     index: int
     content: str

@@ -1,16 +1,23 @@
 """Markdown-aware splitting into chunks with code-point offsets and heading breadcrumbs.
 
-The text is cut into atomic blocks (see ``blocks``); blocks bigger than ``chunk_size`` are
-split recursively by the configured separators, except tables and fenced code, which stay
-whole; the pieces are then packed greedily into chunks of at most ``chunk_size`` code points.
-A chunk holding a table or a code block bigger than ``chunk_size`` is the one exception to the
-size limit.
+The text is cut into blocks (see ``blocks``); blocks bigger than ``chunk_size`` are split
+recursively by the configured separators, except fenced code, which stays whole, and
+tables, which are cut only between rows; the pieces are then packed greedily into chunks of
+at most ``chunk_size`` code points. A chunk holding a code block, or a single table row,
+bigger than ``chunk_size`` is the one exception to the size limit.
+
+A table cut into several chunks keeps its meaning in each: every chunk that continues it
+starts with the table's header and delimiter rows again. Such a chunk's ``content`` is
+that header, a line break, then ``text[start:end]`` (the offsets cover the rows it adds, so
+every body row belongs to exactly one chunk); every other chunk's ``content`` is exactly
+``text[start:end]``. The header counts toward ``chunk_size``.
 
 Overlap: a chunk after the first starts up to ``chunk_overlap`` code points before the end of
 the previous one, at the first word boundary in that window (right after whitespace or a
-separator), never inside a heading line, a table or a code block, and never so early that
-the chunk would exceed ``chunk_size``. A chunk that starts with a heading gets no overlap, so
-a section starts cleanly. Each chunk's ``content`` is exactly ``text[start:end]``.
+separator), never inside a heading line, a table or a code block, never at a row group of a
+cut table, and never so early that the chunk would exceed ``chunk_size``. A chunk that
+starts with a heading, or continues a cut table, gets no overlap, so a section starts
+cleanly.
 
 A heading is never the last thing in a chunk while more text follows: it moves to the next
 chunk, the one it starts.
@@ -18,10 +25,11 @@ chunk, the one it starts.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from workers.chunker.blocks import Block, BlockKind, scan_blocks
+from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
 from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
 from workers.chunker.recursive import split_span
@@ -34,6 +42,11 @@ class _Unit:
     start: int
     end: int
     kind: BlockKind
+    # A row group of a table cut between rows.
+    table_part: bool = False
+    # The header and delimiter rows (with a line break) a chunk starting here repeats: set
+    # on the row groups that continue a cut table.
+    header: str = ""
 
     @property
     def protected(self) -> bool:
@@ -41,12 +54,23 @@ class _Unit:
         return self.kind in (BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE)
 
 
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    header: str
+
+    def chunk_text(self, text: str) -> str:
+        return self.header + text[self.start : self.end]
+
+
 def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
+    headers = _TableHeaders(text, blocks)
     return [
-        TextChunk(index, text[start:end], start, end, breadcrumbs.at(start))
-        for index, (start, end) in enumerate(_chunk_spans(text, blocks, config))
+        TextChunk(index, span.chunk_text(text), span.start, span.end, breadcrumbs.at(span.start))
+        for index, span in enumerate(_chunk_spans(text, blocks, config, headers))
     ]
 
 
@@ -56,32 +80,58 @@ def split_parent_child(
     """Parents split the whole text; each parent's range is split again into children."""
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
+    headers = _TableHeaders(text, blocks)
     parents = [
-        TextChunk(index, text[start:end], start, end, breadcrumbs.at(start))
-        for index, (start, end) in enumerate(_chunk_spans(text, blocks, parent_config))
+        TextChunk(index, span.chunk_text(text), span.start, span.end, breadcrumbs.at(span.start))
+        for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers))
     ]
     children: list[ChildChunk] = []
     for parent in parents:
         parent_blocks = scan_blocks(text, parent.start, parent.end)
-        for start, end in _chunk_spans(text, parent_blocks, child_config):
+        for span in _chunk_spans(text, parent_blocks, child_config, headers):
             children.append(
                 ChildChunk(
-                    len(children), text[start:end], start, end, breadcrumbs.at(start),
-                    parent.index,
+                    len(children), span.chunk_text(text), span.start, span.end,
+                    breadcrumbs.at(span.start), parent.index,
                 )
             )
     return parents, children
 
 
+class _TableHeaders:
+    """The header a table block repeats when it is cut: its own, or — for a block that is
+    the tail of a bigger table (a parent chunk continuing a cut table) — that table's."""
+
+    def __init__(self, text: str, blocks: Sequence[Block]) -> None:
+        self._text = text
+        self._tables = [block for block in blocks if block.kind is BlockKind.TABLE]
+        self._starts = [block.start for block in self._tables]
+
+    def inherited(self, block: Block) -> str:
+        """The header of the whole-text table ``block`` continues past its header, or ""."""
+        index = bisect.bisect_right(self._starts, block.start) - 1
+        if index < 0 or self._tables[index].end < block.end:
+            return ""
+        header = table_layout(self._text, self._tables[index]).header
+        if header is None or block.start < header[1]:
+            return ""
+        return self._text[header[0] : header[1]] + "\n"
+
+
 def _chunk_spans(
-    text: str, blocks: Sequence[Block], config: ChunkerConfig
-) -> list[tuple[int, int]]:
-    return _pack(text, _units(text, blocks, config), config)
+    text: str, blocks: Sequence[Block], config: ChunkerConfig, headers: _TableHeaders
+) -> list[_Span]:
+    return _pack(text, _units(text, blocks, config, headers), config)
 
 
-def _units(text: str, blocks: Sequence[Block], config: ChunkerConfig) -> list[_Unit]:
+def _units(
+    text: str, blocks: Sequence[Block], config: ChunkerConfig, headers: _TableHeaders
+) -> list[_Unit]:
     units: list[_Unit] = []
     for block in blocks:
+        if block.kind is BlockKind.TABLE:
+            units.extend(_table_units(text, block, config, headers.inherited(block)))
+            continue
         if block.atomic or block.end - block.start <= config.chunk_size:
             units.append(_Unit(block.start, block.end, block.kind))
             continue
@@ -96,47 +146,76 @@ def _units(text: str, blocks: Sequence[Block], config: ChunkerConfig) -> list[_U
     return units
 
 
-def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
+def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str) -> list[_Unit]:
+    """A table that fits stays one unit; a bigger one becomes row groups, each at most
+    ``chunk_size`` with the header it repeats (a single oversized row stands alone)."""
+    if not inherited and block.end - block.start <= config.chunk_size:
+        return [_Unit(block.start, block.end, BlockKind.TABLE)]
+    layout = table_layout(text, block)
+    if layout.header is not None:
+        header = text[layout.header[0] : layout.header[1]] + "\n"
+        group_header, group_start, group_end = "", block.start, layout.header[1]
+    else:
+        header = inherited
+        group_header, group_start, group_end = inherited, block.start, block.start
+    units: list[_Unit] = []
+    rows_in_group = 0
+    for row_start, row_end in layout.rows:
+        too_big = len(group_header) + row_end - group_start > config.chunk_size
+        if rows_in_group and too_big:
+            units.append(_Unit(group_start, group_end, BlockKind.TABLE, True, group_header))
+            group_header, group_start, rows_in_group = header, row_start, 0
+        group_end = row_end
+        rows_in_group += 1
+    units.append(_Unit(group_start, group_end, BlockKind.TABLE, True, group_header))
+    return units
+
+
+def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Span]:
+    spans: list[_Span] = []
     i = 0
     while i < len(units):
         first = units[i]
         start = first.start
-        if spans and config.chunk_overlap and first.kind is not BlockKind.HEADING:
+        overlap = first.kind is not BlockKind.HEADING and not first.header
+        if spans and config.chunk_overlap and overlap:
             start = _overlap_start(text, spans[-1], units, i, config)
+        header = first.header if start == first.start else ""
         j = i + 1
-        while j < len(units) and units[j].end - start <= config.chunk_size:
+        while j < len(units) and len(header) + units[j].end - start <= config.chunk_size:
             j += 1
         if j < len(units):
             while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
                 j -= 1
-        spans.append((start, units[j - 1].end))
+        spans.append(_Span(start, units[j - 1].end, header))
         i = j
     return spans
 
 
 def _overlap_start(
     text: str,
-    previous: tuple[int, int],
+    previous: _Span,
     units: Sequence[_Unit],
     first_index: int,
     config: ChunkerConfig,
 ) -> int:
     """Where the chunk whose first new unit is ``units[first_index]`` starts."""
     first = units[first_index]
-    previous_start, previous_end = previous
     low = max(
-        previous_end - config.chunk_overlap,
+        previous.end - config.chunk_overlap,
         first.end - config.chunk_size,
-        previous_start + 1,
+        previous.start + 1,
     )
+    # (lo, hi): no overlap may start at a position strictly between them.
     protected = []
     k = first_index - 1
     while k >= 0 and units[k].end > low:
-        if units[k].protected:
-            protected.append((units[k].start, units[k].end))
+        unit = units[k]
+        if unit.protected:
+            # Nor at the start of a cut table's row group: its rows would appear twice.
+            protected.append((unit.start - 1 if unit.table_part else unit.start, unit.end))
         k -= 1
-    for position in range(low, previous_end):
+    for position in range(low, previous.end):
         if text[position].isspace() or not _after_boundary(text, position, config.separators):
             continue
         if any(start < position < end for start, end in protected):

@@ -1,5 +1,6 @@
-"""Random Markdown documents (fixed seeds) that record where their tables, fences and headings
-are, so tests can check the chunker against what was generated rather than against itself."""
+"""Random Markdown documents (fixed seeds) that record where their tables (row by row), fences
+and headings are, so tests can check the chunker against what was generated rather than
+against itself."""
 
 from __future__ import annotations
 
@@ -14,13 +15,35 @@ EMOJI = ["😀", "🎉", "🚀", "👍🏽", "🇷🇺", "👨‍👩‍👧"]
 CHINESE = "你好世界这是测试中文文本分块检查偏移量正确"
 
 
+@dataclass(frozen=True)
+class GeneratedTable:
+    """Where a generated table and its rows are; row spans exclude the line breaks."""
+
+    start: int
+    end: int
+    # The header and delimiter rows, joined by a line break, as a continuation repeats them.
+    header: str
+    header_end: int
+    rows: tuple[tuple[int, int], ...]
+
+    def continued_at(self, offset: int) -> bool:
+        """Whether a chunk starting at ``offset`` continues this table past its header."""
+        return self.header_end < offset < self.end
+
+
 @dataclass
 class GeneratedDocument:
     text: str = ""
-    # (start, end) of every table and fenced code block.
-    atomic: list[tuple[int, int]] = field(default_factory=list)
+    tables: list[GeneratedTable] = field(default_factory=list)
+    # (start, end) of every fenced code block.
+    fences: list[tuple[int, int]] = field(default_factory=list)
     # (start, level, label) of every heading.
     headings: list[tuple[int, int, str]] = field(default_factory=list)
+
+    @property
+    def atomic(self) -> list[tuple[int, int]]:
+        """(start, end) of every table and fenced code block, in document order."""
+        return sorted([(t.start, t.end) for t in self.tables] + self.fences)
 
     def add(self, block: str) -> int:
         if self.text:
@@ -28,6 +51,18 @@ class GeneratedDocument:
         start = len(self.text)
         self.text += block
         return start
+
+    def add_table(self, block: str) -> None:
+        start = self.add(block)
+        spans = []
+        offset = start
+        for line in block.split("\n"):
+            spans.append((offset, offset + len(line)))
+            offset += len(line) + 1
+        header_end = spans[1][1]
+        self.tables.append(GeneratedTable(
+            start, start + len(block), self.text[start:header_end], header_end, tuple(spans[2:])
+        ))
 
     def expected_breadcrumbs(self, offset: int) -> str:
         stack: list[tuple[int, str]] = []
@@ -104,13 +139,11 @@ def generate_document(seed: int) -> GeneratedDocument:
         elif roll < 0.7:
             document.add(bullet_list(rng))
         elif roll < 0.85:
-            block = table(rng)
-            start = document.add(block)
-            document.atomic.append((start, start + len(block)))
+            document.add_table(table(rng))
         else:
             block = fence(rng)
             start = document.add(block)
-            document.atomic.append((start, start + len(block)))
+            document.fences.append((start, start + len(block)))
     if rng.random() < 0.5:
         document.text += "\n"
     return document

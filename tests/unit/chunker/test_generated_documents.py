@@ -7,6 +7,14 @@ import random
 
 import pytest
 
+from tests.unit.chunker.chunk_rules import (
+    assert_content,
+    assert_continuations_have_no_overlap,
+    assert_fences_whole,
+    assert_size,
+    assert_tables_cut_between_rows,
+    continued_table,
+)
 from tests.unit.chunker.generated_markdown import GeneratedDocument, generate_document
 from workers.chunker import ChunkerConfig, TextChunk, split_markdown
 
@@ -27,14 +35,12 @@ def _split(seed: int) -> tuple[GeneratedDocument, ChunkerConfig, list[TextChunk]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_content_is_exactly_the_offsets_slice(seed: int) -> None:
+def test_content_is_the_slice_or_the_repeated_table_header_and_the_slice(seed: int) -> None:
     document, _, chunks = _split(seed)
     assert chunks, "a non-empty document yields chunks"
     for position, chunk in enumerate(chunks):
         assert chunk.index == position
-        assert 0 <= chunk.start < chunk.end <= len(document.text)
-        assert chunk.content == document.text[chunk.start : chunk.end]
-        assert chunk.content.strip(), "no empty or whitespace-only chunk"
+        assert_content(document, chunk)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -54,21 +60,45 @@ def test_chunks_advance_and_cover_every_visible_character(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_tables_and_fences_are_never_split(seed: int) -> None:
+def test_a_chunk_continuing_a_table_gets_no_overlap(seed: int) -> None:
     document, _, chunks = _split(seed)
-    for start, end in document.atomic:
-        assert any(c.start <= start and end <= c.end for c in chunks), "kept whole somewhere"
-        for chunk in chunks:
-            assert not start < chunk.start < end, f"a chunk starts inside {start}:{end}"
-            assert not start < chunk.end < end, f"a chunk ends inside {start}:{end}"
+    assert_continuations_have_no_overlap(document, chunks)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_size_is_exceeded_only_by_a_single_oversized_table_or_fence(seed: int) -> None:
+def test_fences_are_never_split(seed: int) -> None:
+    document, _, chunks = _split(seed)
+    assert_fences_whole(document, chunks, 0, len(document.text))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_tables_are_cut_only_between_rows_and_each_row_is_in_one_chunk(seed: int) -> None:
+    document, config, chunks = _split(seed)
+    assert_tables_cut_between_rows(document, chunks, config, 0, len(document.text))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_size_is_exceeded_only_by_a_fence_or_a_table_header_with_one_row(seed: int) -> None:
     document, config, chunks = _split(seed)
     for chunk in chunks:
-        if len(chunk.content) > config.chunk_size:
-            assert (chunk.start, chunk.end) in document.atomic
+        assert_size(document, chunk, config)
+
+
+def test_the_seeds_cut_tables_and_exceed_the_size() -> None:
+    """The rules above are not vacuous: the generated documents do cut tables, and hit both
+    oversize exceptions."""
+    continuations = oversized_fences = oversized_rows = 0
+    for seed in SEEDS:
+        document, config, chunks = _split(seed)
+        for chunk in chunks:
+            continuations += continued_table(document, chunk.start) is not None
+            if len(chunk.content) > config.chunk_size:
+                is_fence = (chunk.start, chunk.end) in document.fences
+                oversized_fences += is_fence
+                oversized_rows += not is_fence
+    assert continuations > 100
+    assert oversized_fences > 10
+    assert oversized_rows > 10
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -63,16 +63,26 @@ def test_zero_overlap_gives_disjoint_chunks() -> None:
         assert chunk.start > previous.end
 
 
-def test_oversized_table_and_fence_stay_whole() -> None:
+def test_oversized_fence_stays_whole_and_oversized_table_is_cut_between_rows() -> None:
+    header = "| name | value |\n|---|---|"
     rows = [f"| row{n} | {n * 7} |" for n in range(30)]
-    table = "\n".join(["| name | value |", "|---|---|", *rows])
+    table = "\n".join([header, *rows])
     fence = "```python\n" + "\n\n".join(f"print({n})  # step {n}" for n in range(30)) + "\n```"
     text = f"# Data\n\nBefore the table.\n\n{table}\n\nBetween.\n\n{fence}\n\nAfter the code."
     chunks = split_markdown(text, ChunkerConfig(chunk_size=80, chunk_overlap=20))
     contents = [c.content for c in chunks]
-    assert table in contents
     assert fence in contents
-    assert all(len(c) <= 80 for c in contents if c not in (table, fence))
+    assert all(len(c) <= 80 for c in contents if c != fence)
+    with_rows = [c for c in chunks if set(c.content.split("\n")) & set(rows)]
+    assert len(with_rows) > 3
+    first, *continuations = with_rows
+    assert first.start == text.index(table)
+    assert first.content == text[first.start : first.end]
+    for chunk in continuations:
+        assert chunk.content == header + "\n" + text[chunk.start : chunk.end]
+        assert chunk.content.split("\n")[2] in rows, "a continuation starts at a whole row"
+    seen = [line for c in chunks for line in c.content.split("\n") if line in rows]
+    assert seen == rows, "every row once, in order"
 
 
 def test_heading_like_lines_in_code_are_not_headings() -> None:
