@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from workers.net.ssrf import UrlPolicy
+
 Mode = Literal["lite", "full"]
 
 
@@ -36,6 +38,10 @@ class Settings:
     max_message_bytes: int = 64 << 20
     document_process_timeout_s: int = 7200
     docreader_call_timeout_s: int = 1800
+    # Lite mode's in-process docreader: each parse's child process is capped at this much
+    # address space and this many seconds (full mode: the docreader's own flags).
+    docreader_memory_cap_mb: int = 2048
+    docreader_parse_timeout_s: int = 1800
     document_process_retries: int = 3
     # Seconds before retry k of document:process (the last one repeats): spread out so a
     # short database or docreader outage does not burn every attempt at once.
@@ -57,6 +63,11 @@ class Settings:
     summary_stale_after_s: int = 3600
     stall_verdict_after_s: int = 1200
     max_auto_requeues: int = 2
+    # Outbound fetches (remote images now, URL import later) are SSRF-guarded; these exact
+    # host names or IPs skip the address checks (an internal image server, say).
+    ssrf_allow_hosts: frozenset[str] = frozenset()
+    remote_image_max_bytes: int = 20 << 20
+    fetch_timeout_s: float = 30.0
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -101,6 +112,12 @@ class Settings:
             "docreader_call_timeout_s": _int(
                 source, "SLUICE_DOCREADER_CALL_TIMEOUT", base.docreader_call_timeout_s
             ),
+            "docreader_memory_cap_mb": _int(
+                source, "SLUICE_DOCREADER_MEMORY_CAP_MB", base.docreader_memory_cap_mb
+            ),
+            "docreader_parse_timeout_s": _int(
+                source, "SLUICE_DOCREADER_PARSE_TIMEOUT", base.docreader_parse_timeout_s
+            ),
             "document_process_retries": _int(
                 source, "SLUICE_DOCUMENT_PROCESS_RETRIES", base.document_process_retries
             ),
@@ -128,6 +145,11 @@ class Settings:
                 source, "SLUICE_STALL_VERDICT_AFTER", base.stall_verdict_after_s
             ),
             "max_auto_requeues": _int(source, "SLUICE_MAX_AUTO_REQUEUES", base.max_auto_requeues),
+            "ssrf_allow_hosts": _str_set(source, "SLUICE_SSRF_ALLOW_HOSTS", base.ssrf_allow_hosts),
+            "remote_image_max_bytes": _int(
+                source, "SLUICE_REMOTE_IMAGE_MAX_BYTES", base.remote_image_max_bytes
+            ),
+            "fetch_timeout_s": _float(source, "SLUICE_FETCH_TIMEOUT_S", base.fetch_timeout_s),
         }
         values.update(overrides)
         settings = replace(base, **values)  # type: ignore[arg-type]
@@ -137,6 +159,14 @@ class Settings:
             raise SettingsError("SLUICE_HOUSEKEEPING_INTERVAL must be > 0")
         if settings.max_auto_requeues < 0:
             raise SettingsError("SLUICE_MAX_AUTO_REQUEUES must be >= 0")
+        if settings.remote_image_max_bytes <= 0:
+            raise SettingsError("SLUICE_REMOTE_IMAGE_MAX_BYTES must be > 0")
+        if settings.fetch_timeout_s <= 0:
+            raise SettingsError("SLUICE_FETCH_TIMEOUT_S must be > 0")
+        try:
+            UrlPolicy(allow_hosts=settings.ssrf_allow_hosts)
+        except ValueError as exc:
+            raise SettingsError(f"SLUICE_SSRF_ALLOW_HOSTS: {exc}") from exc
         if settings.mode == "full" and not settings.docreader_address:
             raise SettingsError("SLUICE_DOCREADER_ADDRESS is required in full mode")
         return settings
@@ -172,6 +202,14 @@ def _int_tuple(source: Mapping[str, str], name: str, default: tuple[int, ...]) -
     if any(value < 0 for value in values):
         raise SettingsError(f"{name} must not contain negative values, not {raw!r}")
     return values
+
+
+def _str_set(source: Mapping[str, str], name: str, default: frozenset[str]) -> frozenset[str]:
+    """Comma-separated values, e.g. ``images.internal,10.0.0.7``; blanks are ignored."""
+    raw = source.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return frozenset(part.strip() for part in raw.split(",") if part.strip())
 
 
 def _float(source: Mapping[str, str], name: str, default: float) -> float:

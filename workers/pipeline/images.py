@@ -1,38 +1,253 @@
-"""Images the docreader returned: stored through FileService, Markdown links rewritten.
+"""Images of a document: stored through FileService, and the Markdown pointed at the copies.
 
-Identical images are stored once per document; the link target the docreader used
-(its ``ref``) is replaced by the stored file's URL. Every stored image is recorded in the
-resource catalog as the knowledge's (``KNOWLEDGE_IMAGE``), which is how a reparse or a
-delete finds the files to remove later.
+Following the spec («Извлечение и загрузка изображений»), in this order:
+
+1. the docreader's images, consumed one frame at a time as they arrive — only each stored
+   image's URL is kept, never the bytes of the whole set;
+2. images inline in the Markdown: ``data:`` URIs and base64 payloads in image links and
+   ``<img src>``, and bare image data standing in the text;
+3. remote http(s) images, fetched under the SSRF policy from the settings.
+
+Icon-sized images (a side under 64 px, or under 512 bytes) are dropped, unless the docreader
+marks the image as the uploaded file itself (``is_original``); a dropped image's link
+becomes its alt text. Identical bytes are stored once per document. Every stored file is
+recorded in the resource catalog as the knowledge's (``KNOWLEDGE_IMAGE``), which is how a
+reparse or a delete finds it later. A remote image that is refused or fails keeps its
+original link and is only counted: a remote image never fails the document.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import html
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from workers.context import WorkerContext
+from workers.docreader_client import DocumentImage
+from workers.net.safe_fetch import FetchError, fetch
+from workers.net.ssrf import SsrfBlocked, UrlPolicy
+from workers.pipeline.image_data import (
+    InvalidImageData,
+    decode_inline_image,
+    extension_for,
+    image_dimensions,
+    sniff_image_type,
+)
+from workers.pipeline.markdown_images import ImageLink, find_bare_image_data, find_image_links
+from workers.settings import Settings
+
+log = logging.getLogger(__name__)
+
+MIN_IMAGE_SIDE_PX = 64
+MIN_IMAGE_BYTES = 512
+# Remote images fetched per document at most: each may take the whole fetch timeout.
+MAX_REMOTE_IMAGES = 30
+_DROP = ""  # a link target resolved to this loses its image (an icon, invalid data)
 
 
-def store_images(ctx: WorkerContext, knowledge: Any, markdown: str, images: Sequence[Any]) -> str:
-    stored: dict[str, str] = {}
+@dataclass(frozen=True)
+class StoredImage:
+    url: str
+    path: str
+    width: int  # 0 when unknown (an SVG, say)
+    height: int
+    mime_type: str
+    page: int  # 0 when the image has no page (inline or remote)
+
+
+@dataclass
+class StoredImages:
+    markdown: str
+    stored: list[StoredImage] = field(default_factory=list)
+    icons_dropped: int = 0
+    # Inline image data that does not decode to an image (its link became alt text).
+    invalid_dropped: int = 0
+    remote_fetched: int = 0
+    remote_refused: int = 0  # by the SSRF policy
+    remote_failed: int = 0  # network, HTTP status, size, not an image, over the per-document cap
+
+
+def remote_image_policy(settings: Settings) -> UrlPolicy:
+    return UrlPolicy(allow_hosts=settings.ssrf_allow_hosts)
+
+
+def store_images(
+    ctx: WorkerContext, knowledge: Any, markdown: str, images: Iterable[DocumentImage]
+) -> StoredImages:
+    """Store the document's images and return the Markdown linking to the stored copies."""
+    intake = DocumentImages(ctx, knowledge)
     for image in images:
-        digest = hashlib.sha256(image.data).hexdigest()
-        if digest not in stored:
-            ext = image.ref.rsplit(".", 1)[-1] if "." in image.ref else "png"
-            path = ctx.files.save_bytes(
-                knowledge.tenant_id, f"{knowledge.id}-{digest[:16]}.{ext}", image.data
+        intake.add(image)
+    return intake.finish(markdown)
+
+
+class DocumentImages:
+    """Takes the docreader's images one by one as their frames arrive (so they are never
+    all in memory), then rewrites the Markdown once it is complete."""
+
+    def __init__(self, ctx: WorkerContext, knowledge: Any) -> None:
+        self._store = _ImageStore(ctx, knowledge, StoredImages(""))
+        self._by_ref: dict[str, str] = {}
+
+    def add(self, image: DocumentImage) -> None:
+        self._by_ref[image.ref] = self._store.add(
+            image.data, image.mime_type, image.width, image.height, image.page,
+            keep=image.is_original,
+        )
+
+    def finish(self, markdown: str) -> StoredImages:
+        store, by_ref = self._store, self._by_ref
+        links = find_image_links(markdown)
+        bare = find_bare_image_data(markdown, links)
+        edits: list[tuple[int, int, str]] = []
+        for link in links:
+            url = by_ref[link.target] if link.target in by_ref else store.resolve(link.target)
+            if url is not None:
+                edits.append(_drop(link) if url == _DROP else _retarget(markdown, link, url))
+        for start, end in bare:
+            url = store.resolve(markdown[start:end])
+            if url == _DROP:
+                edits.append((start, end, ""))
+            elif url is not None:
+                edits.append((start, end, f"![image]({url})"))
+        result = store.result
+        result.markdown = _apply(markdown, edits)
+        return result
+
+
+class _ImageStore:
+    def __init__(self, ctx: WorkerContext, knowledge: Any, result: StoredImages) -> None:
+        self._ctx = ctx
+        self._knowledge = knowledge
+        self.result = result
+        self._by_digest: dict[str, str] = {}
+        self._remote: dict[str, str | None] = {}
+        self._policy = remote_image_policy(ctx.settings)
+        self._max_bytes = ctx.settings.remote_image_max_bytes
+
+    def add(
+        self, data: bytes, mime_type: str, width: int, height: int, page: int, *, keep: bool
+    ) -> str:
+        """The URL of the stored copy, or _DROP for an icon."""
+        if not width or not height:
+            width, height = image_dimensions(data)
+        if not keep and _is_icon(len(data), width, height):
+            self.result.icons_dropped += 1
+            return _DROP
+        digest = hashlib.sha256(data).hexdigest()
+        known = self._by_digest.get(digest)
+        if known is not None:
+            return known
+        mime_type = mime_type or sniff_image_type(data) or "application/octet-stream"
+        tenant_id, knowledge_id = self._knowledge.tenant_id, self._knowledge.id
+        name = f"{knowledge_id}-{digest[:16]}.{extension_for(mime_type)}"
+        path = self._ctx.files.save_bytes(tenant_id, name, data)
+        self._ctx.resources.record(
+            tenant_id=tenant_id,
+            path=path,
+            owner_type=KNOWLEDGE_IMAGE,
+            owner_id=knowledge_id,
+            size=len(data),
+            content_type=mime_type,
+        )
+        url = self._ctx.files.url(path)
+        self.result.stored.append(StoredImage(url, path, width, height, mime_type, page))
+        self._by_digest[digest] = url
+        return url
+
+    def resolve(self, target: str) -> str | None:
+        """A stored URL, _DROP, or None to leave the link as it is (not an image we handle,
+        or a remote image that could not be had)."""
+        try:
+            inline = decode_inline_image(target, max_bytes=self._max_bytes)
+        except InvalidImageData as exc:
+            log.warning("knowledge %s: dropping inline image: %s", self._knowledge.id, exc)
+            self.result.invalid_dropped += 1
+            return _DROP
+        if inline is not None:
+            return self.add(inline.data, inline.mime_type, 0, 0, 0, keep=False)
+        if target[:8].lower().startswith(("http://", "https://")):
+            if target not in self._remote:
+                self._remote[target] = self._fetch(target)
+            return self._remote[target]
+        return None
+
+    def _fetch(self, url: str) -> str | None:
+        result = self.result
+        if result.remote_fetched + result.remote_refused + result.remote_failed >= (
+            MAX_REMOTE_IMAGES
+        ):
+            result.remote_failed += 1
+            log.warning("knowledge %s: over %d remote images, %s left as is",
+                        self._knowledge.id, MAX_REMOTE_IMAGES, url)
+            return None
+        try:
+            fetched = fetch(
+                url,
+                self._policy,
+                max_bytes=self._max_bytes,
+                timeout_s=self._ctx.settings.fetch_timeout_s,
+                accept="image/*",
             )
-            ctx.resources.record(
-                tenant_id=knowledge.tenant_id,
-                path=path,
-                owner_type=KNOWLEDGE_IMAGE,
-                owner_id=knowledge.id,
-                size=len(image.data),
-                content_type=image.mime_type,
-            )
-            stored[digest] = ctx.files.url(path)
-        markdown = markdown.replace(f"]({image.ref})", f"]({stored[digest]})")
-    return markdown
+        except SsrfBlocked as exc:
+            result.remote_refused += 1
+            log.warning("knowledge %s: remote image %s refused: %s",
+                        self._knowledge.id, url, exc.reason)
+            return None
+        except FetchError as exc:
+            result.remote_failed += 1
+            log.warning("knowledge %s: remote image %s failed: %s",
+                        self._knowledge.id, url, exc.reason)
+            return None
+        mime_type = sniff_image_type(fetched.data)
+        if mime_type is None and fetched.content_type.startswith("image/"):
+            mime_type = fetched.content_type
+        if mime_type is None:
+            result.remote_failed += 1
+            log.warning("knowledge %s: remote image %s is not an image (%s)",
+                        self._knowledge.id, url, fetched.content_type or "no content type")
+            return None
+        result.remote_fetched += 1
+        return self.add(fetched.data, mime_type, 0, 0, 0, keep=False)
+
+
+def _is_icon(size: int, width: int, height: int) -> bool:
+    if size < MIN_IMAGE_BYTES:
+        return True
+    # Unknown dimensions (0) are not small ones.
+    return bool(width and height) and (width < MIN_IMAGE_SIDE_PX or height < MIN_IMAGE_SIDE_PX)
+
+
+def _retarget(markdown: str, link: ImageLink, url: str) -> tuple[int, int, str]:
+    """Point the link at ``url``; a linked image ``[![alt](x)](page)`` is unwrapped."""
+    if link.syntax == "html":
+        url = html.escape(url, quote=True)
+    if not link.wrapped:
+        return link.target_start, link.target_end, url
+    image = (
+        markdown[link.image_start : link.target_start] + url
+        + markdown[link.target_end : link.image_end]
+    )
+    return link.start, link.end, image
+
+
+def _drop(link: ImageLink) -> tuple[int, int, str]:
+    """The image gives way to its alt text; a wrapping link stays unless nothing is left."""
+    alt = link.alt.strip()
+    if link.wrapped and alt:
+        return link.image_start, link.image_end, alt
+    return link.start, link.end, alt
+
+
+def _apply(markdown: str, edits: list[tuple[int, int, str]]) -> str:
+    pieces: list[str] = []
+    position = 0
+    for start, end, text in sorted(edits):
+        pieces += [markdown[position:start], text]
+        position = end
+    pieces.append(markdown[position:])
+    return "".join(pieces)

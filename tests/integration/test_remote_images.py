@@ -1,0 +1,253 @@
+"""store_images end to end: the docreader's frames, inline image data and remote images all end
+up in real storage with the Markdown pointing at them — and a remote image the SSRF policy
+refuses never reaches its server, proved by a canary server that records every request."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import random
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from storage.db.repositories.resources import KNOWLEDGE_IMAGE
+from storage.events.memory_bus import InMemoryEventBus
+from storage.queue.lite import LiteTaskQueue
+from workers.context import WorkerContext
+from workers.docreader_client import DocumentImage
+from workers.net.safe_fetch import fetch
+from workers.net.ssrf import UrlPolicy
+from workers.pipeline.images import StoredImage, store_images
+from workers.settings import Settings
+from workers.wiring import build_context
+
+Reply = Callable[[BaseHTTPRequestHandler], None]
+
+
+class RecordingServer:
+    """A real HTTP server that records the path of every request it receives."""
+
+    def __init__(self, host: str, routes: dict[str, Reply] | None = None) -> None:
+        self.requests: list[str] = []
+        self.routes: dict[str, Reply] = dict(routes or {})
+        server = self
+
+        class _Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                server.requests.append(self.path)
+                server.routes.get(self.path, _reply(200, b"canary reached", "text/plain"))(self)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer((host, 0), _Handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def _reply(status: int, body: bytes, content_type: str) -> Reply:
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", content_type)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return handle
+
+
+def _redirect(location: str) -> Reply:
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(302)
+        handler.send_header("Location", location)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    return handle
+
+
+def _png(width: int, height: int, seed: int) -> bytes:
+    """Noise, so the file is as big as a real picture of that size."""
+    rng = random.Random(seed)
+    image = Image.new("RGB", (width, height))
+    image.putdata([(rng.randrange(256), rng.randrange(256), 99) for _ in range(width * height)])
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
+    from storage.db.migrate import upgrade_to_head
+
+    settings = Settings.from_env(
+        env={
+            "SLUICE_DATA_DIR": str(tmp_path),
+            "SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1",
+            "SLUICE_FETCH_TIMEOUT_S": "5",
+        }
+    )
+    settings.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.database_url)
+    context = build_context(
+        settings,
+        queue=LiteTaskQueue(),
+        publisher=InMemoryEventBus(),
+        docreader_target="127.0.0.1:9",
+    )
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def knowledge(ctx: WorkerContext) -> Any:
+    tenant = ctx.tenants.create_tenant("images").id
+    kb = ctx.knowledge_bases.create(
+        tenant, "kb", description="", type="document", config={},
+        embedding_model_key="local/all-MiniLM-L6-v2/384", storage_backend_id="",
+    )
+    return ctx.knowledges.create(
+        tenant_id=tenant, knowledge_base_id=kb.id, type="file", title="t", file_name="t.pdf",
+        file_type="pdf", parse_status="processing", enable_status="disabled", attempt=1,
+    )
+
+
+@pytest.fixture
+def canaries() -> Iterator[tuple[RecordingServer, RecordingServer | None]]:
+    """One canary on 127.0.0.1 (reached as "localhost"), one on 127.0.0.2 where possible."""
+    canary = RecordingServer("127.0.0.1")
+    try:
+        other: RecordingServer | None = RecordingServer("127.0.0.2")
+    except OSError:
+        other = None  # no 127/8 beyond 127.0.0.1 on this system
+    yield canary, other
+    canary.close()
+    if other is not None:
+        other.close()
+
+
+def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_sent(
+    ctx: WorkerContext, knowledge: Any,
+    canaries: tuple[RecordingServer, RecordingServer | None],
+) -> None:
+    canary, other_canary = canaries
+    figure, original_icon, measured_icon = _png(120, 90, 1), _png(16, 16, 2), _png(20, 20, 3)
+    inline, bare, photo, remote_icon = (
+        _png(100, 70, 4), _png(90, 90, 5), _png(80, 80, 6), _png(12, 12, 7),
+    )
+    other_target = (
+        f"http://127.0.0.2:{other_canary.port}/secret" if other_canary else "http://10.0.0.1/"
+    )
+    origin = RecordingServer("127.0.0.1", {
+        "/photo.png": _reply(200, photo, "image/png"),
+        "/icon.png": _reply(200, remote_icon, "image/png"),
+        "/page.html": _reply(200, b"<html>not an image</html>" * 40, "text/html"),
+        "/to-localhost": _redirect(f"http://localhost:{canary.port}/secret"),
+        "/to-other": _redirect(other_target),
+    })
+    base = f"http://127.0.0.1:{origin.port}"
+    inline_uri = "data:image/png;base64," + base64.b64encode(inline).decode()
+    bare_uri = "data:image/png;base64," + base64.b64encode(bare).decode()
+    refused = [
+        f"http://localhost:{canary.port}/secret",
+        f"{base}/to-localhost",
+        f"{base}/to-other",
+        "http://169.254.169.254/latest/meta-data/",
+    ]
+    markdown = "\n\n".join([
+        "# Report",
+        "![figure](image-1.png) and again ![same bytes](image-2.png)",
+        "![tiny](image-3.png)![orig](image-4.png)[![measured](image-5.png)](https://x.example)",
+        f"![inline]({inline_uri}) <img alt=\"html\" src=\"{inline_uri}\">",
+        f"Bare {bare_uri} data.",
+        f"![remote]({base}/photo.png) ![remote again]({base}/photo.png)",
+        f"![remote icon]({base}/icon.png) ![page]({base}/page.html)",
+        *(f"![refused {n}]({url})" for n, url in enumerate(refused)),
+        "```\n![code](image-1.png)\n```",
+    ])
+    stored_counts: list[int] = []
+
+    def frames() -> Iterator[DocumentImage]:
+        for ref, data, size, is_original in [
+            ("image-1.png", figure, (120, 90), False),
+            ("image-2.png", figure, (120, 90), False),
+            ("image-3.png", original_icon, (16, 16), False),
+            ("image-4.png", original_icon, (16, 16), True),
+            ("image-5.png", measured_icon, (0, 0), False),  # no size from the docreader
+        ]:
+            stored_counts.append(len(ctx.resources.paths_owned_by(KNOWLEDGE_IMAGE, [knowledge.id])))
+            yield DocumentImage(ref, data, "image/png", *size, is_original, page=2)
+
+    try:
+        result = store_images(ctx, knowledge, markdown, frames())
+    finally:
+        origin.close()
+
+    # Frames were stored as they came, not after all of them had arrived.
+    assert stored_counts == [0, 1, 1, 1, 2]
+    by_bytes = {hashlib.sha256(ctx.files.read_bytes(s.path)).digest(): s for s in result.stored}
+    stored = {name: by_bytes[hashlib.sha256(data).digest()] for name, data in [
+        ("figure", figure), ("original", original_icon), ("inline", inline), ("bare", bare),
+        ("photo", photo),
+    ]}
+    assert len(result.stored) == 5, "identical bytes stored once"
+    assert sorted(ctx.resources.paths_owned_by(KNOWLEDGE_IMAGE, [knowledge.id])) == sorted(
+        s.path for s in result.stored
+    )
+    assert stored["figure"] == StoredImage(
+        stored["figure"].url, stored["figure"].path, 120, 90, "image/png", 2
+    )
+    assert (stored["photo"].width, stored["photo"].height, stored["photo"].page) == (80, 80, 0)
+    url = {name: image.url for name, image in stored.items()}
+    assert result.markdown == "\n\n".join([
+        "# Report",
+        f"![figure]({url['figure']}) and again ![same bytes]({url['figure']})",
+        f"tiny![orig]({url['original']})[measured](https://x.example)",
+        f"![inline]({url['inline']}) <img alt=\"html\" src=\"{url['inline']}\">",
+        f"Bare ![image]({url['bare']}) data.",
+        f"![remote]({url['photo']}) ![remote again]({url['photo']})",
+        f"remote icon ![page]({base}/page.html)",
+        *(f"![refused {n}]({target})" for n, target in enumerate(refused)),
+        "```\n![code](image-1.png)\n```",
+    ])
+    assert (result.icons_dropped, result.invalid_dropped) == (3, 0)
+    assert (result.remote_fetched, result.remote_refused, result.remote_failed) == (2, 4, 1)
+    assert sorted(origin.requests) == sorted(
+        ["/photo.png", "/icon.png", "/page.html", "/to-localhost", "/to-other"]
+    )
+    # The refused requests never reached the canaries...
+    assert canary.requests == []
+    if other_canary is not None:
+        assert other_canary.requests == []
+    # ...which do record whatever reaches them.
+    open_policy = UrlPolicy(allow_hosts=frozenset({"localhost", "127.0.0.2"}))
+    fetch(f"http://localhost:{canary.port}/ping", open_policy, max_bytes=100, timeout_s=5)
+    assert canary.requests == ["/ping"]
+    if other_canary is not None:
+        fetch(f"http://127.0.0.2:{other_canary.port}/ping", open_policy, max_bytes=100,
+              timeout_s=5)
+        assert other_canary.requests == ["/ping"]
+
+
+def test_a_document_whose_remote_images_all_fail_still_gets_its_markdown(
+    ctx: WorkerContext, knowledge: Any
+) -> None:
+    markdown = (
+        "![down](http://127.0.0.1:9/a.png) ![bad](data:image/png;base64,@@@) "
+        "![nothing](relative/path.png)"
+    )
+    result = store_images(ctx, knowledge, markdown, [])
+    assert result.markdown == "![down](http://127.0.0.1:9/a.png) bad ![nothing](relative/path.png)"
+    assert (result.remote_failed, result.invalid_dropped, result.stored) == (1, 1, [])

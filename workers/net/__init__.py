@@ -1,0 +1,1 @@
+"""Outbound HTTP for the workers: an SSRF guard and a fetcher that only talks to what it allowed."""

@@ -1,0 +1,322 @@
+"""SSRF guard: decides whether a URL may be fetched from inside the service, and where to.
+
+Remote images and URL import share these rules, so they live in one place: http(s) only,
+no credentials in the URL, no well-known service ports, and every address the host stands
+for must be public. A host that looks numeric is read the way ``inet_aton`` (and so the
+system resolver) reads it — "2130706433", "0177.0.0.1", "0x7f.1" and "127.1" are all
+127.0.0.1 — and IPv6 forms that carry an IPv4 address (mapped, compatible, NAT64, 6to4) are
+judged by that address. The addresses that passed are returned with the verdict: the caller
+connects to exactly them, so a second DNS answer cannot swap in an internal address between
+the check and the connection (DNS rebinding).
+
+Hosts on the allow-list (exact names or IPs from configuration) skip the address checks
+only: scheme, credentials and port rules still apply. A name is allowed by its spelling,
+never by what it resolves to — allowing "127.0.0.1" does not allow "localhost".
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+# host, port → the addresses it stands for (textual IPs), like getaddrinfo.
+Resolver = Callable[[str, int], Sequence[str]]
+
+# Services that speak something other than HTTP and must never be poked through a fetch.
+DEFAULT_BLOCKED_PORTS: frozenset[int] = frozenset({
+    19, 21, 22, 23, 25, 53, 110, 111, 135, 137, 138, 139, 143, 389, 445, 465, 514, 587,
+    636, 873, 993, 995, 1433, 1521, 2049, 2375, 2376, 2379, 2380, 3306, 3389, 4369, 5432,
+    5672, 5984, 6379, 6443, 9042, 9200, 9300, 10250, 10255, 11211, 15672, 25672, 27017,
+    27018, 50070,
+})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_SUPPORTED_SCHEMES = frozenset(_DEFAULT_PORTS)
+_HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$")
+_NUMERIC_LABEL = re.compile(r"^(?:[0-9]+|0x[0-9a-f]*)$")
+
+
+class SsrfBlocked(ValueError):
+    """The URL must not be fetched; ``reason`` says which rule refused it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class UrlPolicy:
+    allow_hosts: frozenset[str] = frozenset()
+    blocked_ports: frozenset[int] = DEFAULT_BLOCKED_PORTS
+    allowed_schemes: tuple[str, ...] = ("http", "https")
+    max_redirects: int = 5
+
+    def __post_init__(self) -> None:
+        schemes = tuple(scheme.lower() for scheme in self.allowed_schemes)
+        unsupported = set(schemes) - _SUPPORTED_SCHEMES
+        if unsupported:
+            raise ValueError(f"only http and https can be allowed, not {sorted(unsupported)}")
+        if self.max_redirects < 0:
+            raise ValueError(f"max_redirects must be >= 0, not {self.max_redirects}")
+        object.__setattr__(self, "allowed_schemes", schemes)
+        object.__setattr__(self, "allow_hosts", _normalize_allow_list(self.allow_hosts))
+
+
+@dataclass(frozen=True)
+class ValidatedUrl:
+    url: str
+    scheme: str
+    # Lower-case, IDNA-encoded, without brackets or a trailing dot.
+    host: str
+    port: int
+    # What goes on the request line: path and query (the fragment never leaves).
+    target: str
+    # Connect to these, in order, and to nothing else.
+    addresses: tuple[str, ...]
+    allow_listed: bool
+
+
+def validate_url(
+    url: str, policy: UrlPolicy | None = None, *, resolver: Resolver | None = None
+) -> ValidatedUrl:
+    """The URL's verdict: a ValidatedUrl, or SsrfBlocked naming the rule it broke.
+
+    ``resolver`` defaults to the system resolver (``socket.getaddrinfo``)."""
+    policy = policy or UrlPolicy()
+    if any(char.isspace() or ord(char) < 0x20 or ord(char) == 0x7F for char in url):
+        raise SsrfBlocked("the URL contains whitespace or control characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise SsrfBlocked(f"malformed URL: {exc}") from exc
+    scheme = parts.scheme.lower()
+    if scheme not in policy.allowed_schemes:
+        allowed = ", ".join(policy.allowed_schemes)
+        raise SsrfBlocked(f"scheme {scheme or '(none)'!r} is not allowed (only {allowed})")
+    if "@" in parts.netloc:
+        raise SsrfBlocked("the URL carries credentials (user@host)")
+    if "\\" in parts.netloc:
+        raise SsrfBlocked("the host contains a backslash")
+    host = normalize_host(parts.hostname or "")
+    port = _DEFAULT_PORTS[scheme] if port is None else port
+    if port == 0 or port in policy.blocked_ports:
+        raise SsrfBlocked(f"port {port} is blocked")
+    literal = parse_ip_literal(host)
+    allow_listed = host in policy.allow_hosts or (
+        literal is not None and str(literal) in policy.allow_hosts
+    )
+    if literal is not None:
+        addresses: list[IPAddress] = [literal]
+    else:
+        addresses = _resolve(host, port, resolver or system_resolver)
+    if not allow_listed:
+        for address in addresses:
+            problem = address_problem(address)
+            if problem is not None:
+                if literal is not None:
+                    raise SsrfBlocked(f"{host} is {problem}")
+                raise SsrfBlocked(f"{host} resolves to {address}, {problem}")
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return ValidatedUrl(
+        url=url,
+        scheme=scheme,
+        host=host,
+        port=port,
+        target=target,
+        addresses=tuple(str(address) for address in addresses),
+        allow_listed=allow_listed,
+    )
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [str(info[4][0]) for info in infos]
+
+
+def normalize_host(host: str) -> str:
+    """Lower-case, IDNA-encoded, one trailing dot dropped; SsrfBlocked if it is no host."""
+    host = host.strip().lower()
+    if host.endswith("."):
+        host = host[:-1]
+    if not host:
+        raise SsrfBlocked("the URL has no host")
+    if ":" in host:  # an IPv6 literal; parse_ip_literal checks it
+        return host
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError as exc:
+            raise SsrfBlocked(f"invalid international host name: {exc}") from exc
+    if not _HOST_NAME.match(host):
+        raise SsrfBlocked(f"invalid characters in host {host!r}")
+    return host
+
+
+def parse_ip_literal(host: str) -> IPAddress | None:
+    """The address a normalized host spells, or None for a name to resolve.
+
+    A host whose last label is a number can only be an IPv4 address (no top-level domain is
+    numeric); if ``inet_aton`` would not accept it either, it is refused, not resolved."""
+    if ":" in host:
+        try:
+            return ipaddress.IPv6Address(host)
+        except ValueError as exc:
+            raise SsrfBlocked(f"malformed IPv6 literal {host!r}") from exc
+    if not _NUMERIC_LABEL.match(host.rsplit(".", 1)[-1]):
+        return None
+    address = _inet_aton(host)
+    if address is None:
+        raise SsrfBlocked(f"malformed IPv4 literal {host!r}")
+    return address
+
+
+def _inet_aton(host: str) -> ipaddress.IPv4Address | None:
+    """IPv4 in any form inet_aton accepts: 1 to 4 parts, each decimal, 0-octal or 0x-hex;
+    the last part fills the bytes left ("127.1" is 127.0.0.1, "2130706433" too)."""
+    parts = host.split(".")
+    if len(parts) > 4:
+        return None
+    values = [_inet_number(part) for part in parts]
+    if any(value is None for value in values):
+        return None
+    numbers = [value for value in values if value is not None]
+    *head, last = numbers
+    if any(value > 0xFF for value in head) or last >= 1 << (8 * (5 - len(numbers))):
+        return None
+    number = last
+    for index, value in enumerate(head):
+        number |= value << (8 * (3 - index))
+    return ipaddress.IPv4Address(number)
+
+
+def _inet_number(part: str) -> int | None:
+    if part.startswith("0x"):
+        digits, base, alphabet = part[2:], 16, "0123456789abcdef"
+    elif len(part) > 1 and part.startswith("0"):
+        digits, base, alphabet = part[1:], 8, "01234567"
+    else:
+        digits, base, alphabet = part, 10, "0123456789"
+    if (not digits and base != 16) or any(char not in alphabet for char in digits):
+        return None
+    return int(digits or "0", base)
+
+
+def _resolve(host: str, port: int, resolver: Resolver) -> list[IPAddress]:
+    try:
+        answers = resolver(host, port)
+    except (OSError, UnicodeError) as exc:
+        raise SsrfBlocked(f"{host} cannot be resolved: {exc}") from exc
+    addresses: list[IPAddress] = []
+    for answer in answers:
+        try:
+            address = ipaddress.ip_address(answer)
+        except ValueError as exc:
+            raise SsrfBlocked(f"{host} resolves to {answer!r}, not an address") from exc
+        if address not in addresses:
+            addresses.append(address)
+    if not addresses:
+        raise SsrfBlocked(f"{host} resolves to no address")
+    return addresses
+
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _networks(*pairs: tuple[str, str]) -> tuple[tuple[IPNetwork, str], ...]:
+    return tuple((ipaddress.ip_network(network), label) for network, label in pairs)
+
+
+# Most specific first: the first match names the reason.
+_V4_BLOCKED = _networks(
+    ("0.0.0.0/8", "an unspecified ('this network') address"),
+    ("10.0.0.0/8", "a private address"),
+    ("100.64.0.0/10", "a carrier-grade NAT address"),
+    ("127.0.0.0/8", "a loopback address"),
+    ("169.254.0.0/16", "a link-local address"),
+    ("172.16.0.0/12", "a private address"),
+    ("192.0.0.0/24", "an IETF protocol assignment address"),
+    ("192.0.2.0/24", "a documentation address"),
+    ("192.31.196.0/24", "an AS112 address"),
+    ("192.52.193.0/24", "an AMT address"),
+    ("192.88.99.0/24", "a 6to4 relay anycast address"),
+    ("192.168.0.0/16", "a private address"),
+    ("192.175.48.0/24", "an AS112 address"),
+    ("198.18.0.0/15", "a benchmarking address"),
+    ("198.51.100.0/24", "a documentation address"),
+    ("203.0.113.0/24", "a documentation address"),
+    ("224.0.0.0/4", "a multicast address"),
+    ("255.255.255.255/32", "the broadcast address"),
+    ("240.0.0.0/4", "a reserved address"),
+)
+_V6_BLOCKED = _networks(
+    ("::/128", "the unspecified address"),
+    ("::1/128", "a loopback address"),
+    ("64:ff9b:1::/48", "a local-use NAT64 address"),
+    ("100::/64", "a discard-only address"),
+    ("2001::/32", "a Teredo address"),
+    ("2001::/23", "an IETF protocol assignment address"),
+    ("2001:db8::/32", "a documentation address"),
+    ("3fff::/20", "a documentation address"),
+    ("5f00::/16", "an SRv6 SID address"),
+    ("fc00::/7", "a unique local (private) address"),
+    ("fe80::/10", "a link-local address"),
+    ("fec0::/10", "a site-local address"),
+    ("ff00::/8", "a multicast address"),
+)
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+# Prefixes whose addresses carry an IPv4 address: (network, label, shift of the IPv4 bits).
+_V4_CARRIERS = (
+    (ipaddress.IPv6Network("::ffff:0:0/96"), "an IPv4-mapped address", 0),
+    (ipaddress.IPv6Network("::ffff:0:0:0/96"), "an IPv4-translated address", 0),
+    (ipaddress.IPv6Network("64:ff9b::/96"), "a NAT64 address", 0),
+    (ipaddress.IPv6Network("2002::/16"), "a 6to4 address", 80),
+)
+_V4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def address_problem(address: IPAddress) -> str | None:
+    """Why a fetch must not connect to ``address`` ("a loopback address"...), or None."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return _v4_problem(address)
+    for carrier, label, shift in _V4_CARRIERS:
+        if address in carrier:
+            embedded = ipaddress.IPv4Address((int(address) >> shift) & 0xFFFFFFFF)
+            problem = _v4_problem(embedded)
+            return None if problem is None else f"{label} of {embedded}, {problem}"
+    for network, label in _V6_BLOCKED:
+        if address in network:
+            return label
+    if address in _V4_COMPATIBLE:
+        embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        return f"an IPv4-compatible address (deprecated) of {embedded}"
+    if address not in _GLOBAL_UNICAST or not address.is_global:
+        return "a reserved address"
+    return None
+
+
+def _v4_problem(address: ipaddress.IPv4Address) -> str | None:
+    for network, label in _V4_BLOCKED:
+        if address in network:
+            return label
+    # Belt and braces: whatever else the standard library knows is not global.
+    return None if address.is_global else "a non-global address"
+
+
+def _normalize_allow_list(hosts: Iterable[str]) -> frozenset[str]:
+    normalized: set[str] = set()
+    for entry in hosts:
+        host = entry.strip().strip("[]")
+        if not host:
+            continue
+        try:
+            host = normalize_host(host)
+            literal = parse_ip_literal(host)
+        except SsrfBlocked as exc:
+            raise ValueError(f"invalid allow-listed host {entry!r}: {exc.reason}") from exc
+        normalized.add(host if literal is None else str(literal))
+    return frozenset(normalized)
