@@ -1,9 +1,11 @@
 """Client of the docreader service; workers reach the docreader only through this contract.
 
 ``read`` sends inline bytes or a storage reference and receives the ReadStream frames;
-``read_file`` streams a file of any size as ReadUpload frames of 1 MiB, so neither the input
-nor the images are capped by the gRPC message limit (the Markdown and each image must still
-fit in one message each). Every gRPC failure becomes ``DocReaderCallError``.
+``read_file`` streams a file of any size as ReadUpload frames of 1 MiB. The Markdown comes in
+pieces and each image in its own frame, so nothing is capped by the gRPC message limit but a
+single image. With ``on_image`` each image is handed over as its frame arrives instead of
+being collected, so a document with thousands of images passes in bounded memory. Every gRPC
+failure becomes ``DocReaderCallError``.
 
 A parse can take minutes, so a caller may pass ``should_stop``: while the frames are awaited
 it is polled every ``STOP_POLL_S``, and once it answers True the call is cancelled (the
@@ -13,6 +15,7 @@ docreader sees the cancellation too) and ``DocReaderCancelled`` is raised.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +35,8 @@ _StreamFrame = docreader_pb2.ReadStreamResponse | docreader_pb2.ReadUploadRespon
 
 
 StopCheck = Callable[[], bool]
+# Frames read ahead of the consumer; bounded so a slow consumer holds few images.
+_READ_AHEAD_FRAMES = 4
 
 
 class DocReaderCallError(Exception):
@@ -59,12 +64,27 @@ class DocumentImage:
 
 
 @dataclass(frozen=True)
+class ReadConfig:
+    """How the docreader should read: engine, its options, and the two switches."""
+
+    engine: str = ""
+    options: Mapping[str, str] = field(default_factory=dict)
+    enable_ocr: bool = True
+    first_row_header: bool = True
+
+
+ImageHandler = Callable[[DocumentImage], None]
+
+
+@dataclass(frozen=True)
 class ReadOutcome:
     markdown: str
     images: tuple[DocumentImage, ...] = ()
     metadata: dict[str, str] = field(default_factory=dict)
     is_audio: bool = False
     audio_data: bytes = b""
+    # The type the docreader read the file as (magic bytes win over the extension).
+    detected_file_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,6 +94,8 @@ class EngineInfo:
     file_types: tuple[str, ...]
     available: bool
     unavailable_reason: str
+    # File types the engine would read but cannot here, with the reason.
+    unavailable_file_types: Mapping[str, str] = field(default_factory=dict)
 
 
 class DocReaderClient:
@@ -100,14 +122,14 @@ class DocReaderClient:
         storage_ref: str | None = None,
         file_name: str,
         file_type: str,
-        engine: str = "",
-        options: Mapping[str, str] | None = None,
+        config: ReadConfig | None = None,
         should_stop: StopCheck | None = None,
+        on_image: ImageHandler | None = None,
     ) -> ReadOutcome:
         """Read inline ``content`` or the file behind ``storage_ref`` (exactly one of them)."""
         if (content is None) == (storage_ref is None):
             raise ValueError("give exactly one of content and storage_ref")
-        request = _request(file_name, file_type, engine, options)
+        request = _request(file_name, file_type, config or ReadConfig())
         if content is not None:
             request.file_content = content
         else:
@@ -117,6 +139,7 @@ class DocReaderClient:
                 docreader_pb2.ReadStreamRequest(request=request), timeout=self._timeout_s
             ),
             should_stop,
+            on_image,
         )
 
     def read_file(
@@ -125,23 +148,26 @@ class DocReaderClient:
         *,
         file_name: str | None = None,
         file_type: str | None = None,
-        engine: str = "",
-        options: Mapping[str, str] | None = None,
+        config: ReadConfig | None = None,
         should_stop: StopCheck | None = None,
+        on_image: ImageHandler | None = None,
     ) -> ReadOutcome:
         """Upload a file (a path, or a binary stream read from its current position).
 
         For a path, ``file_name`` and ``file_type`` default to its name and extension.
         """
+        chosen = config or ReadConfig()
         if isinstance(source, str | os.PathLike):
             path = Path(source)
             name = file_name if file_name is not None else path.name
             kind = file_type if file_type is not None else path.suffix.lstrip(".").lower()
             with path.open("rb") as stream:
-                return self._upload(stream, _request(name, kind, engine, options), should_stop)
+                return self._upload(stream, _request(name, kind, chosen), should_stop, on_image)
         if file_name is None or file_type is None:
             raise ValueError("file_name and file_type are required when reading a stream")
-        return self._upload(source, _request(file_name, file_type, engine, options), should_stop)
+        return self._upload(
+            source, _request(file_name, file_type, chosen), should_stop, on_image
+        )
 
     def list_engines(self) -> list[EngineInfo]:
         try:
@@ -157,6 +183,7 @@ class DocReaderClient:
                 file_types=tuple(engine.file_types),
                 available=engine.available,
                 unavailable_reason=engine.unavailable_reason,
+                unavailable_file_types=dict(engine.unavailable_file_types),
             )
             for engine in response.engines
         ]
@@ -176,7 +203,11 @@ class DocReaderClient:
         self.close()
 
     def _upload(
-        self, stream: BinaryIO, header: docreader_pb2.ReadRequest, should_stop: StopCheck | None
+        self,
+        stream: BinaryIO,
+        header: docreader_pb2.ReadRequest,
+        should_stop: StopCheck | None,
+        on_image: ImageHandler | None,
     ) -> ReadOutcome:
         def frames() -> Iterator[docreader_pb2.ReadUploadRequest]:
             yield docreader_pb2.ReadUploadRequest(header=header)
@@ -184,65 +215,98 @@ class DocReaderClient:
                 yield docreader_pb2.ReadUploadRequest(data=chunk)
 
         return self._call(
-            lambda: self._stub.ReadUpload(frames(), timeout=self._timeout_s), should_stop
+            lambda: self._stub.ReadUpload(frames(), timeout=self._timeout_s),
+            should_stop,
+            on_image,
         )
 
     def _call(
-        self, start: Callable[[], Iterable[_StreamFrame]], should_stop: StopCheck | None
+        self,
+        start: Callable[[], Iterable[_StreamFrame]],
+        should_stop: StopCheck | None,
+        on_image: ImageHandler | None,
     ) -> ReadOutcome:
         try:
             call = start()
-            if should_stop is None:
-                return _assemble(call)
-            return _assemble_unless_stopped(call, should_stop)
+            frames = call if should_stop is None else _frames_unless_stopped(call, should_stop)
+            return _assemble(frames, on_image)
         except grpc.RpcError as err:
             raise _call_error(err) from err
 
 
-def _request(
-    file_name: str, file_type: str, engine: str, options: Mapping[str, str] | None
-) -> docreader_pb2.ReadRequest:
+def _request(file_name: str, file_type: str, config: ReadConfig) -> docreader_pb2.ReadRequest:
     return docreader_pb2.ReadRequest(
         file_name=file_name,
         file_type=file_type,
-        config=docreader_pb2.ReadConfig(engine=engine, engine_options=dict(options or {})),
+        config=docreader_pb2.ReadConfig(
+            engine=config.engine,
+            engine_options=dict(config.options),
+            enable_ocr=config.enable_ocr,
+            first_row_header=config.first_row_header,
+        ),
     )
 
 
-def _assemble_unless_stopped(frames: Iterable[_StreamFrame], should_stop: StopCheck) -> ReadOutcome:
-    """Frames are read on a helper thread while this one polls ``should_stop``: a blocked
-    read cannot be interrupted, but cancelling the call ends it at once. ``should_stop`` is
-    always called from the caller's thread (it may depend on thread-local task context)."""
-    results: list[ReadOutcome] = []
-    errors: list[BaseException] = []
-    done = threading.Event()
+_END = object()
+
+
+def _frames_unless_stopped(
+    frames: Iterable[_StreamFrame], should_stop: StopCheck
+) -> Iterator[_StreamFrame]:
+    """The frames, read on a helper thread while this one polls ``should_stop``: a blocked
+    read cannot be interrupted, but cancelling the call ends it at once. ``should_stop`` and
+    everything done with the frames stay on the caller's thread (it may depend on
+    thread-local task context)."""
+    handoff: queue.Queue[object] = queue.Queue(maxsize=_READ_AHEAD_FRAMES)
+    finished = threading.Event()
 
     def read_frames() -> None:
         try:
-            results.append(_assemble(frames))
+            for frame in frames:
+                if not _put(handoff, frame, finished):
+                    return
+            _put(handoff, _END, finished)
         except BaseException as exc:  # handed to the caller's thread below
-            errors.append(exc)
-        finally:
-            done.set()
+            _put(handoff, exc, finished)
 
     reader = threading.Thread(target=read_frames, name="docreader-frames", daemon=True)
     reader.start()
     try:
-        while not done.wait(STOP_POLL_S):
+        while True:
             if should_stop():
                 raise DocReaderCancelled("the docreader call was cancelled: the caller stopped")
+            try:
+                item = handoff.get(timeout=STOP_POLL_S)
+            except queue.Empty:
+                continue
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield cast(_StreamFrame, item)
     finally:
-        if not done.is_set():  # stopped, or should_stop itself failed: end the call too
+        finished.set()
+        if reader.is_alive():  # stopped, or the consumer failed: end the call too
             cast(grpc.RpcContext, frames).cancel()
             reader.join(_CANCEL_JOIN_S)
-    if errors:
-        raise errors[0]
-    return results[0]
 
 
-def _assemble(frames: Iterable[_StreamFrame]) -> ReadOutcome:
+def _put(handoff: queue.Queue[object], item: object, finished: threading.Event) -> bool:
+    """Hand ``item`` over unless the consumer has gone; False once it has."""
+    while not finished.is_set():
+        try:
+            handoff.put(item, timeout=STOP_POLL_S)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _assemble(frames: Iterable[_StreamFrame], on_image: ImageHandler | None) -> ReadOutcome:
     meta: docreader_pb2.ReadMeta | None = None
+    markdown: list[str] = []
     images: list[DocumentImage] = []
+    image_count = 0
     audio = bytearray()
     for frame in frames:
         kind = frame.WhichOneof("frame")
@@ -250,22 +314,35 @@ def _assemble(frames: Iterable[_StreamFrame]) -> ReadOutcome:
             meta = frame.meta
         elif meta is None:
             raise DocReaderCallError("DATA_LOSS", f"the docreader sent {kind} before meta")
+        elif kind == "markdown_chunk":
+            markdown.append(frame.markdown_chunk)
         elif kind == "image":
-            images.append(_image(frame.image))
+            image_count += 1
+            if on_image is None:
+                images.append(_image(frame.image))
+            else:
+                on_image(_image(frame.image))
         elif kind == "audio_chunk":
             audio.extend(frame.audio_chunk)
     if meta is None:
         raise DocReaderCallError("DATA_LOSS", "the docreader sent no meta frame")
-    if len(images) != meta.image_count:
+    if image_count != meta.image_count:
         raise DocReaderCallError(
-            "DATA_LOSS", f"the docreader announced {meta.image_count} images, sent {len(images)}"
+            "DATA_LOSS", f"the docreader announced {meta.image_count} images, sent {image_count}"
+        )
+    text = "".join(markdown)
+    if len(text.encode("utf-8")) != meta.markdown_bytes:
+        raise DocReaderCallError(
+            "DATA_LOSS", f"the docreader announced {meta.markdown_bytes} bytes of Markdown, "
+            "sent a different amount"
         )
     return ReadOutcome(
-        markdown=meta.markdown_content,
+        markdown=text,
         images=tuple(images),
         metadata=dict(meta.metadata),
         is_audio=meta.is_audio,
         audio_data=bytes(audio),
+        detected_file_type=meta.detected_file_type,
     )
 
 

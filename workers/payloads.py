@@ -54,3 +54,14 @@ class KnowledgeListDeletePayload(Payload):
     """knowledge:list_delete — the delete chain for knowledges already marked deleting."""
 
     knowledge_ids: list[str]
+
+
+@dataclass(frozen=True)
+class DataTableSummaryPayload(Payload):
+    """datatable:summary — profile the tables of a tabular knowledge (csv, xlsx, xls) into
+    table_summary and table_column chunks, for round ``attempt`` only."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int

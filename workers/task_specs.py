@@ -7,6 +7,7 @@ import uuid
 from storage.queue.base import QueueName, TaskSpec
 from workers.payloads import (
     BatchReparsePayload,
+    DataTableSummaryPayload,
     DocumentProcessPayload,
     KnowledgeListDeletePayload,
 )
@@ -15,6 +16,9 @@ from workers.settings import Settings
 # Maintenance batches: retried (each is idempotent), and bounded well below a document's.
 BATCH_RETRIES = 3
 BATCH_TIMEOUT_S = 3600
+# datatable:summary: profiling is quick; the time goes to embedding the column chunks.
+DATA_TABLE_RETRIES = 2
+DATA_TABLE_TIMEOUT_S = 1800
 
 
 def document_process(settings: Settings, payload: DocumentProcessPayload) -> TaskSpec:
@@ -27,6 +31,21 @@ def document_process(settings: Settings, payload: DocumentProcessPayload) -> Tas
         retry_intervals=settings.document_process_retry_delays_s,
         timeout_s=settings.document_process_timeout_s,
         on_final_failure="workers.tasks.on_document_process_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def data_table_summary(payload: DataTableSummaryPayload) -> TaskSpec:
+    """On the summary queue, in the knowledge's group, so cancelling or reparsing an
+    in-flight round also removes its queued table summary."""
+    return TaskSpec(
+        handler="workers.tasks.data_table_summary",
+        payload=payload.to_dict(),
+        queue=QueueName.SUMMARY,
+        job_id=f"datatable-summary-{payload.knowledge_id}-{payload.attempt}",
+        max_retries=DATA_TABLE_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=DATA_TABLE_TIMEOUT_S,
         group=payload.knowledge_id,
     )
 

@@ -10,9 +10,11 @@ from workers.context import current_context
 from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.payloads import (
     BatchReparsePayload,
+    DataTableSummaryPayload,
     DocumentProcessPayload,
     KnowledgeListDeletePayload,
 )
+from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
 from workers.pipeline.failure import mark_attempt_failed
 
@@ -24,6 +26,11 @@ def process_document(payload: dict[str, Any]) -> None:
 def on_document_process_failed(payload: dict[str, Any], error: str) -> None:
     """Dead-letter callback: runs once, after the last attempt crashed or timed out."""
     mark_attempt_failed(current_context(), DocumentProcessPayload.from_dict(payload), error)
+
+
+def data_table_summary(payload: dict[str, Any]) -> None:
+    """datatable:summary (summary queue)."""
+    summarize_data_tables(current_context(), DataTableSummaryPayload.from_dict(payload))
 
 
 def batch_reparse(payload: dict[str, Any]) -> None:

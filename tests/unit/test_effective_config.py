@@ -19,8 +19,8 @@ KB = {
 def test_kb_defaults_apply_without_overrides() -> None:
     config = resolve(KB, None)
     assert (config.chunk_size, config.chunk_overlap) == (800, 100)
-    assert config.parser_engine("pdf") == "simple"
-    assert config.parser_engine("docx") == "builtin"
+    assert config.parser_choice("pdf").engine == "simple"
+    assert config.parser_choice("docx").engine == "builtin"
     assert config.needs_embedding and config.embedding == DEFAULT_EMBEDDING
 
 
@@ -34,7 +34,7 @@ def test_overrides_win_and_overlap_zero_is_kept() -> None:
         },
     )
     assert (config.chunk_size, config.chunk_overlap) == (300, 0)
-    assert config.parser_engine("pdf") == "markitdown"
+    assert config.parser_choice("pdf").engine == "markitdown"
     assert config.enable_multimodel
 
 
@@ -59,3 +59,44 @@ def test_openai_embedding_identity_includes_model_and_dimension() -> None:
         },
     }
     assert resolve(kb, None).embedding.key == "openai/text-embedding-3-small/1536"
+
+
+def test_engine_options_merge_per_file_type() -> None:
+    kb = {
+        "chunking": {
+            "parser_engine_rules": [
+                {"file_type": "csv", "engine": "builtin", "options": {"delimiter": ";"}},
+                {"file_type": "xlsx", "engine": "builtin",
+                 "options": {"first_row_header": "false"}},
+            ]
+        }
+    }
+    config = resolve(
+        kb,
+        {
+            "parser_engine_rules": [
+                {"file_type": "csv", "options": {"quote": "'"}},
+                {"file_type": "xlsx", "engine": "markitdown", "options": {"x": "1"}},
+            ]
+        },
+    )
+    csv = config.parser_choice("csv")
+    assert (csv.engine, dict(csv.options)) == ("builtin", {"delimiter": ";", "quote": "'"})
+    # Switching engines drops the other engine's options.
+    xlsx = config.parser_choice("xlsx")
+    assert (xlsx.engine, dict(xlsx.options)) == ("markitdown", {"x": "1"})
+    assert xlsx.switch("first_row_header")
+
+
+def test_read_switches_come_out_of_the_engine_options() -> None:
+    config = resolve(
+        {"chunking": {"parser_engine_rules": [
+            {"file_type": "pdf", "engine": "builtin",
+             "options": {"enable_ocr": "false", "dpi": "300"}},
+        ]}},
+        None,
+    )
+    pdf = config.parser_choice("pdf")
+    assert not pdf.switch("enable_ocr")
+    assert pdf.switch("first_row_header")
+    assert pdf.engine_options == {"dpi": "300"}

@@ -1,4 +1,5 @@
-"""Queueing document:process for a knowledge's current round."""
+"""Queueing the tasks of a knowledge's round: document:process, and datatable:summary
+after it for tabular files."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from storage.db.models import Knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
 from workers.context import WorkerContext
-from workers.payloads import DocumentProcessPayload
+from workers.extensions import DATA_TABLE_EXTENSIONS
+from workers.payloads import DataTableSummaryPayload, DocumentProcessPayload
 
 log = logging.getLogger(__name__)
 
@@ -46,3 +48,25 @@ def document_process_payload(row: Knowledge, attempt: int) -> DocumentProcessPay
         file_type=row.file_type or "",
         enable_multimodel=bool(row.enable_multimodel),
     )
+
+
+def enqueue_data_table_summary_if_needed(
+    ctx: WorkerContext, knowledge: Knowledge, attempt: int
+) -> bool:
+    """Queue datatable:summary of round ``attempt`` when the knowledge is a table (csv,
+    xlsx, xls); returns whether it was queued. A refusing queue is logged, not raised:
+    the summary is an extra, and the document stays searchable without it."""
+    if (knowledge.file_type or "").lower() not in DATA_TABLE_EXTENSIONS:
+        return False
+    payload = DataTableSummaryPayload(
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        knowledge_base_id=knowledge.knowledge_base_id,
+        attempt=attempt,
+    )
+    try:
+        ctx.queue.enqueue(task_specs.data_table_summary(payload))
+    except QueueError as exc:
+        log.warning("enqueue of the table summary of knowledge %s failed: %s", knowledge.id, exc)
+        return False
+    return True

@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 from workers.context import WorkerContext
+from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline import stages
 from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current
@@ -64,6 +65,7 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         tracker.skip("postprocess", "no enrichment is configured for this knowledge")
         if not state.complete():
             raise Superseded(knowledge.id)
+        enqueue_data_table_summary_if_needed(ctx, knowledge, payload.attempt)
         tracker.close("done")
     except Superseded:
         _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
@@ -113,7 +115,7 @@ def _handle_failure(
         ctx, knowledge.id, tracker.attempt, model_key, known_chunk_ids=[c.id for c in chunks]
     )
     attempt = ctx.queue.attempt_info()
-    if not attempt.is_last_attempt:
+    if not attempt.is_last_attempt and not exc.permanent:
         retry_note = f"queue attempt {attempt.attempt_number}, will retry"
         tracker.fail(exc.stage, exc.code, f"{exc} ({retry_note})")
         raise exc

@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workers.pipeline.parser_rules import ParserChoice, merge_rules
+
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 64
-DEFAULT_ENGINE = "builtin"
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class EffectiveConfig:
     enable_parent_child: bool
     parent_chunk_size: int
     child_chunk_size: int
-    parser_engines: Mapping[str, str]
+    parser_rules: Mapping[str, ParserChoice]
     enable_multimodel: bool
     vector_enabled: bool
     keyword_enabled: bool
@@ -45,13 +46,15 @@ class EffectiveConfig:
     question_generation_enabled: bool
     graph_enabled: bool
     embedding: EmbeddingModel
+    # The ASRConfig JSON ({"model": {...}, "language": ...}); the upload's model wins.
+    asr: Mapping[str, Any]
 
     @property
     def needs_embedding(self) -> bool:
         return self.vector_enabled or self.keyword_enabled
 
-    def parser_engine(self, file_type: str) -> str:
-        return self.parser_engines.get(file_type, DEFAULT_ENGINE)
+    def parser_choice(self, file_type: str) -> ParserChoice:
+        return self.parser_rules.get(file_type, ParserChoice())
 
 
 DEFAULT_EMBEDDING = EmbeddingModel("local", "all-MiniLM-L6-v2", "", "", 384)
@@ -91,7 +94,7 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         enable_parent_child=bool(chunking.get("enable_parent_child", False)),
         parent_chunk_size=int(chunking.get("parent_chunk_size") or 0),
         child_chunk_size=int(chunking.get("child_chunk_size") or 0),
-        parser_engines={str(r["file_type"]).lower(): str(r["engine"]) for r in rules},
+        parser_rules=merge_rules(rules),
         enable_multimodel=bool(
             over.get("enable_multimodel", kb_config.get("enable_multimodel", False))
         ),
@@ -102,7 +105,17 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         # The spec: graph depends on an enabled extraction configuration.
         graph_enabled=graph and extract_enabled,
         embedding=embedding_model_of(kb_config),
+        asr=_asr(kb_config.get("asr") or {}, over.get("asr") or {}),
     )
+
+
+def _asr(kb_asr: Mapping[str, Any], over_asr: Mapping[str, Any]) -> dict[str, Any]:
+    """The upload's ASR model when it names one (as the upload pre-check decides), else the
+    knowledge base's; the language likewise."""
+    over_model = over_asr.get("model") or {}
+    model = over_model if over_model.get("model") else kb_asr.get("model") or {}
+    language = over_asr.get("language") or kb_asr.get("language") or ""
+    return {"model": dict(model), "language": str(language)}
 
 
 def _present(values: Mapping[str, Any]) -> dict[str, Any]:

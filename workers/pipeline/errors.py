@@ -8,9 +8,12 @@ class StageError(Exception):
 
     code = "STAGE_FAILED"
 
-    def __init__(self, stage: str, message: str) -> None:
+    def __init__(self, stage: str, message: str, *, permanent: bool = False) -> None:
         super().__init__(message)
         self.stage = stage
+        # The same input fails the same way again (a malformed file, no ASR model):
+        # retrying would only delay the verdict.
+        self.permanent = permanent
 
 
 class DocReaderFailed(StageError):

@@ -8,22 +8,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from storage.db.repositories.chunks import NewChunk
-from storage.index.milvus_index import IndexRow
 from workers.chunker import ChunkerConfig, split_markdown
 from workers.chunker.html_tables import normalize_html_tables
 from workers.context import WorkerContext
-from workers.docreader_client import DocReaderCallError, DocReaderCancelled
+from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
 from workers.embedding.base import EmbeddingError
 from workers.pipeline.checkpoint import RoundCheckpoint
+from workers.pipeline.chunk_indexing import index_chunks
 from workers.pipeline.effective_config import EffectiveConfig
 from workers.pipeline.errors import ChunkingFailed, DocReaderFailed, EmbeddingFailed, Superseded
-from workers.pipeline.images import store_images
+from workers.pipeline.images import DocumentImages
 from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import SpanTracker
+from workers.pipeline.transcription import transcribe
 
 # Chunk ids are derived, not random, so a retried attempt rewrites the same rows and index
 # entries instead of adding new ones.
 CHUNK_NAMESPACE = uuid.UUID("5b0f6d1e-3c55-4f57-9a57-6c1b1b9d0a11")
+# The docreader answers these for the file itself (malformed, unsupported, an engine that
+# cannot run here): the same file fails the same way on every attempt.
+_PERMANENT_DOCREADER_CODES = frozenset(
+    {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "UNIMPLEMENTED"}
+)
 
 
 @dataclass(frozen=True)
@@ -50,41 +56,63 @@ def read_document(
     if knowledge.type == "manual":
         tracker.skip("docreader", "manual knowledge is Markdown already")
         return str(knowledge.content or "")
-    engine = config.parser_engine(knowledge.file_type)
+    choice = config.parser_choice(knowledge.file_type)
     tracker.begin(
         "docreader",
         {
             "file_name": knowledge.file_name,
             "file_type": knowledge.file_type,
             "is_url": knowledge.type == "url",
-            "engine": engine,
+            "engine": choice.engine,
         },
     )
+    images = DocumentImages(ctx, knowledge)
     try:
         with ctx.files.open(knowledge.file_path) as stream:
             outcome = ctx.docreader.read_file(
                 stream,
                 file_name=knowledge.file_name,
                 file_type=knowledge.file_type,
-                engine=engine,
+                config=ReadConfig(
+                    engine=choice.engine,
+                    options=choice.engine_options,
+                    enable_ocr=choice.switch("enable_ocr"),
+                    first_row_header=choice.switch("first_row_header"),
+                ),
                 should_stop=checkpoint.should_stop,
+                on_image=images.add,
             )
     except DocReaderCancelled as exc:
         raise Superseded(knowledge.id) from exc
     except DocReaderCallError as exc:
-        raise DocReaderFailed("docreader", f"{exc.code_name}: {exc.message}") from exc
+        raise DocReaderFailed(
+            "docreader",
+            f"{exc.code_name}: {exc.message}",
+            permanent=exc.code_name in _PERMANENT_DOCREADER_CODES,
+        ) from exc
     checkpoint.check()
-    markdown = store_images(ctx, knowledge, outcome.markdown, outcome.images)
+    markdown = outcome.markdown
+    if outcome.is_audio:
+        markdown = transcribe(config, outcome, knowledge.file_name)
+        checkpoint.check()
+    stored = images.finish(markdown)
     tracker.end(
         "docreader",
         {
-            "total_text_chars": len(markdown),
-            "image_count": len(outcome.images),
-            "engine": engine,
+            "total_text_chars": len(stored.markdown),
+            "image_count": len(stored.stored),
+            "icons_dropped": stored.icons_dropped,
+            "invalid_images_dropped": stored.invalid_dropped,
+            "remote_images_fetched": stored.remote_fetched,
+            "remote_images_refused": stored.remote_refused,
+            "remote_images_failed": stored.remote_failed,
+            "engine": choice.engine,
+            "detected_file_type": outcome.detected_file_type,
+            "transcribed": outcome.is_audio,
             **{f"meta_{k}": v for k, v in outcome.metadata.items()},
         },
     )
-    return markdown
+    return stored.markdown
 
 
 def chunk_document(
@@ -176,43 +204,22 @@ def embed_and_index(
         return
     tracker.begin("embedding", {"model": model_key, "chunks": len(chunks)})
     try:
-        embedder = ctx.embedders.get(config.embedding)
-        ctx.index.ensure_collection(model_key, embedder.dimension)
-        batch_size = ctx.settings.embed_batch_size
-        done = 0
-        title = knowledge.title or knowledge.file_name or ""
-        for start in range(0, len(chunks), batch_size):
-            batch = chunks[start : start + batch_size]
-            checkpoint.check()
-            vectors = embedder.embed_documents([_embedding_text(title, c) for c in batch])
-            checkpoint.check()
-            ctx.index.upsert(
-                model_key,
-                [
-                    IndexRow(
-                        id=c.id,
-                        tenant_id=knowledge.tenant_id,
-                        knowledge_base_id=knowledge.knowledge_base_id,
-                        knowledge_id=knowledge.id,
-                        chunk_id=c.id,
-                        source_type="chunk",
-                        is_enabled=True,
-                        content=c.content,
-                        vector=v,
-                    )
-                    for c, v in zip(batch, vectors, strict=True)
-                ],
-            )
-            done += len(batch)
-            tracker.progress("embedding", {"chunks_embedded": done})
+        outcome = index_chunks(
+            ctx,
+            knowledge,
+            model_key,
+            config.embedding,
+            chunks,
+            check=checkpoint.check,
+            on_progress=lambda done: tracker.progress("embedding", {"chunks_embedded": done}),
+        )
     except EmbeddingError as exc:
         raise EmbeddingFailed("embedding", str(exc)) from exc
     tracker.end(
         "embedding",
-        {"chunks_embedded": done, "chunks_indexed": done, "dimension": embedder.dimension},
+        {
+            "chunks_embedded": outcome.indexed,
+            "chunks_indexed": outcome.indexed,
+            "dimension": outcome.dimension,
+        },
     )
-
-
-def _embedding_text(title: str, chunk: PlannedChunk) -> str:
-    """Title + heading breadcrumbs + content, as the spec's EmbeddingContent()."""
-    return "\n".join(part for part in (title, chunk.context_header, chunk.content) if part)

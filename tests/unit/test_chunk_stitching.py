@@ -1,0 +1,52 @@
+"""The round's Markdown is rebuilt from its text chunks as the real chunker cut them."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.chunker import ChunkerConfig, split_markdown
+from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
+from workers.pipeline.markdown_tables import tables_in
+
+HEADER = "| id | name | amount |\n| --- | --- | --- |\n"
+ROWS = [f"| {n} | item {n} | {n * 37 % 1000} |" for n in range(120)]
+SHEETS = (
+    "## Sheet: Stock\n\n"
+    + HEADER
+    + "\n".join(ROWS)
+    + "\n\nA note between the sheets, long enough to be a block of its own.\n\n"
+    + "## Sheet: Small\n\n| k | v |\n| --- | --- |\n| x | 1 |\n| y | 2 |"
+)
+
+
+def _slices(text: str, config: ChunkerConfig) -> list[TextSlice]:
+    return [TextSlice(c.index, c.content, c.start, c.end) for c in split_markdown(text, config)]
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(2000, 0), (200, 0), (200, 50), (90, 30)])
+def test_the_chunks_give_back_the_text_they_were_cut_from(size: int, overlap: int) -> None:
+    slices = _slices(SHEETS, ChunkerConfig(chunk_size=size, chunk_overlap=overlap))
+    assert rebuild_markdown(slices) == SHEETS
+
+
+def test_a_table_cut_into_many_chunks_has_each_row_once() -> None:
+    slices = _slices(SHEETS, ChunkerConfig(chunk_size=120, chunk_overlap=40))
+    assert sum(s.content.count(HEADER) for s in slices) > 5, "the header must have been repeated"
+    stock, small = tables_in(rebuild_markdown(slices))
+    assert (stock.title, len(stock.rows)) == ("Stock", len(ROWS))
+    assert stock.rows[0] == ("0", "item 0", "0") and stock.rows[-1][0] == "119"
+    assert (small.title, small.rows) == ("Small", (("x", "1"), ("y", "2")))
+
+
+def test_the_order_of_the_slices_does_not_matter() -> None:
+    slices = _slices(SHEETS, ChunkerConfig(chunk_size=150, chunk_overlap=20))
+    assert rebuild_markdown(list(reversed(slices))) == SHEETS
+
+
+def test_chunks_without_ranges_are_joined_in_chunk_order() -> None:
+    slices = [TextSlice(1, "| 2 |", 0, 0), TextSlice(0, "| a |\n|---|\n| 1 |", 0, 0)]
+    assert rebuild_markdown(slices) == "| a |\n|---|\n| 1 |\n\n| 2 |"
+
+
+def test_no_chunks_no_text() -> None:
+    assert rebuild_markdown([]) == ""

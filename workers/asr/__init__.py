@@ -1,0 +1,1 @@
+"""Speech recognition: audio documents become text through an OpenAI-compatible endpoint."""

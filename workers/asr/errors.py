@@ -1,0 +1,12 @@
+"""The error every ASR failure becomes: bad configuration, unreachable endpoint, HTTP error."""
+
+from __future__ import annotations
+
+
+class AsrError(Exception):
+    """``status`` is the HTTP status the endpoint answered, None when there was no answer."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status

@@ -1,0 +1,89 @@
+"""Embedding chunks and writing them to the index, batch by batch: the one code path for
+every chunk that is searched (the text chunks of the embedding stage, the data-table
+chunks, later enrichment chunks).
+
+Each batch is indexed as soon as it is embedded, and the caller's ``check`` runs before
+and after embedding each batch, so a round told to stop indexes nothing beyond a batch it
+may be writing at that moment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from storage.index.milvus_index import IndexRow
+from workers.context import WorkerContext
+from workers.pipeline.effective_config import EmbeddingModel
+
+# The index's source type of a chunk's own row (spec: types.ChunkSourceType).
+CHUNK_SOURCE = "chunk"
+
+
+class IndexableChunk(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def context_header(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class IndexOutcome:
+    indexed: int
+    dimension: int
+
+
+def index_chunks(
+    ctx: WorkerContext,
+    knowledge: Any,
+    model_key: str,
+    model: EmbeddingModel,
+    chunks: Sequence[IndexableChunk],
+    *,
+    check: Callable[[], None],
+    on_progress: Callable[[int], None] | None = None,
+) -> IndexOutcome:
+    """Embed ``chunks`` with ``model`` and upsert them into the collection of
+    ``model_key``; ``check`` raises to stop, ``on_progress`` gets the count indexed so far.
+    Raises EmbeddingError when the model fails, IndexStoreError when the index does."""
+    embedder = ctx.embedders.get(model)
+    ctx.index.ensure_collection(model_key, embedder.dimension)
+    batch_size = ctx.settings.embed_batch_size
+    title = knowledge.title or knowledge.file_name or ""
+    done = 0
+    for start in range(0, len(chunks), batch_size):
+        batch = chunks[start : start + batch_size]
+        check()
+        vectors = embedder.embed_documents([embedding_text(title, c) for c in batch])
+        check()
+        ctx.index.upsert(
+            model_key,
+            [
+                IndexRow(
+                    id=c.id,
+                    tenant_id=knowledge.tenant_id,
+                    knowledge_base_id=knowledge.knowledge_base_id,
+                    knowledge_id=knowledge.id,
+                    chunk_id=c.id,
+                    source_type=CHUNK_SOURCE,
+                    is_enabled=True,
+                    content=c.content,
+                    vector=v,
+                )
+                for c, v in zip(batch, vectors, strict=True)
+            ],
+        )
+        done += len(batch)
+        if on_progress is not None:
+            on_progress(done)
+    return IndexOutcome(indexed=done, dimension=embedder.dimension)
+
+
+def embedding_text(title: str, chunk: IndexableChunk) -> str:
+    """Title + heading breadcrumbs + content, as the spec's EmbeddingContent()."""
+    return "\n".join(part for part in (title, chunk.context_header, chunk.content) if part)

@@ -1,0 +1,37 @@
+"""Audio documents: the docreader hands back the audio, the configured ASR model writes the
+text that replaces the stub Markdown (spec: «Транскрипция ASR»)."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from workers.asr.config import transcriber_from_config
+from workers.asr.errors import AsrError
+from workers.docreader_client import ReadOutcome
+from workers.pipeline.effective_config import EffectiveConfig
+from workers.pipeline.errors import DocReaderFailed
+
+# Statuses worth another attempt: the provider was busy or timed out.
+_RETRYABLE_STATUSES = frozenset({0, 408, 429})
+
+
+def transcribe(config: EffectiveConfig, outcome: ReadOutcome, file_name: str) -> str:
+    try:
+        transcriber = transcriber_from_config(config.asr)
+    except AsrError as exc:
+        raise DocReaderFailed("docreader", str(exc), permanent=True) from exc
+    if transcriber is None:
+        raise DocReaderFailed(
+            "docreader",
+            "the file is audio but no ASR model is configured (config.asr.model)",
+            permanent=True,
+        )
+    # Providers pick the decoder by extension: use the type the docreader detected.
+    kind = outcome.detected_file_type
+    name = str(PurePosixPath(file_name).with_suffix(f".{kind}")) if kind else file_name
+    try:
+        return transcriber.transcribe(outcome.audio_data, name)
+    except AsrError as exc:
+        status = exc.status or 0
+        permanent = status not in _RETRYABLE_STATUSES and status < 500
+        raise DocReaderFailed("docreader", f"ASR failed: {exc}", permanent=permanent) from exc
