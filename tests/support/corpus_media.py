@@ -49,7 +49,8 @@ def build_image(path: Path, file_type: str, sentences: tuple[str, str]) -> Corpu
         image.save(path, format="PNG")
     else:
         image.convert("RGB").save(path, format=_PIL_FORMATS[file_type], quality=92)
-    return CorpusFile(path, file_type, sentences, ())
+    # The picture itself: an image reader hands back the original.
+    return CorpusFile(path, file_type, sentences, (), images=1)
 
 
 def build_wav(path: Path, seconds: float = 1.0, rate: int = 16_000) -> CorpusFile:
