@@ -65,8 +65,9 @@ def slow_to_read(topic: str) -> bytes:
 
 
 def html_with_image(topic: str) -> bytes:
-    """A small page with one embedded PNG, which the docreader extracts and Sluice stores."""
-    uri = "data:image/png;base64," + base64.b64encode(_png(4, 3)).decode()
+    """A small page with one embedded PNG, which the docreader extracts and Sluice stores
+    (big enough not to count as an icon: at least 64 px a side and 512 bytes)."""
+    uri = "data:image/png;base64," + base64.b64encode(_png(96, 72)).decode()
     return (
         f"<html><head><title>{topic}</title></head><body><main><h1>{topic} gauges</h1>"
         f"<p>The {topic} gauge panel is drawn below.</p><img src='{uri}' alt='panel'>"
@@ -80,7 +81,11 @@ def _png(width: int, height: int) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + crc
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    pixels = zlib.compress(b"".join(b"\x00" + b"\x10\x20\x30" * width for _ in range(height)))
+    # A gradient, so the compressed picture is not trivially small.
+    rows = (
+        b"\x00" + bytes((x * 7 + y * 3) % 256 for x in range(width * 3)) for y in range(height)
+    )
+    pixels = zlib.compress(b"".join(rows))
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(
         b"IEND", b""
     )
