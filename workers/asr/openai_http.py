@@ -9,16 +9,12 @@ with `model`, `file`, `response_format` and an optional `language`, and answer
 from __future__ import annotations
 
 import json
-import random
-import time
-import urllib.error
-import urllib.request
-from email.message import Message
 from pathlib import PurePosixPath
 from typing import Any
 
 from workers.asr.errors import AsrError
 from workers.asr.multipart import multipart_body
+from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
 
 RESPONSE_FORMATS = ("json", "text")
 # Providers infer the audio format from the file name; the part's type is informative.
@@ -56,9 +52,8 @@ class OpenAITranscriber:
         self._timeout = timeout_s
         self._language = language
         self._response_format = response_format
-        self._max_retries = max_retries
-        self._backoff = backoff_s
-        self._max_backoff = max_backoff_s
+        # A timed-out upload already cost timeout_s: retrying would multiply that.
+        self._retry = RetryPolicy(max_retries, backoff_s, max_backoff_s, retry_timeouts=False)
 
     def transcribe(self, audio: bytes, file_name: str) -> str:
         """The transcript of ``audio``; ``file_name``'s extension tells the format."""
@@ -82,44 +77,21 @@ class OpenAITranscriber:
         headers = {"Content-Type": content_type, "Accept": "application/json, text/plain"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        attempt = 0
-        while True:
-            request = urllib.request.Request(self._url, data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                    return response.read(), str(response.headers.get("Content-Type", ""))
-            except urllib.error.HTTPError as exc:
-                if _retryable(exc.code) and attempt < self._max_retries:
-                    time.sleep(self._delay(attempt, exc.headers))
-                    attempt += 1
-                    continue
+        try:
+            response = post_with_retries(
+                self._url, body, headers, timeout_s=self._timeout, retry=self._retry
+            )
+        except ProviderHttpError as exc:
+            if exc.status is None:
                 raise AsrError(
-                    f"transcription with {self._model} at {self._url} failed: HTTP {exc.code}: "
-                    f"{_provider_message(_read_body(exc))}",
-                    status=exc.code,
+                    f"cannot reach {self._url} after {exc.attempts} attempts: {exc.reason}"
                 ) from exc
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                # A timed-out upload already cost timeout_s: retrying would multiply that.
-                timed_out = isinstance(exc, TimeoutError) or isinstance(
-                    getattr(exc, "reason", None), TimeoutError
-                )
-                if not timed_out and attempt < self._max_retries:
-                    time.sleep(self._delay(attempt, None))
-                    attempt += 1
-                    continue
-                raise AsrError(
-                    f"cannot reach {self._url} after {attempt + 1} attempts: {exc}"
-                ) from exc
-
-    def _delay(self, attempt: int, headers: Message | None) -> float:
-        retry_after = headers.get("Retry-After") if headers is not None else None
-        if retry_after is not None:
-            try:
-                return min(max(float(retry_after), 0.0), self._max_backoff)
-            except ValueError:
-                pass  # an HTTP date: fall back to our own backoff
-        # Exponential backoff with jitter, so retrying workers do not stampede together.
-        return min(self._backoff * 2.0**attempt, self._max_backoff) * random.uniform(0.5, 1.0)
+            raise AsrError(
+                f"transcription with {self._model} at {self._url} failed: HTTP {exc.status}: "
+                f"{_provider_message(exc.body)}",
+                status=exc.status,
+            ) from exc
+        return response.body, response.content_type
 
     def _transcript(self, raw: bytes, content_type: str) -> str:
         text = raw.decode("utf-8", errors="replace")
@@ -138,18 +110,6 @@ class OpenAITranscriber:
                 f"{self._url} answered without a text field: {text[:_EXCERPT]}", status=200
             )
         return transcript.strip()
-
-
-def _retryable(status: int) -> bool:
-    """Rate limiting, request timeouts and server-side failures may pass on their own."""
-    return status in (408, 429) or status >= 500
-
-
-def _read_body(exc: urllib.error.HTTPError) -> str:
-    try:
-        return exc.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
 
 
 def _provider_message(body: str) -> str:

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
-from email.message import Message
 from typing import Any
 
 from workers.embedding.base import EmbeddingError, EmbeddingProviderError
+from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
 
 _BODY_EXCERPT = 2000
 
@@ -48,9 +44,7 @@ class OpenAIEmbedder:
         self._api_key = api_key
         self._timeout = timeout
         self._batch_size = batch_size
-        self._max_retries = max_retries
-        self._backoff = backoff_seconds
-        self._max_backoff = max_backoff_seconds
+        self._retry = RetryPolicy(max_retries, backoff_seconds, max_backoff_seconds)
         self._dimension = dimension
         self._dimension_lock = threading.Lock()
 
@@ -98,65 +92,31 @@ class OpenAIEmbedder:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        attempt = 0
-        while True:
-            request = urllib.request.Request(self._url, data=data, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                    raw = response.read()
-                    status = int(response.status)
-            except urllib.error.HTTPError as exc:
-                text = _read_body(exc)
-                if _retryable(exc.code) and attempt < self._max_retries:
-                    time.sleep(self._delay(attempt, exc.headers))
-                    attempt += 1
-                    continue
+        try:
+            response = post_with_retries(
+                self._url, data, headers, timeout_s=self._timeout, retry=self._retry
+            )
+        except ProviderHttpError as exc:
+            if exc.status is None:
                 raise EmbeddingProviderError(
-                    f"{self._url} answered HTTP {exc.code} for model {self._model}: "
-                    f"{text[:_BODY_EXCERPT]}",
-                    status=exc.code,
-                    body=text,
+                    f"cannot reach {self._url} after {exc.attempts} attempts: {exc.reason}"
                 ) from exc
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                if attempt < self._max_retries:
-                    time.sleep(self._delay(attempt, None))
-                    attempt += 1
-                    continue
-                raise EmbeddingProviderError(
-                    f"cannot reach {self._url} after {attempt + 1} attempts: {exc}"
-                ) from exc
-            try:
-                return json.loads(raw)
-            except ValueError as exc:
-                text = raw.decode("utf-8", errors="replace")
-                raise EmbeddingProviderError(
-                    f"{self._url} answered HTTP {status} with invalid JSON: {text[:_BODY_EXCERPT]}",
-                    status=status,
-                    body=text,
-                ) from exc
-
-    def _delay(self, attempt: int, headers: Message | None) -> float:
-        retry_after = headers.get("Retry-After") if headers is not None else None
-        if retry_after is not None:
-            try:
-                return min(max(float(retry_after), 0.0), self._max_backoff)
-            except ValueError:
-                pass  # an HTTP date: fall back to our own backoff
-        # Exponential backoff with jitter, so retrying workers do not stampede together.
-        base = min(self._backoff * 2.0**attempt, self._max_backoff)
-        return base * random.uniform(0.5, 1.0)
-
-
-def _retryable(status: int) -> bool:
-    """Rate limiting, request timeouts and server-side failures may pass on their own."""
-    return status in (408, 429) or status >= 500
-
-
-def _read_body(exc: urllib.error.HTTPError) -> str:
-    try:
-        return exc.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
+            raise EmbeddingProviderError(
+                f"{self._url} answered HTTP {exc.status} for model {self._model}: "
+                f"{exc.body[:_BODY_EXCERPT]}",
+                status=exc.status,
+                body=exc.body,
+            ) from exc
+        try:
+            return json.loads(response.body)
+        except ValueError as exc:
+            text = response.body.decode("utf-8", errors="replace")
+            raise EmbeddingProviderError(
+                f"{self._url} answered HTTP {response.status} with invalid JSON: "
+                f"{text[:_BODY_EXCERPT]}",
+                status=response.status,
+                body=text,
+            ) from exc
 
 
 def _parse_vectors(payload: Any, *, expected: int, url: str) -> list[list[float]]:
