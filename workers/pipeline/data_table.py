@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from typing import Any, TypeGuard
 
 from storage.db.models import Knowledge
-from storage.db.repositories.chunks import NewChunk
-from storage.db.repositories.round_chunks import RoundChunkRepository
+from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.statuses import ChunkType, ParseStatus
 from storage.queue.base import NotInTaskError
 from workers.context import WorkerContext
@@ -71,7 +70,7 @@ def summarize_data_tables(
         log.info("knowledge %s: its knowledge base is gone", knowledge.id)
         return 0
     config = resolve(kb.config or {}, knowledge.process_overrides)
-    repo = RoundChunkRepository(ctx.db)
+    repo = ctx.chunks
     profiles, first_index = _round_tables(repo, knowledge.id, attempt)
     planned, rows = table_chunks(
         knowledge, attempt, profiles, first_index, summarizer or ProfileSummarizer()
@@ -160,7 +159,7 @@ def table_chunks(
 
 
 def _round_tables(
-    repo: RoundChunkRepository, knowledge_id: str, attempt: int
+    repo: ChunkRepository, knowledge_id: str, attempt: int
 ) -> tuple[list[TableProfile], int]:
     """The profiles of the tables in the round's text, and the first chunk index after
     its text chunks."""
@@ -182,7 +181,7 @@ def _writable(knowledge: Knowledge | None, attempt: int) -> TypeGuard[Knowledge]
 
 def _remove_written(
     ctx: WorkerContext,
-    repo: RoundChunkRepository,
+    repo: ChunkRepository,
     knowledge_id: str,
     attempt: int,
     model_key: str,

@@ -1,14 +1,15 @@
 """Chunk rows: bulk writes per knowledge, paging and lookups.
 
 Each chunk carries the processing round (attempt) that wrote it. Writes of a round go
-through ``insert_for_attempt``, which holds the knowledge row while it writes, so a round
-that was superseded, cancelled or deleted can never add rows; removals name the rounds
+through ``insert_for_attempt`` (products derived later, like table profiles, through
+``replace_of_types``), which hold the knowledge row while they write, so a round that was
+superseded, cancelled or deleted can never add rows; removals name the rounds
 they clear, so clearing an old round never touches a newer one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -68,20 +69,75 @@ class ChunkRepository:
         first locks the knowledge row and checks that the round is still current and
         processing. False (and nothing written) when it is not: a newer attempt, a cancel
         or a delete took the knowledge over."""
+        return self._replace_guarded(
+            knowledge_id, attempt, (ParseStatus.PROCESSING,),
+            _rounds(knowledge_id, attempt, and_older=False), chunks,
+        )
+
+    def replace_of_types(
+        self,
+        knowledge_id: str,
+        attempt: int,
+        chunk_types: Collection[str],
+        chunks: Sequence[NewChunk],
+        *,
+        statuses: Collection[str],
+    ) -> bool:
+        """Replace only the round's chunks of ``chunk_types`` (products derived after the
+        round's chunking, which may already be completed), while the knowledge is at
+        ``attempt`` with a parse status in ``statuses``; the round's other chunks stay."""
+        stray = {c.chunk_type for c in chunks} - set(chunk_types)
+        if stray:
+            raise ValueError(f"chunks of types {sorted(stray)} are outside {sorted(chunk_types)}")
+        return self._replace_guarded(
+            knowledge_id, attempt, statuses, _round_types(knowledge_id, attempt, chunk_types),
+            chunks,
+        )
+
+    def list_of_types(
+        self, knowledge_id: str, attempt: int, chunk_types: Collection[str]
+    ) -> list[Chunk]:
+        """The round's chunks of ``chunk_types``, by chunk index."""
+        query = (
+            select(Chunk)
+            .where(_round_types(knowledge_id, attempt, chunk_types))
+            .order_by(Chunk.chunk_index, Chunk.chunk_type)
+        )
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def delete_of_types(
+        self, knowledge_id: str, attempt: int, chunk_types: Collection[str]
+    ) -> int:
+        """Remove the round's chunks of ``chunk_types``; other types and rounds stay."""
+        with self._db.session() as session:
+            statement = delete(Chunk).where(_round_types(knowledge_id, attempt, chunk_types))
+            return affected_rows(session.execute(statement))
+
+    def _replace_guarded(
+        self,
+        knowledge_id: str,
+        attempt: int,
+        statuses: Collection[str],
+        replaced: ColumnElement[bool],
+        chunks: Sequence[NewChunk],
+    ) -> bool:
+        """Delete ``replaced`` and insert ``chunks`` in one transaction holding the knowledge
+        row, only while it is at ``attempt`` with a status in ``statuses``."""
         rows = [asdict(chunk) for chunk in chunks]
         guard = (
             select(Knowledge.id)
             .where(
                 Knowledge.id == knowledge_id,
                 Knowledge.attempt == attempt,
-                Knowledge.parse_status == ParseStatus.PROCESSING,
+                Knowledge.parse_status.in_(list(statuses)),
             )
             .with_for_update()
         )
         with self._db.session() as session:
             if session.scalar(guard) is None:
                 return False
-            session.execute(delete(Chunk).where(_rounds(knowledge_id, attempt, and_older=False)))
+            session.execute(delete(Chunk).where(replaced))
             for start in range(0, len(rows), INSERT_BATCH_SIZE):
                 session.execute(insert(Chunk), rows[start : start + INSERT_BATCH_SIZE])
         return True
@@ -140,6 +196,16 @@ class ChunkRepository:
     def _count(session: Session, knowledge_id: str) -> int:
         query = select(func.count()).select_from(Chunk).where(Chunk.knowledge_id == knowledge_id)
         return int(session.scalar(query) or 0)
+
+
+def _round_types(
+    knowledge_id: str, attempt: int, chunk_types: Collection[str]
+) -> ColumnElement[bool]:
+    return (
+        (Chunk.knowledge_id == knowledge_id)
+        & (Chunk.attempt == attempt)
+        & Chunk.chunk_type.in_(list(chunk_types))
+    )
 
 
 def _rounds(knowledge_id: str, attempt: int, *, and_older: bool) -> ColumnElement[bool]:
