@@ -3,17 +3,28 @@ the pipeline the HTML and MHTML parsers share."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from server.docreader.html.cleanup import drop_boilerplate, page_metadata
 from server.docreader.html.converter import ImageResolver, html_to_markdown
 from server.docreader.html.loading import parse_html
 from server.docreader.html.main_content import main_content
+from server.docreader.parsers.base import DocumentSink, ParsedImage
 
 
 class ConvertedPage(NamedTuple):
     markdown: str
     metadata: dict[str, str]
+
+    def write_to(self, sink: DocumentSink, images: Iterable[ParsedImage]) -> None:
+        """The page's metadata, its Markdown, then the images it links."""
+        for key, value in self.metadata.items():
+            sink.set_metadata(key, value)
+        if self.markdown:
+            sink.write(self.markdown)
+        for image in images:
+            sink.add_image(image)
 
 
 def convert_page(

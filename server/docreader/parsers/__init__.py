@@ -1,4 +1,5 @@
-"""One parser per format family: bytes → ParsedDocument (Markdown, images, metadata)."""
+"""One parser per format family: a file → Markdown, images and metadata, written to a
+DocumentSink as the parser goes."""
 
 from server.docreader.parsers.base import ParsedDocument, ParsedImage, ParseOptions, Parser
 

@@ -20,9 +20,4 @@ class HtmlParser:
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         collector = ImageCollector()
         page = convert_page(read_limited(source, options.limits), data_uri_images(collector))
-        for key, value in page.metadata.items():
-            sink.set_metadata(key, value)
-        if page.markdown:
-            sink.write(page.markdown)
-        for image in collector.images:
-            sink.add_image(image)
+        page.write_to(sink, collector.images)

@@ -39,12 +39,7 @@ class MhtmlParser:
             raise ParseError(f"the MHTML file is not a readable MIME message: {err}") from err
         collector = ImageCollector()
         page = convert_page(html, images.resolver(collector, base), declared_encoding=charset)
-        for key, value in page.metadata.items():
-            sink.set_metadata(key, value)
-        if page.markdown:
-            sink.write(page.markdown)
-        for image in collector.images:
-            sink.add_image(image)
+        page.write_to(sink, collector.images)
 
 
 def _split(message: Message) -> tuple[Message, _SavedImages]:
