@@ -20,6 +20,9 @@ from server.docreader.parsers.base import ParseOptions
 from server.docreader.sandbox.disk_sink import DiskSink
 
 logger = logging.getLogger(__name__)
+# Built once where this module is imported: the forkserver preloads it, so every forked
+# child starts with the parsers constructed instead of building them per parse.
+_REGISTRY = default_registry()
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def run_child(job: ParseJob, conn: Connection) -> None:
 def _parse(job: ParseJob) -> ChildOutcome:
     name = job.options.file_name or f"the {job.file_type} file"
     try:
-        parser = default_registry().get(job.engine).parser_for(job.file_type)
+        parser = _REGISTRY.get(job.engine).parser_for(job.file_type)
         with DiskSink(job.out_dir) as sink:
             parser.parse(job.source, job.options, sink)
     except DocReaderError as err:
