@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
@@ -87,7 +87,7 @@ def split_parent_child(
     ]
     children: list[ChildChunk] = []
     for parent in parents:
-        parent_blocks = scan_blocks(text, parent.start, parent.end)
+        parent_blocks = _clip(blocks, parent.start, parent.end)
         for span in _chunk_spans(text, parent_blocks, child_config, headers):
             children.append(
                 ChildChunk(
@@ -96,6 +96,17 @@ def split_parent_child(
                 )
             )
     return parents, children
+
+
+def _clip(blocks: Sequence[Block], start: int, end: int) -> list[Block]:
+    """The whole text's blocks cut to ``[start, end)``. Rescanning the range on its own would
+    lose context: a parent that starts inside a table body whose rows have no edge pipes
+    would not be seen as a table there."""
+    return [
+        replace(block, start=max(block.start, start), end=min(block.end, end))
+        for block in blocks
+        if block.start < end and block.end > start
+    ]
 
 
 class _TableHeaders:

@@ -73,11 +73,6 @@ def test_child_breadcrumbs_come_from_the_whole_document() -> None:
     assert all(c.context_header == "# Guide > ## Install" for c in later)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="chunker bug: a parent's range is rescanned on its own, and there a body row "
-    "without a leading pipe is not recognized as a table row (nor inherits the header)",
-)
 def test_children_of_a_parent_continuing_a_table_without_edge_pipes_repeat_its_header() -> None:
     header = "a | b\n--|--"
     rows = [f"row {n} has words | and more words {n}" for n in range(6)]
