@@ -8,9 +8,8 @@ import base64
 import hashlib
 import io
 import random
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from PIL import Image
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
+from tests.support.http_server import RecordingServer, Reply
 from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
@@ -28,33 +28,10 @@ from workers.pipeline.images import StoredImage, store_images
 from workers.settings import Settings
 from workers.wiring import build_context
 
-Reply = Callable[[BaseHTTPRequestHandler], None]
 
-
-class RecordingServer:
-    """A real HTTP server that records the path of every request it receives."""
-
-    def __init__(self, host: str, routes: dict[str, Reply] | None = None) -> None:
-        self.requests: list[str] = []
-        self.routes: dict[str, Reply] = dict(routes or {})
-        server = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                server.requests.append(self.path)
-                server.routes.get(self.path, _reply(200, b"canary reached", "text/plain"))(self)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self._httpd = ThreadingHTTPServer((host, 0), _Handler)
-        self._httpd.daemon_threads = True
-        self.port = self._httpd.server_address[1]
-        threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+def _server(host: str, routes: dict[str, Reply] | None = None) -> RecordingServer:
+    """A real HTTP server that records every request it receives."""
+    return RecordingServer(routes, default=_reply(200, b"canary reached", "text/plain"), host=host)
 
 
 def _reply(status: int, body: bytes, content_type: str) -> Reply:
@@ -127,9 +104,9 @@ def knowledge(ctx: WorkerContext) -> Any:
 @pytest.fixture
 def canaries() -> Iterator[tuple[RecordingServer, RecordingServer | None]]:
     """One canary on 127.0.0.1 (reached as "localhost"), one on 127.0.0.2 where possible."""
-    canary = RecordingServer("127.0.0.1")
+    canary = _server("127.0.0.1")
     try:
-        other: RecordingServer | None = RecordingServer("127.0.0.2")
+        other: RecordingServer | None = _server("127.0.0.2")
     except OSError:
         other = None  # no 127/8 beyond 127.0.0.1 on this system
     yield canary, other
@@ -150,7 +127,7 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
     other_target = (
         f"http://127.0.0.2:{other_canary.port}/secret" if other_canary else "http://10.0.0.1/"
     )
-    origin = RecordingServer("127.0.0.1", {
+    origin = _server("127.0.0.1", {
         "/photo.png": _reply(200, photo, "image/png"),
         "/icon.png": _reply(200, remote_icon, "image/png"),
         "/page.html": _reply(200, b"<html>not an image</html>" * 40, "text/html"),
@@ -224,21 +201,21 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
     ])
     assert (result.icons_dropped, result.invalid_dropped) == (3, 0)
     assert (result.remote_fetched, result.remote_refused, result.remote_failed) == (2, 4, 1)
-    assert sorted(origin.requests) == sorted(
+    assert sorted(origin.paths) == sorted(
         ["/photo.png", "/icon.png", "/page.html", "/to-localhost", "/to-other"]
     )
     # The refused requests never reached the canaries...
-    assert canary.requests == []
+    assert canary.paths == []
     if other_canary is not None:
-        assert other_canary.requests == []
+        assert other_canary.paths == []
     # ...which do record whatever reaches them.
     open_policy = UrlPolicy(allow_hosts=frozenset({"localhost", "127.0.0.2"}))
     fetch(f"http://localhost:{canary.port}/ping", open_policy, max_bytes=100, timeout_s=5)
-    assert canary.requests == ["/ping"]
+    assert canary.paths == ["/ping"]
     if other_canary is not None:
         fetch(f"http://127.0.0.2:{other_canary.port}/ping", open_policy, max_bytes=100,
               timeout_s=5)
-        assert other_canary.requests == ["/ping"]
+        assert other_canary.paths == ["/ping"]
 
 
 def test_a_document_whose_remote_images_all_fail_still_gets_its_markdown(

@@ -14,8 +14,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email import policy
 from email.parser import BytesParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, cast
+
+from tests.support.http_server import BackgroundHttpServer
 
 MODEL = "whisper-test"
 
@@ -123,13 +125,6 @@ def error_reply(status: int, message: str, **headers: str) -> Reply:
 @contextmanager
 def serve_openai_asr() -> Iterator[FakeOpenAI]:
     state = FakeOpenAI()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with BackgroundHttpServer(make_handler(state)) as server:
+        state.url = server.url("/v1")
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import datetime
 import socket
 import ssl
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from tests.support.http_server import RecordingServer, Reply
 from workers.net.safe_fetch import FetchError, fetch
 from workers.net.ssrf import SsrfBlocked, UrlPolicy, validate_url
 
@@ -202,40 +202,14 @@ def _no_dns(host: str, port: int) -> list[str]:
 
 # --- fetching from real local servers -------------------------------------------------------
 
-Handler = Callable[[BaseHTTPRequestHandler], None]
+Handler = Reply
 
 
-class LocalServer:
+def _local_server(
+    routes: dict[str, Handler], tls: ssl.SSLContext | None = None
+) -> RecordingServer:
     """A real HTTP(S) server on 127.0.0.1 that records (path, Host) of every request."""
-
-    def __init__(self, routes: dict[str, Handler], tls: ssl.SSLContext | None = None) -> None:
-        self.requests: list[tuple[str, str]] = []
-        server = self
-
-        class _Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                server.requests.append((self.path, self.headers.get("Host", "")))
-                routes.get(self.path, _reply(404, b"no such page"))(self)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
-        if tls is not None:
-            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
-        self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(0.05,), daemon=True
-        )
-        self._thread.start()
-
-    def url(self, path: str, host: str = "127.0.0.1", scheme: str = "http") -> str:
-        return f"{scheme}://{host}:{self.port}{path}"
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+    return RecordingServer(routes, default=_reply(404, b"no such page"), tls=tls)
 
 
 def _reply(status: int, body: bytes, headers: dict[str, str] | None = None) -> Handler:
@@ -270,9 +244,9 @@ LOCAL = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}))
 
 
 @pytest.fixture
-def server() -> Iterator[LocalServer]:
+def server() -> Iterator[RecordingServer]:
     routes: dict[str, Handler] = {}
-    local = LocalServer(routes)
+    local = _local_server(routes)
     routes.update({
         "/image.png": _reply(200, b"\x89PNG" + b"0" * 100, {
             "Content-Type": "image/png; charset=binary", "Content-Length": "104",
@@ -291,7 +265,7 @@ def server() -> Iterator[LocalServer]:
     local.close()
 
 
-def test_a_fetch_returns_the_body_type_and_final_url(server: LocalServer) -> None:
+def test_a_fetch_returns_the_body_type_and_final_url(server: RecordingServer) -> None:
     fetched = fetch(server.url("/to-image"), LOCAL, max_bytes=1000, timeout_s=5)
     assert fetched.data == b"\x89PNG" + b"0" * 100
     assert fetched.content_type == "image/png"
@@ -312,14 +286,14 @@ def test_a_fetch_returns_the_body_type_and_final_url(server: LocalServer) -> Non
     ],
 )
 def test_a_redirect_to_a_refused_destination_is_refused_before_it_is_sent(
-    server: LocalServer, path: str, reason: str
+    server: RecordingServer, path: str, reason: str
 ) -> None:
     with pytest.raises(SsrfBlocked, match=reason):
         fetch(server.url(path), LOCAL, max_bytes=1000, timeout_s=5)
     assert [p for p, _ in server.requests] == [path], "nothing was sent after the redirect"
 
 
-def test_redirects_are_bounded_by_the_policy(server: LocalServer) -> None:
+def test_redirects_are_bounded_by_the_policy(server: RecordingServer) -> None:
     three = UrlPolicy(allow_hosts=LOCAL.allow_hosts, max_redirects=3)
     with pytest.raises(FetchError, match="more than 3 redirects"):
         fetch(server.url("/hop/3"), three, max_bytes=1000, timeout_s=5)
@@ -330,7 +304,7 @@ def test_redirects_are_bounded_by_the_policy(server: LocalServer) -> None:
               max_bytes=1000, timeout_s=5)
 
 
-def test_the_body_is_capped(server: LocalServer) -> None:
+def test_the_body_is_capped(server: RecordingServer) -> None:
     with pytest.raises(FetchError, match="the body is 5000 bytes, over the 4096-byte cap"):
         fetch(server.url("/big"), LOCAL, max_bytes=4096, timeout_s=5)
     with pytest.raises(FetchError, match="over the 4096-byte cap"):
@@ -338,14 +312,14 @@ def test_the_body_is_capped(server: LocalServer) -> None:
     assert len(fetch(server.url("/big"), LOCAL, max_bytes=5000, timeout_s=5).data) == 5000
 
 
-def test_the_timeout_bounds_the_whole_fetch(server: LocalServer) -> None:
+def test_the_timeout_bounds_the_whole_fetch(server: RecordingServer) -> None:
     started = time.monotonic()
     with pytest.raises(FetchError, match=r"timed out after 0\.5 s"):
         fetch(server.url("/slow"), LOCAL, max_bytes=1000, timeout_s=0.5)
     assert time.monotonic() - started < 2
 
 
-def test_http_errors_and_bad_redirects_are_fetch_errors(server: LocalServer) -> None:
+def test_http_errors_and_bad_redirects_are_fetch_errors(server: RecordingServer) -> None:
     with pytest.raises(FetchError, match="HTTP 404"):
         fetch(server.url("/missing"), LOCAL, max_bytes=1000, timeout_s=5)
     with pytest.raises(FetchError, match="without a Location"):
@@ -360,7 +334,7 @@ def test_http_errors_and_bad_redirects_are_fetch_errors(server: LocalServer) -> 
 
 def test_https_goes_to_the_validated_address_but_verifies_the_host_name(tmp_path: Path) -> None:
     server_tls, client_tls = _tls_pair(tmp_path, "images.test")
-    local = LocalServer({"/a.png": _reply(200, b"\x89PNG-over-tls")}, tls=server_tls)
+    local = _local_server({"/a.png": _reply(200, b"\x89PNG-over-tls")}, tls=server_tls)
     try:
         policy = UrlPolicy(allow_hosts=frozenset({"images.test", "other.test"}))
 

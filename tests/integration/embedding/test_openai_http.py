@@ -9,11 +9,12 @@ import threading
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
+from tests.support.http_server import BackgroundHttpServer
 from tests.support.processes import free_port
 from workers.embedding.base import EmbeddingError, EmbeddingProviderError
 from workers.embedding.openai_http import OpenAIEmbedder
@@ -90,16 +91,9 @@ def make_handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def server() -> Iterator[FakeOpenAI]:
     state = FakeOpenAI(url="")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
+    with BackgroundHttpServer(make_handler(state)) as server:
+        state.url = server.url("/v1")
         yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
 
 
 def client(server: FakeOpenAI, **options: Any) -> OpenAIEmbedder:
