@@ -20,6 +20,7 @@ from server.docreader import errors
 from server.docreader.errors import DocReaderError, ParseCancelled, ParseError
 from server.docreader.sandbox.child import ChildOutcome, ParseJob, run_child
 from server.docreader.sandbox.disk_sink import SpooledDocument
+from server.docreader.sandbox.process import ParseProcess
 
 POLL_S = 0.05
 _KILL_JOIN_S = 5.0
@@ -43,7 +44,7 @@ class SandboxRunner:
 
     def run(self, job: ParseJob, should_stop: StopCheck) -> SpooledDocument:
         receiver, sender = self._context.Pipe(duplex=False)
-        child = self._context.Process(target=run_child, args=(job, sender), daemon=True)
+        child = ParseProcess(target=run_child, args=(job, sender), daemon=True)
         child.start()
         sender.close()
         try:
@@ -84,9 +85,10 @@ class SandboxRunner:
 
 
 def _kill(child: BaseProcess) -> None:
-    """Kill the child and everything it started (its process group)."""
-    if child.is_alive() and child.pid is not None:
-        # OSError: it had not made its own process group yet.
+    """Kill the child and everything it started (its process group), also when the child
+    itself is already gone: what it started may outlive it in the group."""
+    if child.pid is not None:
+        # OSError: an empty group, or the child had not made its own group yet.
         with contextlib.suppress(OSError):
             os.killpg(child.pid, signal.SIGKILL)
         if child.is_alive():

@@ -4,11 +4,15 @@ of either fails alone with a clear status, and the docreader goes on serving."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import docx
 import psutil
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -16,11 +20,13 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
+from server.docreader.parsers.office.libreoffice import convert_with_libreoffice
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.server import build_docreader_server
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, DocReaderClient
 
 LIMIT = 16 << 20
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _scanned_pdf(pages: int) -> bytes:
@@ -139,3 +145,72 @@ def test_a_cancelled_read_kills_its_parse(make_client: object) -> None:
         client.read(scanned, file_name="scan.pdf", file_type="pdf", should_stop=should_stop)
     assert seen_child.is_set()
     assert _wait_no_parse_children() == []
+
+
+def test_a_parse_killed_by_the_sandbox_takes_libreoffice_with_it(
+    make_client: object, tmp_path: Path
+) -> None:
+    source = tmp_path / "letter.docx"
+    document = docx.Document()
+    document.add_paragraph("Converted by LibreOffice, if given the time.")
+    document.save(str(source))
+    doc = convert_with_libreoffice(source, "doc", tmp_path / "lo", 120)
+    work = tmp_path / "work"
+    client = make_client(parse_timeout_s=0.5, work_dir=str(work))  # type: ignore[operator]
+    with pytest.raises(DocReaderCallError) as caught:
+        client.read_file(doc)
+    assert "took longer than" in caught.value.message
+    assert _wait_no_parse_children() == []
+    assert _wait_no_soffice_under(work) == []
+
+
+def _wait_no_soffice_under(work: Path, timeout_s: float = 5.0) -> list[psutil.Process]:
+    """Live LibreOffice processes converting a file from ``work`` (this server's reads)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = []
+        for process in psutil.process_iter(["name", "cmdline", "status"]):
+            cmdline = " ".join(process.info["cmdline"] or [])
+            if (
+                process.info["name"] in ("soffice.bin", "oosplash", "soffice")
+                and str(work) in cmdline
+                and process.info["status"] != psutil.STATUS_ZOMBIE
+            ):
+                left.append(process)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+_MAIN_SCRIPT = '''
+import pathlib
+if __name__ != "__main__":
+    # Imported again somewhere else: a parse child preparing itself from our main script.
+    pathlib.Path("{marker}").write_text(__name__)
+else:
+    from server.docreader.server import build_docreader_server
+    from workers.docreader_client import DocReaderClient
+    server, port = build_docreader_server(
+        "127.0.0.1:0", max_workers=1, storage_base_dir=None, max_message_bytes=1 << 20
+    )
+    server.start()
+    with DocReaderClient(f"127.0.0.1:{{port}}", timeout_s=60, max_message_bytes=1 << 20) as c:
+        print(c.read(b"# Parsed", file_name="a.md", file_type="md").markdown)
+    server.stop(None)
+'''
+
+
+def test_parse_children_do_not_import_the_servers_main_script(tmp_path: Path) -> None:
+    """Under ``sluice-server`` the main script pulls in the whole API: a child that imported
+    it again would pay for that on every parse."""
+    marker = tmp_path / "imported-again"
+    script = tmp_path / "main_script.py"
+    script.write_text(_MAIN_SCRIPT.format(marker=marker))
+    path = os.pathsep.join([str(REPO), str(REPO / "clients" / "python")])
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": path}, cwd=REPO, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "# Parsed"
+    assert not marker.exists()

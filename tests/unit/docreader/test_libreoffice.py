@@ -1,5 +1,5 @@
 """LibreOffice conversion: .doc and .ppt made from generated docx/pptx with soffice are read
-back; a timeout kills soffice's whole process group; concurrent conversions never share a
+back; a timeout kills soffice and every process under it; concurrent conversions never share a
 profile; a missing soffice is reported as an unavailable engine."""
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
-def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
+def test_timeout_kills_soffice_and_every_process_under_it(tmp_path: Path) -> None:
     source = tmp_path / "slow.docx"
     document = docx.Document()
     document.add_paragraph("never converted")

@@ -2,8 +2,9 @@
 then read by the OOXML parsers.
 
 Each conversion runs ``soffice --headless --convert-to`` with its own user profile from the
-profile pool (see lo_profiles), in a new session, so that on timeout the whole process group
-(the soffice wrapper script, oosplash and soffice.bin) is killed, not just the first process.
+profile pool (see lo_profiles). On its own timeout soffice and every process under it (the
+wrapper script, oosplash, soffice.bin) are killed, not just the first; it stays in the parse
+child's process group, so the sandbox's kill of that group reaches it as well.
 The input is converted from a copy with a fixed, harmless name, since names can be hostile.
 
 DocParser and PptParser convert in ``options.work_dir`` (a private TemporaryDirectory when
@@ -15,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import psutil
 
 from server.docreader.errors import EngineUnavailableError, InvalidRequestError, ParseError
 from server.docreader.parsers.base import DocumentSink, ParseOptions, Parser
@@ -90,28 +92,34 @@ def _run(command: list[str], timeout_s: float, profile: Path, source: Path) -> s
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        start_new_session=True,
+        # No session of its own: soffice stays in the parse child's process group, so the
+        # sandbox's kill of that group reaches it too.
         # Fresh HOME: soffice must not read or write the service user's own settings.
         env={**os.environ, "HOME": str(profile.parent)},
     )
     try:
         output, _ = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        _kill_group(process)
+        _kill_tree(process)
         # A profile killed mid-write may be corrupt; the next conversion rebuilds it.
         discard_profile(profile)
         raise ParseError(
             f"LibreOffice took longer than {timeout_s:g} s converting {source.name!r}"
         ) from None
     finally:
-        # Helpers soffice left behind in its group go too.
-        _kill_group(process)
+        # Helpers soffice left behind (soffice.bin) go too.
+        _kill_tree(process)
     return output.decode("utf-8", "replace")
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+def _kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """Kill soffice and every process under it (the launcher starts soffice.bin)."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        for descendant in psutil.Process(process.pid).children(recursive=True):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                descendant.kill()
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
     process.wait()
 
 
