@@ -30,6 +30,12 @@ def read_result(
 ) -> docreader_pb2.ReadResult:
     if document.markdown_bytes > max_message_bytes:
         _too_large(document.markdown_bytes, max_message_bytes, "the Markdown (use ReadStream)")
+    # Sizes from disk first: nothing is loaded for a result that cannot be sent anyway.
+    payload = document.markdown_bytes + sum(i.path.stat().st_size for i in document.images())
+    if document.is_audio:
+        payload += audio.stat().st_size
+    if payload > max_message_bytes:
+        _too_large(payload, max_message_bytes, "the result (use ReadStream)")
     result = docreader_pb2.ReadResult(
         markdown_content=document.markdown(),
         image_refs=[image_ref(image.read()) for image in document.images()],

@@ -21,7 +21,6 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
-from server.docreader.engines import default_registry
 from server.docreader.reader import DocumentReader
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.runner import SandboxRunner
@@ -76,7 +75,7 @@ def build_docreader_server(
     if work_root is not None:
         work_root.mkdir(parents=True, exist_ok=True)
     servicer = DocReaderServicer(
-        DocumentReader(default_registry(), runner, limits),
+        DocumentReader(runner, limits),
         storage_base_dir=Path(storage_base_dir) if storage_base_dir else None,
         max_message_bytes=max_message_bytes,
         work_root=work_root,

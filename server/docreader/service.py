@@ -20,7 +20,8 @@ from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from server.docreader.errors import DocReaderError, InvalidRequestError
 from server.docreader.frames import read_result, result_frames
-from server.docreader.reader import DocumentReader, ReadOutput, ReadSettings
+from server.docreader.reader import DocumentReader, ReadSettings
+from server.docreader.sandbox.runner import ParseResult
 from server.docreader.sources import request_source
 
 logger = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                 source = request_source(request.request, self._storage_base_dir, work)
                 output = self._parse(request.request, source, work, context)
                 yield from result_frames(
-                    output.document, output.detected_type, output.source,
+                    output.document, output.detected_type, source,
                     docreader_pb2.ReadStreamResponse, self._max_message_bytes,
                 )
         except Exception as err:
@@ -81,7 +82,7 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                     header = _receive_upload(request_iterator, spool)
                 output = self._parse(header, source, work, context)
                 yield from result_frames(
-                    output.document, output.detected_type, output.source,
+                    output.document, output.detected_type, source,
                     docreader_pb2.ReadUploadResponse, self._max_message_bytes,
                 )
         except Exception as err:
@@ -118,7 +119,7 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
         source: Path,
         work: Path,
         context: grpc.ServicerContext,
-    ) -> ReadOutput:
+    ) -> ParseResult:
         settings = ReadSettings(
             file_name=request.file_name,
             file_type=request.file_type,

@@ -14,6 +14,7 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 
 from server.docreader import errors
@@ -35,6 +36,13 @@ _ERROR_KINDS: dict[str, type[DocReaderError]] = {
 StopCheck = Callable[[], bool]
 
 
+@dataclass(frozen=True)
+class ParseResult:
+    document: SpooledDocument
+    # The type the file was read as: magic bytes win over the declared extension.
+    detected_type: str
+
+
 class SandboxRunner:
     def __init__(self, *, memory_cap_bytes: int, timeout_s: float) -> None:
         self.memory_cap_bytes = memory_cap_bytes
@@ -42,9 +50,11 @@ class SandboxRunner:
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(["server.docreader.sandbox.child"])
 
-    def run(self, job: ParseJob, should_stop: StopCheck) -> SpooledDocument:
+    def run(self, job: ParseJob, should_stop: StopCheck) -> ParseResult:
         receiver, sender = self._context.Pipe(duplex=False)
-        child = ParseProcess(target=run_child, args=(job, sender), daemon=True)
+        child = ParseProcess(
+            target=run_child, args=(job, sender, self.memory_cap_bytes), daemon=True
+        )
         child.start()
         sender.close()
         try:
@@ -55,7 +65,7 @@ class SandboxRunner:
             receiver.close()
         if outcome.error_kind:
             raise _ERROR_KINDS.get(outcome.error_kind, ParseError)(outcome.message)
-        return SpooledDocument.load(job.out_dir)
+        return ParseResult(SpooledDocument.load(job.out_dir), outcome.detected_type)
 
     def _await(
         self,
@@ -78,7 +88,8 @@ class SandboxRunner:
                 raise ParseCancelled("the caller cancelled the read")
             if time.monotonic() > deadline:
                 raise ParseError(
-                    f"reading {_name(job)} took longer than {self.timeout_s:.0f} s and was stopped"
+                    f"reading {job.display_name} took longer than {self.timeout_s:.0f} s "
+                    "and was stopped"
                 )
         child.join(_KILL_JOIN_S)
         raise ParseError(_death_message(job, child.exitcode, self.memory_cap_bytes))
@@ -98,7 +109,7 @@ def _kill(child: BaseProcess) -> None:
 
 
 def _death_message(job: ParseJob, exitcode: int | None, memory_cap_bytes: int) -> str:
-    name = _name(job)
+    name = job.display_name
     cap = f"{memory_cap_bytes >> 20} MiB"
     if exitcode is not None and exitcode < 0:
         sig = signal.Signals(-exitcode).name
@@ -109,7 +120,3 @@ def _death_message(job: ParseJob, exitcode: int | None, memory_cap_bytes: int) -
             )
         return f"the parser crashed ({sig}) reading {name}: the file is malformed"
     return f"the parser reading {name} exited with code {exitcode} without a result"
-
-
-def _name(job: ParseJob) -> str:
-    return job.options.file_name or f"the {job.file_type} file"

@@ -64,9 +64,7 @@ def test_a_missing_tool_or_package_makes_a_type_or_engine_unavailable() -> None:
 
 
 def test_reader_takes_the_type_from_the_name_when_missing(tmp_path: Path) -> None:
-    reader = DocumentReader(
-        default_registry(), SandboxRunner(memory_cap_bytes=2 << 30, timeout_s=60)
-    )
+    reader = DocumentReader(SandboxRunner(memory_cap_bytes=2 << 30, timeout_s=60))
     source = tmp_path / "upload"
     source.write_bytes(b"a,b\n1,2")
     work = tmp_path / "work"
