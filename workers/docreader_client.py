@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -228,10 +228,19 @@ class DocReaderClient:
     ) -> ReadOutcome:
         try:
             call = start()
-            frames = call if should_stop is None else _frames_unless_stopped(call, should_stop)
-            return _assemble(frames, on_image)
         except grpc.RpcError as err:
             raise _call_error(err) from err
+        stoppable = None if should_stop is None else _frames_unless_stopped(call, should_stop)
+        try:
+            return _assemble(call if stoppable is None else stoppable, on_image)
+        except grpc.RpcError as err:
+            raise _call_error(err) from err
+        finally:
+            # However the frames stopped being read (done, stopped, or on_image failed), the
+            # call ends now: the docreader must not go on parsing for nobody.
+            if stoppable is not None:
+                stoppable.close()
+            cast(grpc.RpcContext, call).cancel()
 
 
 def _request(file_name: str, file_type: str, config: ReadConfig) -> docreader_pb2.ReadRequest:
@@ -252,7 +261,7 @@ _END = object()
 
 def _frames_unless_stopped(
     frames: Iterable[_StreamFrame], should_stop: StopCheck
-) -> Iterator[_StreamFrame]:
+) -> Generator[_StreamFrame, None, None]:
     """The frames, read on a helper thread while this one polls ``should_stop``: a blocked
     read cannot be interrupted, but cancelling the call ends it at once. ``should_stop`` and
     everything done with the frames stay on the caller's thread (it may depend on

@@ -117,16 +117,23 @@ class _TableHeaders:
         self._text = text
         self._tables = [block for block in blocks if block.kind is BlockKind.TABLE]
         self._starts = [block.start for block in self._tables]
+        self._headers: dict[int, tuple[int, int] | None] = {}
 
     def inherited(self, block: Block) -> str:
         """The header of the whole-text table ``block`` continues past its header, or ""."""
         index = bisect.bisect_right(self._starts, block.start) - 1
         if index < 0 or self._tables[index].end < block.end:
             return ""
-        header = table_layout(self._text, self._tables[index]).header
+        header = self._header_of(index)
         if header is None or block.start < header[1]:
             return ""
         return self._text[header[0] : header[1]] + "\n"
+
+    def _header_of(self, index: int) -> tuple[int, int] | None:
+        """Laid out once per table: every parent cut from a big table asks again."""
+        if index not in self._headers:
+            self._headers[index] = table_layout(self._text, self._tables[index]).header
+        return self._headers[index]
 
 
 def _chunk_spans(

@@ -13,6 +13,7 @@ socket down when time is up, so a server dribbling bytes cannot hold a worker.
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import socket
 import ssl
@@ -132,11 +133,17 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
             raise
 
 
+@functools.cache
+def _default_tls() -> ssl.SSLContext:
+    """Built once: loading the system's CA certificates costs ~20 ms per context."""
+    return ssl.create_default_context()
+
+
 def _connection(
     target: ValidatedUrl, timeout: float, tls: ssl.SSLContext | None
 ) -> http.client.HTTPConnection:
     if target.scheme == "https":
-        return _PinnedHTTPSConnection(target, timeout, tls or ssl.create_default_context())
+        return _PinnedHTTPSConnection(target, timeout, tls or _default_tls())
     return _PinnedHTTPConnection(target, timeout)
 
 

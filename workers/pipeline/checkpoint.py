@@ -10,8 +10,11 @@ round stops within about a second of being told.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import TypeGuard
 
+from storage.db.models import Knowledge
+from storage.db.statuses import ParseStatus
 from storage.queue.base import NotInTaskError
 from workers.context import WorkerContext
 from workers.pipeline.errors import Superseded
@@ -19,6 +22,8 @@ from workers.pipeline.errors import Superseded
 # Checks cost a Redis EXISTS and a primary-key SELECT; checkpoints closer together than this
 # reuse the last answer.
 MIN_CHECK_INTERVAL_S = 0.2
+# A round writes while its knowledge is processing.
+ROUND_STATUSES: tuple[str, ...] = (ParseStatus.PROCESSING,)
 
 
 class RoundCheckpoint:
@@ -28,30 +33,37 @@ class RoundCheckpoint:
         knowledge_id: str,
         attempt: int,
         *,
+        statuses: Collection[str] = ROUND_STATUSES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._ctx = ctx
         self._knowledge_id = knowledge_id
         self._attempt = attempt
+        # Where the round may still write: processing for the pipeline itself; tasks that
+        # derive products later (table profiles) also after it finished.
+        self._statuses = statuses
         self._clock = clock
         self._checked_at: float | None = None
         self._stop = False
 
-    def should_stop(self) -> bool:
+    def should_stop(self, *, fresh: bool = False) -> bool:
         """Whether the round must stop; once True, always True. Call it from the task's own
-        thread: the queue's cancel flag belongs to the running task."""
+        thread: the queue's cancel flag belongs to the running task. ``fresh`` asks again
+        even if the last answer is recent (a last check before declaring the work done)."""
         now = self._clock()
         if self._stop or (
-            self._checked_at is not None and now - self._checked_at < MIN_CHECK_INTERVAL_S
+            not fresh
+            and self._checked_at is not None
+            and now - self._checked_at < MIN_CHECK_INTERVAL_S
         ):
             return self._stop
         self._checked_at = now
         self._stop = self._cancel_requested() or not self._row_is_current()
         return self._stop
 
-    def check(self) -> None:
+    def check(self, *, fresh: bool = False) -> None:
         """Raise Superseded when the round must stop."""
-        if self.should_stop():
+        if self.should_stop(fresh=fresh):
             raise Superseded(self._knowledge_id)
 
     def _cancel_requested(self) -> bool:
@@ -61,10 +73,20 @@ class RoundCheckpoint:
             return False
 
     def _row_is_current(self) -> bool:
-        return round_is_current(self._ctx, self._knowledge_id, self._attempt)
+        return round_is_current(self._ctx, self._knowledge_id, self._attempt, self._statuses)
 
 
-def round_is_current(ctx: WorkerContext, knowledge_id: str, attempt: int) -> bool:
-    """The knowledge exists, is still at ``attempt`` and is processing."""
-    row = ctx.knowledges.get(knowledge_id)
-    return row is not None and row.attempt == attempt and row.parse_status == "processing"
+def round_is_current(
+    ctx: WorkerContext,
+    knowledge_id: str,
+    attempt: int,
+    statuses: Collection[str] = ROUND_STATUSES,
+) -> bool:
+    """The knowledge exists, is still at ``attempt`` and in one of ``statuses``."""
+    return row_is_current(ctx.knowledges.get(knowledge_id), attempt, statuses)
+
+
+def row_is_current(
+    row: Knowledge | None, attempt: int, statuses: Collection[str] = ROUND_STATUSES
+) -> TypeGuard[Knowledge]:
+    return row is not None and row.attempt == attempt and row.parse_status in statuses

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
-from storage.db.models import Knowledge
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.statuses import ChunkType, ParseStatus
-from storage.queue.base import NotInTaskError
 from workers.context import WorkerContext
 from workers.payloads import DataTableSummaryPayload
+from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current, row_is_current
 from workers.pipeline.chunk_indexing import index_chunks
 from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
 from workers.pipeline.effective_config import resolve
@@ -61,7 +60,7 @@ def summarize_data_tables(
     so the queue retries."""
     attempt = payload.attempt
     knowledge = ctx.knowledges.get(payload.knowledge_id)
-    if not _writable(knowledge, attempt):
+    if not row_is_current(knowledge, attempt, WRITABLE_STATUSES):
         log.info("knowledge %s attempt %s: no table summary, not current", payload.knowledge_id,
                  attempt)
         return 0
@@ -76,7 +75,7 @@ def summarize_data_tables(
         knowledge, attempt, profiles, first_index, summarizer or ProfileSummarizer()
     )
     model_key = kb.embedding_model_key
-    guard = _RoundGuard(ctx, knowledge.id, attempt)
+    guard = RoundCheckpoint(ctx, knowledge.id, attempt, statuses=WRITABLE_STATUSES)
     try:
         if not repo.replace_of_types(
             knowledge.id, attempt, TABLE_CHUNK_TYPES, rows, statuses=WRITABLE_STATUSES
@@ -86,7 +85,7 @@ def summarize_data_tables(
             index_chunks(ctx, knowledge, model_key, config.embedding, planned, check=guard.check)
         # A round ended while we indexed was cleaned by the chunks it found, maybe before
         # our index rows existed.
-        guard.check()
+        guard.check(fresh=True)
     except Superseded:
         _remove_written(ctx, repo, knowledge.id, attempt, model_key, planned)
         log.info("knowledge %s attempt %s: taken over, table chunks removed", knowledge.id,
@@ -95,7 +94,7 @@ def summarize_data_tables(
     except Exception:
         _remove_written(ctx, repo, knowledge.id, attempt, model_key, planned)
         # Failing because the round was taken over meanwhile is a stop, not a retry.
-        if not _writable(ctx.knowledges.get(knowledge.id), attempt):
+        if not round_is_current(ctx, knowledge.id, attempt, WRITABLE_STATUSES):
             log.info("knowledge %s attempt %s: taken over while failing", knowledge.id, attempt)
             return 0
         raise
@@ -171,14 +170,6 @@ def _round_tables(
     return profiles, max((c.chunk_index for c in texts), default=-1) + 1
 
 
-def _writable(knowledge: Knowledge | None, attempt: int) -> TypeGuard[Knowledge]:
-    return (
-        knowledge is not None
-        and knowledge.attempt == attempt
-        and knowledge.parse_status in WRITABLE_STATUSES
-    )
-
-
 def _remove_written(
     ctx: WorkerContext,
     repo: ChunkRepository,
@@ -192,25 +183,3 @@ def _remove_written(
     if planned and model_key:
         ctx.index.delete_by_chunk_ids(model_key, [p.id for p in planned])
     repo.delete_of_types(knowledge_id, attempt, TABLE_CHUNK_TYPES)
-
-
-class _RoundGuard:
-    """Raises Superseded once the task is cancelled through the queue or the knowledge is
-    no longer at this attempt in a writable state."""
-
-    def __init__(self, ctx: WorkerContext, knowledge_id: str, attempt: int) -> None:
-        self._ctx = ctx
-        self._knowledge_id = knowledge_id
-        self._attempt = attempt
-
-    def check(self) -> None:
-        if self._cancel_requested() or not _writable(
-            self._ctx.knowledges.get(self._knowledge_id), self._attempt
-        ):
-            raise Superseded(self._knowledge_id)
-
-    def _cancel_requested(self) -> bool:
-        try:
-            return self._ctx.queue.cancel_requested()
-        except NotInTaskError:  # called directly, outside a queue: only the row decides
-            return False

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import html
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,12 +85,20 @@ def store_images(
     return intake.finish(markdown)
 
 
+def _no_check() -> None:
+    pass
+
+
 class DocumentImages:
     """Takes the docreader's images one by one as their frames arrive (so they are never
     all in memory), then rewrites the Markdown once it is complete."""
 
-    def __init__(self, ctx: WorkerContext, knowledge: Any) -> None:
-        self._store = _ImageStore(ctx, knowledge, StoredImages(""))
+    def __init__(
+        self, ctx: WorkerContext, knowledge: Any, *, before_fetch: Callable[[], None] = _no_check
+    ) -> None:
+        # ``before_fetch`` runs before each remote fetch: a round told to stop raises there
+        # instead of fetching on for up to 30 fetch timeouts.
+        self._store = _ImageStore(ctx, knowledge, StoredImages(""), before_fetch)
         self._by_ref: dict[str, str] = {}
 
     def add(self, image: DocumentImage) -> None:
@@ -120,7 +128,14 @@ class DocumentImages:
 
 
 class _ImageStore:
-    def __init__(self, ctx: WorkerContext, knowledge: Any, result: StoredImages) -> None:
+    def __init__(
+        self,
+        ctx: WorkerContext,
+        knowledge: Any,
+        result: StoredImages,
+        before_fetch: Callable[[], None] = _no_check,
+    ) -> None:
+        self._before_fetch = before_fetch
         self._ctx = ctx
         self._knowledge = knowledge
         self.result = result
@@ -177,6 +192,7 @@ class _ImageStore:
         return None
 
     def _fetch(self, url: str) -> str | None:
+        self._before_fetch()
         result = self.result
         if result.remote_fetched + result.remote_refused + result.remote_failed >= (
             MAX_REMOTE_IMAGES

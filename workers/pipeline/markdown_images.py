@@ -12,6 +12,7 @@ an HTML comment counts: an example in a code block is text, not an image.
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 from collections.abc import Sequence
@@ -58,7 +59,7 @@ class ImageLink:
 
 def find_image_links(markdown: str) -> list[ImageLink]:
     """Every image link outside code and comments, in document order, never overlapping."""
-    ignored = _Ignored(markdown)
+    ignored = _ignored_in(markdown)
     found = _markdown_images(markdown, ignored) + _html_images(markdown, ignored)
     found.sort(key=lambda link: link.start)
     links: list[ImageLink] = []
@@ -70,7 +71,7 @@ def find_image_links(markdown: str) -> list[ImageLink]:
 
 def find_bare_image_data(markdown: str, links: Sequence[ImageLink]) -> list[tuple[int, int]]:
     """Spans of inline image data standing in the text: outside ``links``, code, comments."""
-    ignored = _Ignored(markdown)
+    ignored = _ignored_in(markdown)
     taken = [(link.start, link.end) for link in links]
     spans: list[tuple[int, int]] = []
     for match in _BARE_DATA.finditer(markdown):
@@ -79,6 +80,13 @@ def find_bare_image_data(markdown: str, links: Sequence[ImageLink]) -> list[tupl
             continue
         spans.append((start, end))
     return spans
+
+
+@functools.lru_cache(maxsize=1)
+def _ignored_in(text: str) -> _Ignored:
+    """The code and comment spans of the document last asked about: finding the links and
+    then the bare image data of one document scans it once."""
+    return _Ignored(text)
 
 
 class _Ignored:
@@ -124,9 +132,14 @@ def _fences(text: str) -> list[tuple[int, int]]:
 def _inline_code_and_comments(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     position = lo
+    # Each search runs to ``hi``: a match (or its absence) is kept until it is passed, and a
+    # backtick run with no closing run stays unclosed further on, so the scan is linear.
+    comment = _COMMENT.search(text, position, hi)
+    unclosed: set[str] = set()
     while position < hi:
         tick = _BACKTICKS.search(text, position, hi)
-        comment = _COMMENT.search(text, position, hi)
+        if comment is not None and comment.start() < position:
+            comment = _COMMENT.search(text, position, hi)
         if comment is not None and (tick is None or comment.start() < tick.start()):
             spans.append(comment.span())
             position = comment.end()
@@ -137,9 +150,11 @@ def _inline_code_and_comments(text: str, lo: int, hi: int) -> list[tuple[int, in
             position = tick.start() + 1
             continue
         run = tick.group()
-        closing = re.compile(rf"(?<!`){run}(?!`)")
-        close = closing.search(text, tick.end(), hi)
+        close = None
+        if run not in unclosed:
+            close = re.compile(rf"(?<!`){run}(?!`)").search(text, tick.end(), hi)
         if close is None:  # an unmatched run is literal backticks
+            unclosed.add(run)
             position = tick.end()
             continue
         spans.append((tick.start(), close.end()))

@@ -32,7 +32,9 @@ class MarkdownTable:
 
 
 def tables_in(markdown: str) -> list[MarkdownTable]:
-    lines = markdown.splitlines()
+    # Only "\n" ends a line: splitlines() would also break a cell at U+2028, \x0c and the like,
+    # which the chunker's table scanner keeps inside the row.
+    lines = [line.rstrip("\r") for line in markdown.split("\n")]
     tables: list[MarkdownTable] = []
     title = ""
     fence = ""

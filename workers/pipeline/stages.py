@@ -66,7 +66,7 @@ def read_document(
             "engine": choice.engine,
         },
     )
-    images = DocumentImages(ctx, knowledge)
+    images = DocumentImages(ctx, knowledge, before_fetch=checkpoint.check)
     try:
         with ctx.files.open(knowledge.file_path) as stream:
             outcome = ctx.docreader.read_file(
