@@ -7,7 +7,12 @@ is written, because GFM tables must have one and the first data row must stay da
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+from server.docreader.parsers.base import DocumentSink
+
+# Rows joined per sink write: big tables stream out without one giant string.
+ROWS_PER_WRITE = 1_000
 
 
 def markdown_table(rows: Sequence[Sequence[str]], *, header: bool = True) -> str:
@@ -19,6 +24,22 @@ def markdown_table(rows: Sequence[Sequence[str]], *, header: bool = True) -> str
     lines = [table_row(head, width), table_row(["---"] * width, width)]
     lines.extend(table_row(row, width) for row in body)
     return "\n".join(lines)
+
+
+def write_table(
+    sink: DocumentSink, head: Sequence[str], rows: Iterable[Sequence[str]], width: int
+) -> None:
+    """Write a table of ``width`` columns with ``head`` as its header row, in batches of
+    lines (no trailing newline), so its rows may come from a generator or a spool."""
+    lines = [table_row(head, width), table_row(["---"] * width, width)]
+    separator = ""
+    for row in rows:
+        lines.append(table_row(row, width))
+        if len(lines) >= ROWS_PER_WRITE:
+            sink.write(separator + "\n".join(lines))
+            separator, lines = "\n", []
+    if lines:
+        sink.write(separator + "\n".join(lines))
 
 
 def table_row(cells: Sequence[str], width: int) -> str:

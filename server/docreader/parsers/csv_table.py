@@ -15,7 +15,7 @@ import io
 from pathlib import Path
 
 from server.docreader.errors import ParseError
-from server.docreader.markdown.tables import table_row
+from server.docreader.markdown.tables import write_table
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.sheets.header_option import first_row_header, generic_header
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
@@ -23,7 +23,6 @@ from server.docreader.safety.limits import ParseLimits
 
 _SNIFF_SAMPLE_CHARS = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t|"
-_ROWS_PER_WRITE = 1_000
 
 
 class CsvParser:
@@ -50,16 +49,8 @@ class CsvParser:
         if not rows:
             return
         sink.set_metadata("delimiter", delimiter)
-        lines = [table_row(rows[0] if header else generic_header(width), width)]
-        lines.append(table_row(["---"] * width, width))
-        separator = ""
-        for row in rows[1:] if header else rows:
-            lines.append(table_row(row, width))
-            if len(lines) >= _ROWS_PER_WRITE:
-                sink.write(separator + "\n".join(lines))
-                separator, lines = "\n", []
-        if lines:
-            sink.write(separator + "\n".join(lines))
+        head = rows[0] if header else generic_header(width)
+        write_table(sink, head, rows[1:] if header else rows, width)
 
     def _delimiter(self, text: str, options: ParseOptions) -> str:
         chosen = options.engine_options.get("delimiter", "")

@@ -17,12 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from server.docreader.markdown.tables import table_row
+from server.docreader.markdown.tables import write_table
 from server.docreader.parsers.base import DocumentSink
 from server.docreader.parsers.sheets.header_option import generic_header
 
 _MEMORY_CELLS = 250_000
-_ROWS_PER_WRITE = 1_000
 
 
 class SheetTable:
@@ -62,15 +61,7 @@ class SheetTable:
         lead, width = self._lead, self._width - self._lead
         rows = self._rows()
         head = next(rows)[lead:] if header else generic_header(width)
-        lines = [table_row(head, width), table_row(["---"] * width, width)]
-        separator = ""
-        for row in rows:
-            lines.append(table_row(row[lead:], width))
-            if len(lines) >= _ROWS_PER_WRITE:
-                sink.write(separator + "\n".join(lines))
-                separator, lines = "\n", []
-        if lines:
-            sink.write(separator + "\n".join(lines))
+        write_table(sink, head, (row[lead:] for row in rows), width)
 
     def close(self) -> None:
         if self._spool is not None:
