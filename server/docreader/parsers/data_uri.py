@@ -56,8 +56,13 @@ class ImageCollector:
         if decoded is None:
             return None
         mime, data = decoded
+        return self.add_bytes(data, mime)
+
+    def add_bytes(self, data: bytes, mime: str) -> str:
+        """The ref for image ``data`` of type ``mime`` (an ``image/...`` type)."""
         ref = self._refs.get(data)
         if ref is None:
+            mime = mime.lower()
             ref = f"image-{len(self.images) + 1}.{_extension(mime)}"
             width, height = image_size(data)
             self.images.append(ParsedImage(ref, data, mime, width, height))

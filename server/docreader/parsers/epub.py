@@ -24,7 +24,7 @@ from urllib.parse import unquote
 from server.docreader.errors import ParseError
 from server.docreader.html.cleanup import drop_boilerplate
 from server.docreader.html.converter import ImageResolver, html_to_markdown
-from server.docreader.html.images import add_image_bytes
+from server.docreader.html.images import add_image_bytes, data_uri_images
 from server.docreader.html.loading import parse_xhtml
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
@@ -91,14 +91,12 @@ class _ChapterImages:
     def resolver(self, chapter: str) -> ImageResolver:
         folder = posixpath.dirname(chapter)
 
-        def resolve(source: str) -> str | None:
-            if source[:5].lower() == "data:":
-                return self._collector.add_data_uri(source)
+        def member(source: str) -> str | None:
             if "://" in source or source.startswith("//"):
                 return source  # a remote image stays a link
             return self._member_ref(_join(folder, source))
 
-        return resolve
+        return data_uri_images(self._collector, member)
 
     def _member_ref(self, path: str) -> str | None:
         if path in self._refs:

@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 
 from server.docreader.errors import ParseError
 from server.docreader.html.converter import ImageResolver
-from server.docreader.html.images import add_image_bytes
+from server.docreader.html.images import add_image_bytes, data_uri_images
 from server.docreader.html.page import convert_page
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
@@ -74,9 +74,7 @@ class _SavedImages:
     def resolver(self, collector: ImageCollector, base: str) -> ImageResolver:
         refs: dict[int, str | None] = {}  # id(part) → ref: each part is decoded once
 
-        def resolve(source: str) -> str | None:
-            if source[:5].lower() == "data:":
-                return collector.add_data_uri(source)
+        def saved_part(source: str) -> str | None:
             part = self._parts.get(source)
             if part is None and base:
                 part = self._parts.get(urljoin(base, source))
@@ -91,7 +89,7 @@ class _SavedImages:
                 refs[key] = add_image_bytes(collector, data, part.get_content_type())
             return refs[key]
 
-        return resolve
+        return data_uri_images(collector, saved_part)
 
 
 def _payload(part: Message) -> bytes:
