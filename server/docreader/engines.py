@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from server.docreader.errors import (
     EngineUnavailableError,
     InvalidRequestError,
     UnsupportedFormatError,
 )
-from server.docreader.parsers.audio import AudioParser
-from server.docreader.parsers.base import DocumentSink, ParseOptions, Parser
+from server.docreader.parsers.audio import AUDIO_TYPES, AudioParser
+from server.docreader.parsers.base import Parser
 from server.docreader.parsers.csv_table import CsvParser
 from server.docreader.parsers.epub import EpubParser
 from server.docreader.parsers.html import HtmlParser
@@ -42,7 +41,6 @@ from server.docreader.parsers.sheets.xlsx import XlsxParser
 from server.docreader.parsers.xmind import XmindParser
 
 DEFAULT_ENGINE = "builtin"
-AUDIO_TYPES = ("mp3", "wav", "m4a", "flac", "ogg")
 IMAGE_TYPES = ("png", "jpg", "jpeg", "gif")
 
 
@@ -104,16 +102,6 @@ class EngineRegistry:
         return list(self._engines.values())
 
 
-class _WithoutOcr:
-    """The simple engine's images: the picture itself, no OCR."""
-
-    def __init__(self, inner: Parser) -> None:
-        self._inner = inner
-
-    def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
-        self._inner.parse(source, replace(options, enable_ocr=False), sink)
-
-
 def default_registry() -> EngineRegistry:
     return EngineRegistry([_builtin(), _simple(), _markitdown()])
 
@@ -148,7 +136,7 @@ def _builtin() -> Engine:
 
 def _simple() -> Engine:
     markdown = MarkdownParser(extract_images=False)
-    image = _WithoutOcr(ImageParser())
+    image = ImageParser(ocr=False)
     audio = AudioParser()
     return Engine(
         name="simple",

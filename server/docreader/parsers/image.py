@@ -31,6 +31,10 @@ _EXTRA_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 class ImageParser:
+    def __init__(self, *, ocr: bool = True) -> None:
+        # The simple engine keeps just the picture: no OCR whatever the request says.
+        self._ocr = ocr
+
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         what = options.file_type or source.suffix.lstrip(".").lower() or "image"
         try:
@@ -52,7 +56,7 @@ class ImageParser:
         sink.set_metadata("width", str(image.width))
         sink.set_metadata("height", str(image.height))
         sink.set_metadata("format", str(image.format).lower())
-        if options.enable_ocr and tesseract_available():
+        if self._ocr and options.enable_ocr and tesseract_available():
             text = _ocr_text(image)
             sink.set_metadata("ocr_chars", str(len(text)))
             if text:

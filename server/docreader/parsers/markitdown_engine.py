@@ -1,14 +1,14 @@
 """The markitdown engine: Microsoft MarkItDown converts the file, we pass its Markdown on.
 
-MarkItDown is imported on first use (it loads magika's model, about a second), so the
-builtin engine's parses never pay for it. Its ``data:`` URIs are not kept: images stay the
+MarkItDown is imported only by a parse that uses it (it loads magika's model, about a
+second): the builtin engine's parses never pay for it, and nothing is kept between parses,
+since each runs in a fresh child. Its ``data:`` URIs are not kept: images stay the
 builtin engine's job. Any failure inside MarkItDown is a ParseError naming it.
 """
 
 from __future__ import annotations
 
 import importlib.util
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,6 @@ def markitdown_missing_reason() -> str:
     return ""
 
 
-@cache
 def _converter() -> Any:
     from markitdown import MarkItDown
 
