@@ -29,6 +29,7 @@ from server.docreader.parsers.base import (
     parse_to_document,
 )
 from server.docreader.parsers.pdf import PdfParser
+from server.docreader.parsers.pdf.tables import _merge, _VLine
 from server.docreader.safety.limits import ParseLimits
 
 STYLES = getSampleStyleSheet()
@@ -312,3 +313,8 @@ def test_page_limit_is_checked_up_front(tmp_path: Path) -> None:
 
     with pytest.raises(ParseError, match="3 pages, more than the limit of 2"):
         parse(path, limits=ParseLimits(max_pages=2))
+
+
+def test_collinear_rule_segments_merge_over_their_whole_extent() -> None:
+    # Sorted by x first, the second segment starts above the first: both ends must survive.
+    assert _merge([_VLine(100.0, 50, 60), _VLine(100.5, 0, 52)]) == [_VLine(100.0, 0, 60)]

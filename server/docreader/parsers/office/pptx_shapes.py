@@ -72,11 +72,11 @@ def table_rows(table: Any) -> list[list[str]]:
     """Rows of cell text; a merged cell's text fills every grid cell it spans."""
     height, width = len(table.rows), len(table.columns)
     grid: list[list[str | None]] = [[None] * width for _ in range(height)]
-    for row in range(height):
-        for column in range(width):
-            if grid[row][column] is not None:
+    # Walking the rows once: table.cell(r, c) looks row r up again on every call.
+    for row, table_row in enumerate(table.rows):
+        for column, cell in enumerate(table_row.cells):
+            if column >= width or grid[row][column] is not None:
                 continue
-            cell = table.cell(row, column)
             text = cell.text.replace("\v", "\n")
             if not cell.is_merge_origin:
                 grid[row][column] = text

@@ -230,7 +230,9 @@ def _merge(lines: list[_Line]) -> list[_Line]:
         if merged:
             last = merged[-1]
             if abs(line[0] - last[0]) <= _TOLERANCE and line[1] <= last[2] + _TOLERANCE:
-                merged[-1] = type(last)(last[0], last[1], max(last[2], line[2]))
+                # Sorted by position first, a later segment may still start earlier.
+                start, end = min(last[1], line[1]), max(last[2], line[2])
+                merged[-1] = type(last)(last[0], start, end)
                 continue
         merged.append(line)
     return merged
