@@ -30,7 +30,7 @@ TEXT_TYPES = frozenset({"txt", "md", "markdown", "csv", "json", "html", "htm", "
 _HEAD_BYTES = 64 * 1024
 # Acrobat accepts a PDF header anywhere in the first KiB.
 _PDF_HEADER_WINDOW = 1024
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ZIP_MAGIC = b"PK\x03\x04"
 _TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 # OLE stream → type; an "EncryptedPackage" stream is a password-protected OOXML file instead.
@@ -72,7 +72,7 @@ def sniff_file_type(path: Path, declared: str) -> str:
 def _by_signature(path: Path, head: bytes, declared: str) -> str | None:
     if head.startswith(b"%PDF"):
         return "pdf"
-    if head.startswith(_OLE_MAGIC):
+    if head.startswith(OLE_MAGIC):
         return _ole_type(path, declared)
     if head.startswith(_ZIP_MAGIC):
         return _zip_type(path, declared)
@@ -109,17 +109,26 @@ def _audio_type(head: bytes, declared: str) -> str | None:
 
 
 def _ole_type(path: Path, declared: str) -> str:
+    streams = _ole_streams(path, ("EncryptedPackage", *(s for s, _ in _OLE_STREAMS)))
+    if "EncryptedPackage" in streams:
+        return declared  # the OOXML parser reports the password protection
+    return next((kind for stream, kind in _OLE_STREAMS if stream in streams), declared)
+
+
+def ole_has_stream(path: Path, name: str) -> bool:
+    """Whether the OLE compound file at ``path`` holds stream ``name`` (False when it is
+    not one or is too damaged to tell)."""
+    return name in _ole_streams(path, (name,))
+
+
+def _ole_streams(path: Path, names: tuple[str, ...]) -> set[str]:
     try:
         with olefile.OleFileIO(str(path)) as ole:
-            if ole.exists("EncryptedPackage"):
-                return declared  # the OOXML parser reports the password protection
-            for stream, kind in _OLE_STREAMS:
-                if ole.exists(stream):
-                    return kind
-    # olefile raises many kinds of errors on damaged directories; all mean "unknown".
+            return {name for name in names if ole.exists(name)}
+    # olefile raises many kinds of errors on damaged directories (MemoryError included on
+    # a forged sector count); all mean "unknown".
     except Exception:
-        return declared
-    return declared
+        return set()
 
 
 def _zip_type(path: Path, declared: str) -> str:

@@ -11,36 +11,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import olefile
-
 from server.docreader.errors import ParseError
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.safety.zip_guard import SafeZip
+from server.docreader.sniff import OLE_MAGIC, ole_has_stream
 
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
-
-def check_ooxml_container(path: Path, limits: ParseLimits, *, what: str) -> None:
-    """Raise ParseError unless ``path`` is a zip container that is safe to inflate."""
+def open_ooxml_container(path: Path, limits: ParseLimits, *, what: str) -> SafeZip:
+    """The checked zip container, for the caller to read and close; ParseError when
+    ``path`` is not one that is safe to inflate."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(len(_OLE_MAGIC))
+            head = handle.read(len(OLE_MAGIC))
     except OSError as err:
         raise ParseError(f"the {what} cannot be read: {err}") from err
-    if head == _OLE_MAGIC:
-        if _is_encrypted_package(path):
+    if head == OLE_MAGIC:
+        if ole_has_stream(path, "EncryptedPackage"):
             raise ParseError(f"the {what} is password-protected (encrypted); remove the password")
         raise ParseError(
             f"the {what} is an OLE compound file (the legacy binary format), not an OOXML zip"
         )
-    with SafeZip(path, limits, what=what):
-        pass
+    return SafeZip(path, limits, what=what)
 
 
-def _is_encrypted_package(path: Path) -> bool:
-    try:
-        with olefile.OleFileIO(str(path)) as ole:
-            return bool(ole.exists("EncryptedPackage"))
-    except (OSError, ValueError, NotImplementedError):
-        # An unreadable OLE file: whatever it is, it is not a usable OOXML document.
-        return False
+def check_ooxml_container(path: Path, limits: ParseLimits, *, what: str) -> None:
+    """Raise ParseError unless ``path`` is a zip container that is safe to inflate."""
+    open_ooxml_container(path, limits, what=what).close()

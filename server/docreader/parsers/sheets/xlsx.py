@@ -19,19 +19,18 @@ from typing import Any
 from openpyxl import load_workbook
 
 from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.office.container import check_ooxml_container
+from server.docreader.parsers.office.container import open_ooxml_container
 from server.docreader.parsers.sheets.cells import cell_text
 from server.docreader.parsers.sheets.library_errors import library_errors
 from server.docreader.parsers.sheets.workbook_writer import WorkbookWriter
 from server.docreader.parsers.sheets.xlsx_parts import merged_ranges, sheet_parts
-from server.docreader.safety.zip_guard import SafeZip
 
 
 class XlsxParser:
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
-        check_ooxml_container(source, options.limits, what="xlsx")
         writer = WorkbookWriter(sink, options)
-        with SafeZip(source, options.limits, what="xlsx") as archive, warnings.catch_warnings():
+        archive = open_ooxml_container(source, options.limits, what="xlsx")
+        with archive, warnings.catch_warnings():
             # openpyxl warns about every extension it does not read; none changes the values.
             warnings.simplefilter("ignore")
             # Read before openpyxl parses anything, so a hostile sheet part is refused by us.
