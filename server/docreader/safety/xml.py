@@ -19,12 +19,16 @@ def safe_xml_parser() -> etree.XMLParser:
     )
 
 
+def refuse_entity_declarations(head: bytes, *, what: str) -> None:
+    """ParseError when the start of an XML document declares entities."""
+    if b"<!ENTITY" in head or b"<!entity" in head:
+        raise ParseError(f"the {what} declares XML entities, which is refused (XML bomb)")
+
+
 def parse_xml(data: bytes, *, what: str) -> etree._Element:
     """Parse ``data``; a document with an entity declaration is refused outright, since no
     office or ebook format needs one and entity expansion is how XML bombs work."""
-    head = data[:4096]
-    if b"<!ENTITY" in head or b"<!entity" in head:
-        raise ParseError(f"the {what} declares XML entities, which is refused (XML bomb)")
+    refuse_entity_declarations(data[:4096], what=what)
     try:
         return etree.fromstring(data, safe_xml_parser())
     except etree.XMLSyntaxError as err:

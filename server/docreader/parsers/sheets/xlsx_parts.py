@@ -2,31 +2,30 @@
 
 A read-only worksheet streams its rows but never exposes ``<mergeCell ref="A1:C2"/>``, which
 sits after ``<sheetData>`` in the sheet's XML part. The part is found through
-``workbook.xml`` and its relationships; it is first scanned as raw bytes for "mergeCell"
-(most sheets have none, and inflating is far cheaper than parsing), and only when present
-parsed with lxml's iterparse, rows being discarded as they end and the parse stopping at
-``</mergeCells>``.
+``workbook.xml`` and its relationships; it is inflated once and scanned as raw bytes (far
+cheaper than parsing its rows) for the ``<mergeCells>`` element, whose refs are read from
+that element alone. A literal ``<`` cannot occur in cell text, so the tag is found exactly.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
-from typing import IO, Any
+import re
+from typing import Any
 
-from lxml import etree
 from openpyxl.utils.cell import range_boundaries
 
-from server.docreader.errors import ParseError
 from server.docreader.parsers.sheets.library_errors import library_errors
 from server.docreader.parsers.sheets.merges import MergedRange
-from server.docreader.safety.xml import parse_xml
+from server.docreader.safety.xml import parse_xml, refuse_entity_declarations
 from server.docreader.safety.zip_guard import SafeZip
 
 _DEFAULT_WORKBOOK = "xl/workbook.xml"
-_MERGE_MARK = b"mergeCell"
-_ENTITY_MARK = b"<!ENTITY"
 _SCAN_BLOCK = 1 << 20
+# The tag, with or without a namespace prefix: <mergeCells or <x:mergeCells.
+_MERGE_SECTION = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?mergeCells\b")
+_MERGE_REF = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?mergeCell\b[^>]*?\bref=[\"']([^\"']*)[\"']")
+_TAG_OVERLAP = 64
 
 
 def sheet_parts(archive: SafeZip) -> dict[str, str]:
@@ -50,59 +49,34 @@ def sheet_parts(archive: SafeZip) -> dict[str, str]:
 def merged_ranges(archive: SafeZip, part: str) -> list[MergedRange]:
     if not archive.has(part):
         return []
-    # Damaged deflate data, a bad CRC or broken XML: zlib, zipfile and lxml errors alike.
+    # Damaged deflate data, a bad CRC: zlib and zipfile errors alike.
     with library_errors(f"xlsx sheet part {part!r}"):
-        if not _mentions_merges(archive, part):
-            return []
-        return _read_merges(archive, part)
+        section = _merge_section(archive, part)
+    ranges = (_merged_range(ref.decode("utf-8", "replace")) for ref in _MERGE_REF.findall(section))
+    return [merged for merged in ranges if merged is not None]
 
 
-def _read_merges(archive: SafeZip, part: str) -> list[MergedRange]:
-    ranges: list[MergedRange] = []
-    with archive.zipfile.open(part) as stream:
-        for _, element in _iterparse(stream):
-            local = etree.QName(element).localname
-            if local == "mergeCell":
-                merged = _merged_range(element.get("ref", ""))
-                if merged is not None:
-                    ranges.append(merged)
-            elif local == "mergeCells":
-                break
-            # Drop what has been read so the tree never holds more than one row.
-            element.clear(keep_tail=True)
-            while element.getprevious() is not None:
-                del element.getparent()[0]
-    return ranges
-
-
-def _iterparse(stream: IO[bytes]) -> Iterator[tuple[str, Any]]:
-    events: Iterator[tuple[str, Any]] = etree.iterparse(
-        stream,
-        events=("end",),
-        tag=("{*}row", "{*}mergeCell", "{*}mergeCells"),
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        huge_tree=False,
-    )
-    return events
-
-
-def _mentions_merges(archive: SafeZip, part: str) -> bool:
+def _merge_section(archive: SafeZip, part: str) -> bytes:
+    """The part's bytes from its ``<mergeCells`` tag on (b"" when it has none), in one pass."""
     tail = b""
+    kept: list[bytes] = []
     with archive.zipfile.open(part) as stream:
         first = True
         while block := stream.read(_SCAN_BLOCK):
-            if first and _ENTITY_MARK in block[:4096]:
-                raise ParseError(
-                    f"the xlsx sheet {part!r} declares XML entities, which is refused (XML bomb)"
-                )
-            first = False
-            # Keep the block's end so a mark split across two blocks is still found.
-            if _MERGE_MARK in tail + block[: len(_MERGE_MARK)] or _MERGE_MARK in block:
-                return True
-            tail = block[-len(_MERGE_MARK) :]
-    return False
+            if first:
+                refuse_entity_declarations(block[:4096], what=f"xlsx sheet {part!r}")
+                first = False
+            if kept:
+                kept.append(block)
+                continue
+            # The block's start joined to the last one's end, so a tag split between
+            # the two is still found.
+            window = tail + block
+            found = _MERGE_SECTION.search(window)
+            if found is not None:
+                kept.append(window[found.start() :])
+            tail = block[-_TAG_OVERLAP:]
+    return b"".join(kept)
 
 
 def _merged_range(ref: str) -> MergedRange | None:
