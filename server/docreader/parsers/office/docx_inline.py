@@ -125,9 +125,11 @@ class InlineText:
                 link = self._hyperlink(node)
                 if link:
                     add(link)
-                    skip = (skip or set()).union(node.iterdescendants(*_WALK_TAGS))
+                    skip = skip if skip is not None else set()
+                    skip.update(node.iterdescendants(*_WALK_TAGS))
             elif tag in _SKIPPED:
-                skip = (skip or set()).union(node.iterdescendants(*_WALK_TAGS))
+                skip = skip if skip is not None else set()
+                skip.update(node.iterdescendants(*_WALK_TAGS))
             elif tag in (_BLIP, _IMAGEDATA):
                 rid = node.get(R + "embed") if tag == _BLIP else node.get(R + "id")
                 ref = self._image(rid)

@@ -116,7 +116,8 @@ def rows_from_nodes(
             return None
         elif tag in _PROPERTY_CHANGES:
             # Earlier, tracked-change properties: not the cell's current layout.
-            skip = (skip or set()).union(node.iterdescendants())
+            skip = skip if skip is not None else set()
+            skip.update(node.iterdescendants())
         else:
             scanned.append(node)
     end_cell()

@@ -36,7 +36,7 @@ class PdfImages:
     def __init__(self, sink: DocumentSink, limits: ParseLimits) -> None:
         self._sink = sink
         self._limits = limits
-        self._refs: dict[bytes, str] = {}
+        self._refs: dict[bytes, str | None] = {}
         self.count = 0
 
     def add(self, data: bytes, mime_type: str, size: tuple[int, int], page: int) -> str:
@@ -53,17 +53,13 @@ class PdfImages:
             return None
         stored = _stream(image.handle, pdfium_c.FPDFImageObj_GetImageDataRaw)
         key = hashlib.sha256(stored).digest() + f"{width}x{height}".encode()
-        known = self._refs.get(key)
-        if known is not None:
-            return known
+        if key in self._refs:  # seen before, decoded or not: a broken logo fails once
+            return self._refs[key]
         try:
             encoded = _encode(image.handle, stored)
         except (OSError, ValueError, Image.DecompressionBombError, pdfium.PdfiumError):
-            return None
-        if encoded is None:
-            return None
-        data, mime_type, size = encoded
-        ref = self.add(data, mime_type, size, page)
+            encoded = None
+        ref = None if encoded is None else self.add(encoded[0], encoded[1], encoded[2], page)
         self._refs[key] = ref
         return ref
 

@@ -101,7 +101,7 @@ def _cell(kind: int, value: Any, datemode: int) -> str:
     if kind == xlrd.XL_CELL_DATE:
         return _date_text(value, datemode)
     if kind == xlrd.XL_CELL_BOOLEAN:
-        return "TRUE" if value else "FALSE"
+        return cell_text(bool(value))
     if kind == xlrd.XL_CELL_ERROR:
         return str(xlrd.error_text_from_code.get(value, "#ERROR!"))
     return cell_text(value)
