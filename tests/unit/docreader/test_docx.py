@@ -53,11 +53,11 @@ Revenue grew in every region.
 - Pears
 
 1. Collect data
-  - From sensors
-    1. Calibrate
-    2. Record
-  - From forms
-    1. Scan
+   - From sensors
+     1. Calibrate
+     2. Record
+   - From forms
+     1. Scan
 2. Publish
 
 | Wide | Wide | r0c2 |

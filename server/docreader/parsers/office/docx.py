@@ -121,7 +121,9 @@ class _BodyWriter:
         new_list = depth == 0 and num_id != self._top_list
         if depth == 0:
             self._top_list = num_id
-        self._writer.list_item("  " * min(depth, 8) + marker + _one_line(text), new_list=new_list)
+        self._writer.list_item(
+            _one_line(text), depth=min(depth, 8), marker=marker, new_list=new_list
+        )
 
 
 def _list_position(info: ParagraphInfo, style: ParagraphStyle) -> tuple[str, int]:

@@ -96,13 +96,15 @@ def _write_shape(shape: Any, number: int, writer: BlockWriter, images: OfficeIma
     if getattr(shape, "has_text_frame", False):
         bulleted = placeholder in BULLETED_PLACEHOLDERS
         previous_list = False
-        for markdown, is_item in text_frame_pieces(shape.text_frame.paragraphs, bulleted=bulleted):
-            if is_item:
+        for piece in text_frame_pieces(shape.text_frame.paragraphs, bulleted=bulleted):
+            if piece.marker:
                 # Each shape's list is its own list.
-                writer.list_item(markdown, new_list=not previous_list)
+                writer.list_item(
+                    piece.text, depth=piece.depth, marker=piece.marker, new_list=not previous_list
+                )
             else:
-                writer.block(markdown)
-            previous_list = is_item
+                writer.block(piece.text)
+            previous_list = bool(piece.marker)
 
 
 def _reading_order(shapes: Iterable[Any], *, depth: int) -> Iterator[Any]:

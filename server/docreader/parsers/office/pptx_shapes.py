@@ -8,7 +8,7 @@ object placeholders are bulleted (as slide masters make them) and other text is 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pptx.enum.shapes import PP_PLACEHOLDER
 
@@ -22,12 +22,15 @@ BULLETED_PLACEHOLDERS = frozenset(
      PP_PLACEHOLDER.VERTICAL_OBJECT}
 )  # fmt: skip
 
-# (markdown, is_list_item)
-Piece = tuple[str, bool]
+class Piece(NamedTuple):
+    text: str
+    # A list item's depth and marker ("- " or "N. "); marker "" for a plain block.
+    depth: int = 0
+    marker: str = ""
 
 
 def text_frame_pieces(paragraphs: Iterable[Any], *, bulleted: bool) -> list[Piece]:
-    """Each non-empty paragraph as a plain block or a list item indented by its level."""
+    """Each non-empty paragraph as a plain block or a list item at its level."""
     pieces: list[Piece] = []
     counters: dict[int, int] = {}
     for paragraph in paragraphs:
@@ -38,7 +41,7 @@ def text_frame_pieces(paragraphs: Iterable[Any], *, bulleted: bool) -> list[Piec
             lines = [line.strip() for line in text.split("\n")]
             block = "\n".join(line for line in lines if line)
             if block:
-                pieces.append((block, False))
+                pieces.append(Piece(block))
             continue
         item = " ".join(text.split())
         if not item:
@@ -51,7 +54,7 @@ def text_frame_pieces(paragraphs: Iterable[Any], *, bulleted: bool) -> list[Piec
         else:
             counters.pop(level, None)
             marker = "- "
-        pieces.append(("  " * level + marker + item, True))
+        pieces.append(Piece(item, level, marker))
     return pieces
 
 
