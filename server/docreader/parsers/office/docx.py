@@ -24,9 +24,9 @@ from typing import Any
 import docx
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 
-from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import markdown_table
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.office.blocks import BlockWriter
 from server.docreader.parsers.office.container import check_ooxml_container
 from server.docreader.parsers.office.core_properties import write_core_metadata
@@ -50,7 +50,8 @@ class DocxParser:
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         what = f"docx {options.file_name!r}" if options.file_name else "docx"
         check_ooxml_container(source, options.limits, what=what)
-        document = _load(source, what)
+        with library_errors(what, "cannot be opened as a Word document"):
+            document = docx.Document(str(source))
         part = document.part
         images = OfficeImages(sink)
         walker = _BodyWriter(
@@ -134,16 +135,6 @@ def _list_position(info: ParagraphInfo, style: ParagraphStyle) -> tuple[str, int
         return "", 0
     ilvl = _to_int(info.ilvl, 0) if info.ilvl is not None else style.ilvl or 0
     return num_id, min(max(ilvl, 0), 8)
-
-
-def _load(source: Path, what: str) -> Any:
-    try:
-        return docx.Document(str(source))
-    except MemoryError:
-        raise
-    except Exception as err:
-        # python-docx raises assorted errors (KeyError, ValueError, lxml, zip) for broken parts.
-        raise ParseError(f"the {what} cannot be opened as a Word document: {err}") from err
 
 
 def _related_element(part: Any, reltype: str) -> Element | None:

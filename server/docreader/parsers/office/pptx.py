@@ -21,6 +21,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import markdown_table
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.office.blocks import BlockWriter
 from server.docreader.parsers.office.container import check_ooxml_container
 from server.docreader.parsers.office.core_properties import write_core_metadata
@@ -45,10 +46,10 @@ class PptxParser:
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         what = f"pptx {options.file_name!r}" if options.file_name else "pptx"
         check_ooxml_container(source, options.limits, what=what)
-        presentation = _library_call(
-            what, "cannot be opened as a presentation", pptx.Presentation, str(source)
-        )
-        slides = _library_call(what, "has a broken slide list", list, presentation.slides)
+        with library_errors(what, "cannot be opened as a presentation"):
+            presentation = pptx.Presentation(str(source))
+        with library_errors(what, "has a broken slide list"):
+            slides = list(presentation.slides)
         if len(slides) > options.limits.max_pages:
             raise ParseError(
                 f"the {what} has {len(slides)} slides, over the limit of {options.limits.max_pages}"
@@ -56,9 +57,8 @@ class PptxParser:
         images = OfficeImages(sink)
         writer = BlockWriter(sink)
         for number, slide in enumerate(slides, start=1):
-            _library_call(
-                what, f"has a malformed slide {number}", _write_slide, slide, number, writer, images
-            )
+            with library_errors(what, f"has a malformed slide {number}"):
+                _write_slide(slide, number, writer, images)
         write_core_metadata(presentation.part.package, sink)
         sink.set_metadata("slide_count", str(len(slides)))
         sink.set_metadata("image_count", str(images.count))
@@ -136,19 +136,9 @@ def _placeholder(shape: Any) -> Any:
 
 def _embedded_image(shape: Any) -> Any:
     """The picture's image, or None for other shapes and pictures linked to outside files."""
-    if _shape_type(shape) != MSO_SHAPE_TYPE.PICTURE and not hasattr(shape, "image"):
-        return None
     try:
         return shape.image
     except (AttributeError, KeyError, ValueError):
         return None
 
 
-def _library_call(what: str, failure: str, function: Any, *args: Any) -> Any:
-    """Run python-pptx code; its assorted exceptions on a broken file become a ParseError."""
-    try:
-        return function(*args)
-    except (MemoryError, ParseError):
-        raise
-    except Exception as err:
-        raise ParseError(f"the {what} {failure}: {err}") from err

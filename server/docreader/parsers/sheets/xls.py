@@ -18,8 +18,8 @@ import xlrd
 
 from server.docreader.errors import DocReaderError, ParseError
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.sheets.cells import cell_text, number_text
-from server.docreader.parsers.sheets.library_errors import library_errors
 from server.docreader.parsers.sheets.merges import MergedRange
 from server.docreader.parsers.sheets.workbook_writer import WorkbookWriter
 

@@ -19,9 +19,9 @@ from typing import Any
 from openpyxl import load_workbook
 
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.office.container import open_ooxml_container
 from server.docreader.parsers.sheets.cells import cell_text
-from server.docreader.parsers.sheets.library_errors import library_errors
 from server.docreader.parsers.sheets.workbook_writer import WorkbookWriter
 from server.docreader.parsers.sheets.xlsx_parts import merged_ranges, sheet_parts
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from openpyxl.utils.cell import range_boundaries
 
-from server.docreader.parsers.sheets.library_errors import library_errors
+from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.sheets.merges import MergedRange
 from server.docreader.safety.xml import parse_xml, refuse_entity_declarations
 from server.docreader.safety.zip_guard import SafeZip
