@@ -79,7 +79,9 @@ def test_a_killed_lite_process_finishes_every_document_after_a_restart(tmp_path:
                 listed = list(client.list_knowledge(kb.id, page_size=100))
                 if len(listed) == DOCUMENTS and all(k.parse_status in TERMINAL for k in listed):
                     break
-                assert time.monotonic() < deadline, "documents still in flight after restart"
+                assert time.monotonic() < deadline, (
+                    f"documents still in flight after restart: {_statuses(db)}"
+                )
                 time.sleep(0.5)
             assert {k.parse_status for k in listed} == {v1.ParseStatus.COMPLETED}
             some = sorted(interrupted & spanned)[0]
