@@ -8,7 +8,9 @@ from lxml import etree
 from server.docreader.errors import ParseError
 
 
-def safe_xml_parser() -> etree.XMLParser:
+def safe_xml_parser(*, remove_blank_text: bool = False) -> etree.XMLParser:
+    """``remove_blank_text``: drop whitespace-only text between elements (pretty-printing), for
+    formats whose text lives only in designated elements (WordprocessingML)."""
     return etree.XMLParser(
         resolve_entities=False,
         no_network=True,
@@ -16,6 +18,7 @@ def safe_xml_parser() -> etree.XMLParser:
         huge_tree=False,
         remove_comments=True,
         remove_pis=True,
+        remove_blank_text=remove_blank_text,
     )
 
 
@@ -25,11 +28,11 @@ def refuse_entity_declarations(head: bytes, *, what: str) -> None:
         raise ParseError(f"the {what} declares XML entities, which is refused (XML bomb)")
 
 
-def parse_xml(data: bytes, *, what: str) -> etree._Element:
+def parse_xml(data: bytes, *, what: str, remove_blank_text: bool = False) -> etree._Element:
     """Parse ``data``; a document with an entity declaration is refused outright, since no
     office or ebook format needs one and entity expansion is how XML bombs work."""
     refuse_entity_declarations(data[:4096], what=what)
     try:
-        return etree.fromstring(data, safe_xml_parser())
+        return etree.fromstring(data, safe_xml_parser(remove_blank_text=remove_blank_text))
     except etree.XMLSyntaxError as err:
         raise ParseError(f"the {what} is not well-formed XML: {err}") from err

@@ -1,10 +1,10 @@
-"""Checks an OOXML file (docx, pptx) before a library opens it.
+"""Checks an OOXML file (docx, xlsx, pptx) before it is read.
 
 An OOXML file saved with a password is not a zip at all but an OLE compound file holding an
 ``EncryptedPackage`` stream, so that case is told apart from a merely corrupt file; an OLE
 file without it is the old binary format under a new extension. The zip itself is opened
-once with SafeZip so bomb-shaped archives are refused before python-docx or python-pptx
-inflate anything.
+with SafeZip so bomb-shaped archives are refused before anything is inflated (the docx and
+xlsx readers then read their parts through it; python-pptx reopens the file).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Title and author from an OOXML package's core properties (docProps/core.xml).
 
-python-docx and python-pptx invent a default core-properties part ("Word Document",
-"PowerPoint Presentation") when a file has none, so the part is only read when it exists.
+python-pptx invents a default core-properties part ("PowerPoint Presentation") when a file has
+none, so the part is only read when it exists.
 """
 
 from __future__ import annotations
@@ -9,20 +9,39 @@ from __future__ import annotations
 from typing import Any
 
 from server.docreader.parsers.base import DocumentSink
+from server.docreader.parsers.office.opc import OpcPackage
 
 _CORE_PROPERTIES = (
     "http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties"
 )
+_DC = "{http://purl.org/dc/elements/1.1/}"
 
 
 def write_core_metadata(package: Any, sink: DocumentSink) -> None:
-    """``package``: the python-docx or python-pptx OPC package of the opened file."""
+    """``package``: the python-pptx OPC package of the opened file."""
     try:
-        part = package.part_related_by(_CORE_PROPERTIES)
+        core = package.part_related_by(_CORE_PROPERTIES)
     except (KeyError, ValueError):
         return
-    # python-docx wraps the part in a CoreProperties object; python-pptx's part is one.
-    core = getattr(part, "core_properties", part)
-    for key, value in (("title", core.title), ("author", core.author)):
+    _write(sink, core.title, core.author)
+
+
+def write_package_core_metadata(package: OpcPackage, sink: DocumentSink) -> None:
+    """The same, read from the core-properties part's XML in a package opened without a
+    format library."""
+    part = package.related("", _CORE_PROPERTIES)
+    if part is None:
+        return
+    core = package.xml(part)
+    title, author = core.find(_DC + "title"), core.find(_DC + "creator")
+    _write(
+        sink,
+        title.text if title is not None else None,
+        author.text if author is not None else None,
+    )
+
+
+def _write(sink: DocumentSink, title: str | None, author: str | None) -> None:
+    for key, value in (("title", title), ("author", author)):
         if value and value.strip():
             sink.set_metadata(key, " ".join(value.split()))

@@ -6,7 +6,8 @@ within twice python-docx's own load time), so paragraphs take one of two paths:
 
 - A plain paragraph (runs of text only) is serialized to text by libxml2 in one C call. The body
   pass (see docx_scan) meets every element that makes a paragraph more than plain (``SCAN_TAGS``),
-  so a paragraph whose scanned nodes are only its pPr properties is plain.
+  so a paragraph whose scanned nodes are only its pPr properties is plain; one where the pass met
+  nothing at all comes in a run of such paragraphs, read together (``plain_texts``).
 - Any other paragraph (tabs, breaks, hyperlinks, images, fields, tracked changes, drawings,
   math...) is walked node by node on the raw lxml tree.
 
@@ -19,13 +20,14 @@ nested paragraphs (text boxes) never override them.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lxml import etree
 
 from server.docreader.parsers.office.images import OfficeImages
+from server.docreader.parsers.office.opc import OpcPackage
 from server.docreader.parsers.office.wordml import MC, W_VAL, A, Element, R, V, W
 
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
@@ -54,35 +56,48 @@ _TEXT = (_T, _MATH_T)
 
 
 @dataclass(slots=True)
-class ParagraphInfo:
-    text: str = ""
+class ParagraphProperties:
     style_id: str | None = None
     num_id: str | None = None
     ilvl: str | None = None
     outline_level: str | None = None
 
 
-class InlineText:
-    def __init__(self, part: Any, images: OfficeImages) -> None:
-        # ``part`` is python-docx's DocumentPart: its relationships resolve images and links.
-        self._part = part
-        self._images = images
+# A paragraph without properties of its own: shared, never changed.
+NO_PROPERTIES = ParagraphProperties()
 
-    def paragraph(self, paragraph: Element, scanned: Sequence[Element]) -> ParagraphInfo:
-        """``scanned``: the paragraph's descendants among SCAN_TAGS, in document order."""
-        info = ParagraphInfo()
+
+class InlineText:
+    def __init__(self, package: OpcPackage, part: str, images: OfficeImages) -> None:
+        """``part``: the document part whose relationships resolve images and links."""
+        self._package = package
+        self._relationships = package.relationships(part)
+        self._images = images
+        # Image refs by relationship id, so a picture placed again is not inflated again.
+        self._image_refs: dict[str, str] = {}
+
+    @staticmethod
+    def plain_texts(paragraphs: Sequence[Element]) -> list[str]:
+        """The texts of plain paragraphs: those whose scanned descendants are none at all."""
+        return [etree.tostring(p, method="text", encoding=str) for p in paragraphs]
+
+    def paragraph(
+        self, paragraph: Element, scanned: Sequence[Element]
+    ) -> tuple[str, ParagraphProperties]:
+        """The paragraph's text and properties; ``scanned``: its descendants among SCAN_TAGS,
+        in document order."""
+        properties = ParagraphProperties()
         for node in scanned:
             tag = node.tag
-            if tag == _STYLE and info.style_id is None:  # the usual lone property
-                info.style_id = node.get(W_VAL)
+            if tag == _STYLE and properties.style_id is None:  # the usual lone property
+                properties.style_id = node.get(W_VAL)
                 continue
             if tag not in _PROPERTIES:
-                info = ParagraphInfo()
-                info.text = self._walk(paragraph.iterdescendants(*_WALK_TAGS), info)
-                return info
-            _set_property(info, tag, node.get(W_VAL))
-        info.text = etree.tostring(paragraph, method="text", encoding=str)
-        return info
+                properties = ParagraphProperties()
+                text = self._walk(paragraph.iterdescendants(*_WALK_TAGS), properties)
+                return text, properties
+            _set_property(properties, tag, node.get(W_VAL))
+        return etree.tostring(paragraph, method="text", encoding=str), properties
 
     def paragraph_text(self, paragraph: Element, scanned: Sequence[Element]) -> str:
         """The text alone, for table cells: their paragraphs' styles do not matter."""
@@ -94,7 +109,7 @@ class InlineText:
     def text(self, paragraph: Element) -> str:
         return self._walk(paragraph.iterdescendants(*_WALK_TAGS), None)
 
-    def _walk(self, descendants: Iterable[Element], info: ParagraphInfo | None) -> str:
+    def _walk(self, descendants: Iterable[Element], properties: ParagraphProperties | None) -> str:
         pieces: list[str] = []
         add = pieces.append
         skip: set[Element] | None = None
@@ -107,8 +122,8 @@ class InlineText:
                 if text:
                     add(text)
             elif tag in _PROPERTIES:
-                if info is not None:
-                    _set_property(info, tag, node.get(W_VAL))
+                if properties is not None:
+                    _set_property(properties, tag, node.get(W_VAL))
             elif tag == _TAB:
                 add("\t")
             elif tag in (_BR, _CR):
@@ -118,7 +133,7 @@ class InlineText:
             elif tag == _P:
                 # A paragraph inside a text box: on its own line, and its properties are not ours.
                 add("\n")
-                info = None
+                properties = None
             elif tag == _HYPHEN:
                 add("-")
             elif tag == _HYPERLINK:
@@ -140,37 +155,47 @@ class InlineText:
     def _hyperlink(self, link: Element) -> str:
         """``[text](url)`` for a link to an external address; "" to read it as plain text."""
         rid = link.get(R + "id")
-        rel = self._part.rels.get(rid) if rid else None
-        if rel is None or not rel.is_external:
+        rel = self._relationships.get(rid) if rid else None
+        if rel is None or not rel.external:
             return ""
         text = " ".join(self.text(link).split())
         if not text or "![" in text:
             return ""
-        return f"[{text}]({_escape_url(str(rel.target_ref))})"
+        return f"[{text}]({_escape_url(rel.target)})"
 
     def _image(self, rid: str | None) -> str:
-        rel = self._part.rels.get(rid) if rid else None
-        if rel is None or rel.is_external:
+        if not rid:
             return ""
-        target = rel.target_part
-        blob = getattr(target, "blob", b"")
-        if not blob or not str(target.content_type).startswith("image/"):
+        ref = self._image_refs.get(rid)
+        if ref is None:
+            ref = self._image_refs[rid] = self._read_image(rid)
+        return ref
+
+    def _read_image(self, rid: str) -> str:
+        """The ref of the image part ``rid`` points to; "" when it is not an image held in
+        the package (a linked picture, a missing part)."""
+        rel = self._relationships.get(rid)
+        if rel is None or rel.external or not self._package.has(rel.target):
             return ""
-        return self._images.add(
-            str(target.partname), blob, target.content_type, target.partname.ext
-        )
+        content_type = self._package.content_type(rel.target)
+        if not content_type.startswith("image/"):
+            return ""
+        blob = self._package.read(rel.target)
+        if not blob:
+            return ""
+        return self._images.add(rel.target, blob, content_type, posixpath.splitext(rel.target)[1])
 
 
-def _set_property(info: ParagraphInfo, tag: str, value: str | None) -> None:
+def _set_property(properties: ParagraphProperties, tag: str, value: str | None) -> None:
     # First one wins: the paragraph's own pPr precedes anything nested.
     if tag == _STYLE:
-        info.style_id = info.style_id or value
+        properties.style_id = properties.style_id or value
     elif tag == _NUM_ID:
-        info.num_id = info.num_id if info.num_id is not None else value
+        properties.num_id = properties.num_id if properties.num_id is not None else value
     elif tag == _ILVL:
-        info.ilvl = info.ilvl if info.ilvl is not None else value
-    else:
-        info.outline_level = info.outline_level if info.outline_level is not None else value
+        properties.ilvl = properties.ilvl if properties.ilvl is not None else value
+    elif properties.outline_level is None:
+        properties.outline_level = value
 
 
 def _escape_url(url: str) -> str:

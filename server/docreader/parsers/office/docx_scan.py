@@ -3,32 +3,59 @@
 lxml's tag-filtered iterator is fast once running but costly to set up, so one iterator per
 paragraph would cost more than the whole body pass. Instead the body is scanned once, and each
 block (paragraph or table) gets the scanned nodes between its own start and the next block's;
-only the current block's nodes are held.
+only the current block's nodes are held, and the blocks are found as the scan goes (holding all
+of a long body's blocks would cost the cyclic garbage collector several passes).
+
+Most paragraphs are plain: the scan meets nothing in them (see docx_inline's SCAN_TAGS).
+Consecutive plain paragraphs come out together, so that their text can be read in one
+comprehension rather than one round trip through the caller's loop each.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
-from server.docreader.parsers.office.wordml import Element, body_blocks
+from server.docreader.parsers.office.wordml import Element, W, body_blocks
+
+_P = W + "p"
+# At most this many plain paragraphs come out together, so that Markdown still streams out of a
+# long plain document.
+_MAX_RUN = 256
 
 
-def block_nodes(body: Element, tags: tuple[str, ...]) -> Iterator[tuple[Element, list[Element]]]:
+def block_nodes(
+    body: Element, tags: tuple[str, ...]
+) -> Iterator[tuple[Element | None, list[Element]]]:
     """Each paragraph/table of ``body`` in order, with its descendants among ``tags`` (which
-    must include w:p and w:tbl, so that every block start is met)."""
+    must include w:p and w:tbl, so that every block start is met); a run of consecutive plain
+    paragraphs (without any such descendant) comes as ``(None, paragraphs)``."""
     blocks = body_blocks(body)
-    if not blocks:
+    current, upcoming = None, next(blocks, None)
+    if upcoming is None:
         return
-    index, upcoming, last = -1, blocks[0], len(blocks) - 1
+    run: list[Element] = []
     nodes: list[Element] = []
     add = nodes.append
-    for node in body.iterdescendants(*tags):
+    # The trailing None meets the None that ``upcoming`` becomes after the last block, which
+    # ends that block like any other.
+    for node in chain(body.iterdescendants(*tags), (None,)):
         if node is not upcoming:
             add(node)
             continue
-        if index >= 0:
-            yield blocks[index], nodes
-        index, nodes = index + 1, []
-        add = nodes.append
-        upcoming = blocks[index + 1] if index < last else None
-    yield blocks[index], nodes
+        if current is not None:
+            if nodes or current.tag != _P:
+                if run:
+                    yield None, run
+                    run = []
+                yield current, nodes
+                nodes = []
+                add = nodes.append
+            else:
+                run.append(current)
+                if len(run) == _MAX_RUN:
+                    yield None, run
+                    run = []
+        current, upcoming = node, next(blocks, None)
+    if run:
+        yield None, run

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from server.docreader.parsers.base import DocumentSink, ParsedImage
-from server.docreader.parsers.image_size import image_size
+from storage.files.image_bytes import image_size
 
 _JPEG_EXTENSIONS = {"jpeg", "jpe", "jfif"}
 

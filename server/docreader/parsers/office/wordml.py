@@ -30,12 +30,13 @@ def children(element: Element, tag: str) -> Iterator[Element]:
             yield from children(child, tag)
 
 
-def body_blocks(element: Element) -> list[Element]:
+def body_blocks(element: Element) -> Iterator[Element]:
     """The paragraphs and tables of a body or cell, in order, through wrappers."""
     if all(element.find(wrapper) is None for wrapper in WRAPPERS):
         # The common case, filtered in C without a tag string per child.
-        return list(element.iterchildren(W + "p", W + "tbl"))
-    return list(_blocks_through_wrappers(element))
+        blocks: Iterator[Element] = element.iterchildren(W + "p", W + "tbl")
+        return blocks
+    return _blocks_through_wrappers(element)
 
 
 def _blocks_through_wrappers(element: Element) -> Iterator[Element]:
