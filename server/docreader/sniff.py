@@ -24,6 +24,7 @@ import olefile
 from server.docreader.errors import ParseError
 from server.docreader.parsers.audio import id3_tag_length, is_mpeg_frame_header
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
+from storage.files.image_bytes import sniff_image_type
 
 TEXT_TYPES = frozenset({"txt", "md", "markdown", "csv", "json", "html", "htm", "mhtml"})
 
@@ -42,6 +43,8 @@ _OLE_STREAMS = (
 )
 _OOXML_PARTS = (("word/", "docx"), ("xl/", "xlsx"), ("ppt/", "pptx"))
 _M4A_BRANDS = (b"M4A ", b"M4B ", b"M4P ")
+# The image types the image parser reads; other images keep the declared type.
+_IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"}
 # How much of a zip member is read to recognise it (never the whole, possibly huge, member).
 _MEMBER_PEEK = 4096
 _ZIP_ERRORS = (
@@ -76,12 +79,9 @@ def _by_signature(path: Path, head: bytes, declared: str) -> str | None:
         return _ole_type(path, declared)
     if head.startswith(_ZIP_MAGIC):
         return _zip_type(path, declared)
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "jpeg" if declared == "jpeg" else "jpg"
-    if head[:6] in (b"GIF87a", b"GIF89a"):
-        return "gif"
+    image = _IMAGE_TYPES.get(sniff_image_type(head) or "")
+    if image is not None:
+        return "jpeg" if image == "jpg" and declared == "jpeg" else image
     if head.startswith(_TEXT_BOMS):
         return None  # a UTF-16 BOM would otherwise pass for an MPEG frame header
     return _audio_type(head, declared)

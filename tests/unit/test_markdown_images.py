@@ -10,11 +10,11 @@ import random
 import pytest
 from PIL import Image
 
-from workers.pipeline.image_data import (
+from storage.files.image_bytes import (
     InvalidImageData,
     decode_inline_image,
     extension_for,
-    image_dimensions,
+    image_size,
     sniff_image_type,
 )
 from workers.pipeline.markdown_images import ImageLink, find_bare_image_data, find_image_links
@@ -225,10 +225,10 @@ def test_types_extensions_and_dimensions_come_from_the_bytes() -> None:
     assert sniff_image_type(b"GIF89a....") == "image/gif"
     assert sniff_image_type(b"<?xml version='1.0'?><svg/>") == "image/svg+xml"
     assert sniff_image_type(b"%PDF-1.7") is None
-    assert image_dimensions(_png(123, 45)) == (123, 45)
-    assert image_dimensions(jpeg) == (70, 90)
-    assert image_dimensions(b"<svg/>") == (0, 0)
-    assert image_dimensions(b"\x89PNG\r\n\x1a\n corrupt") == (0, 0)
+    assert image_size(_png(123, 45)) == (123, 45)
+    assert image_size(jpeg) == (70, 90)
+    assert image_size(b"<svg/>") == (0, 0)
+    assert image_size(b"\x89PNG\r\n\x1a\n corrupt") == (0, 0)
     assert [extension_for(m) for m in ("image/jpeg", "image/svg+xml", "image/x-foo+zip")] == [
         "jpg", "svg", "xfoo",
     ]

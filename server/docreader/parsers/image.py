@@ -18,7 +18,7 @@ from PIL import Image, UnidentifiedImageError
 from server.docreader.errors import ParseError
 from server.docreader.ocr import ocr_image, tesseract_available
 from server.docreader.parsers.base import DocumentSink, ParsedImage, ParseOptions
-from server.docreader.parsers.image_size import image_size
+from storage.files.image_bytes import image_size
 
 # Pillow format → (extension of the ref, MIME type); Pillow may only pick among these.
 _FORMATS = {"PNG": ("png", "image/png"), "JPEG": ("jpg", "image/jpeg"), "GIF": ("gif", "image/gif")}
