@@ -78,6 +78,7 @@ async def start_lite(settings: Settings) -> Runtime:
         max_message_bytes=settings.max_message_bytes,
         memory_cap_mb=settings.docreader_memory_cap_mb,
         parse_timeout_s=settings.docreader_parse_timeout_s,
+        max_input_mb=settings.docreader_max_input_mb,
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"

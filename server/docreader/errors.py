@@ -12,6 +12,7 @@
   started without a storage base directory.
 - UnsupportedSourceError → UNIMPLEMENTED: a source kind this build does not read (URLs).
 - ResultTooLargeError → RESOURCE_EXHAUSTED: one result frame would exceed the message limit.
+- InputTooLargeError → RESOURCE_EXHAUSTED: a ReadUpload sends more bytes than the input cap.
 
 DATA_LOSS is deliberately not used for unreadable documents: it means the server lost or
 corrupted data and is commonly alerted on, while a malformed upload is the caller's input.
@@ -59,6 +60,10 @@ class UnsupportedSourceError(DocReaderError):
 
 
 class ResultTooLargeError(DocReaderError):
+    status_code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class InputTooLargeError(DocReaderError):
     status_code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 

@@ -32,6 +32,8 @@ DEFAULT_MAX_MESSAGE_BYTES = 64 << 20
 # Each parse runs in a child capped at this much address space, and this long.
 DEFAULT_MEMORY_CAP_MB = 2048
 DEFAULT_PARSE_TIMEOUT_S = 1800.0
+# The most a ReadUpload may send; above the API's default upload cap (1 GiB).
+DEFAULT_MAX_INPUT_MB = 2048
 SHUTDOWN_GRACE_S = 30.0
 
 logger = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ def build_docreader_server(
     max_message_bytes: int,
     memory_cap_mb: int = DEFAULT_MEMORY_CAP_MB,
     parse_timeout_s: float = DEFAULT_PARSE_TIMEOUT_S,
+    max_input_mb: int = DEFAULT_MAX_INPUT_MB,
     work_dir: str | None = None,
     limits: ParseLimits | None = None,
 ) -> tuple[grpc.Server, int]:
@@ -78,6 +81,7 @@ def build_docreader_server(
         DocumentReader(runner, limits),
         storage_base_dir=Path(storage_base_dir) if storage_base_dir else None,
         max_message_bytes=max_message_bytes,
+        max_input_bytes=max_input_mb << 20 if max_input_mb > 0 else None,
         work_root=work_root,
     )
     docreader_pb2_grpc.add_DocReaderServiceServicer_to_server(servicer, server)
@@ -102,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_message_bytes=args.max_message_bytes,
         memory_cap_mb=args.memory_cap_mb,
         parse_timeout_s=args.parse_timeout_s,
+        max_input_mb=args.max_input_mb,
         work_dir=args.work_dir,
     )
     stop = threading.Event()
@@ -134,6 +139,9 @@ def _arguments() -> argparse.ArgumentParser:
                         "%(default)s; 0 = none)")
     parser.add_argument("--parse-timeout-s", type=float, default=DEFAULT_PARSE_TIMEOUT_S,
                         help="longest one parse may run (default %(default)s)")
+    parser.add_argument("--max-input-mb", type=int, default=DEFAULT_MAX_INPUT_MB,
+                        help="largest file a ReadUpload may send; a larger one is refused with "
+                        "RESOURCE_EXHAUSTED (default %(default)s; 0 = none)")
     parser.add_argument("--work-dir", default=None,
                         help="where reads spool their input and output (default: the temp dir)")
     return parser

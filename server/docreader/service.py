@@ -1,8 +1,12 @@
 """The DocReaderService servicer (sync gRPC API; each call's parse runs in a sandboxed child).
 
 Every read gets a private work directory (the input, the child's scratch space, the spooled
-result) that is removed when the call ends. Errors: a DocReaderError becomes its status (see
-``errors``); anything else is logged and becomes INTERNAL.
+result) that is removed when the call ends. A ReadUpload is spooled to disk only up to
+``max_input_bytes``: the frame that would pass it ends the call with RESOURCE_EXHAUSTED,
+nothing more is read, and the partial spool goes with the work directory.
+
+Errors: a DocReaderError becomes its status (see ``errors``); anything else is logged and
+becomes INTERNAL.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import IO, NoReturn
 import grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
-from server.docreader.errors import DocReaderError, InvalidRequestError
+from server.docreader.errors import DocReaderError, InputTooLargeError, InvalidRequestError
 from server.docreader.frames import read_result, result_frames
 from server.docreader.reader import DocumentReader, ReadSettings
 from server.docreader.sandbox.runner import ParseResult
@@ -34,11 +38,13 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
         *,
         storage_base_dir: Path | None,
         max_message_bytes: int,
+        max_input_bytes: int | None = None,
         work_root: Path | None = None,
     ) -> None:
         self._reader = reader
         self._storage_base_dir = storage_base_dir
         self._max_message_bytes = max_message_bytes
+        self._max_input_bytes = max_input_bytes  # None: no cap of its own
         self._work_root = work_root
 
     def Read(
@@ -79,7 +85,7 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
             with self._work_dir() as work:
                 source = work / "upload"
                 with open(source, "wb") as spool:
-                    header = _receive_upload(request_iterator, spool)
+                    header = _receive_upload(request_iterator, spool, self._max_input_bytes)
                 output = self._parse(header, source, work, context)
                 yield from result_frames(
                     output.document, output.detected_type, source,
@@ -137,9 +143,10 @@ def _flag(config: docreader_pb2.ReadConfig, name: str) -> bool:
 
 
 def _receive_upload(
-    frames: Iterator[docreader_pb2.ReadUploadRequest], spool: IO[bytes]
+    frames: Iterator[docreader_pb2.ReadUploadRequest], spool: IO[bytes], max_bytes: int | None
 ) -> docreader_pb2.ReadRequest:
     header: docreader_pb2.ReadRequest | None = None
+    received = 0
     for frame in frames:
         kind = frame.WhichOneof("frame")
         if kind == "header":
@@ -153,6 +160,14 @@ def _receive_upload(
         elif kind == "data":
             if header is None:
                 raise InvalidRequestError("ReadUpload must start with a header frame")
+            received += len(frame.data)
+            if max_bytes is not None and received > max_bytes:
+                # Raising stops the iteration: no further frame is read from the client.
+                raise InputTooLargeError(
+                    f"the upload exceeds the docreader's input limit of {max_bytes >> 20} MiB "
+                    f"({max_bytes} bytes; --max-input-mb, lite mode: "
+                    "SLUICE_DOCREADER_MAX_INPUT_MB)"
+                )
             spool.write(frame.data)
     if header is None:
         raise InvalidRequestError("ReadUpload ended without a header frame")

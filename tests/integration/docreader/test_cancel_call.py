@@ -12,9 +12,9 @@ from workers.docreader_client import DocReaderCancelled, DocReaderClient
 
 
 def _slow_html() -> bytes:
-    """About 3 MB of HTML: several seconds of parsing."""
-    rows = "".join(f"<tr><td>row {i}</td><td><b>value {i}</b></td></tr>" for i in range(20_000))
-    paragraphs = "".join(f"<div><p>Line {i} <em>on gates</em>.</p></div>" for i in range(30_000))
+    """About 30 MB of HTML: seconds of parsing, even for a fast converter."""
+    rows = "".join(f"<tr><td>row {i}</td><td><b>value {i}</b></td></tr>" for i in range(200_000))
+    paragraphs = "".join(f"<div><p>Line {i} <em>on gates</em>.</p></div>" for i in range(300_000))
     return f"<html><body><main><table>{rows}</table>{paragraphs}</main></body></html>".encode()
 
 
