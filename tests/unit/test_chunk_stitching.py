@@ -50,3 +50,40 @@ def test_chunks_without_ranges_are_joined_in_chunk_order() -> None:
 
 def test_no_chunks_no_text() -> None:
     assert rebuild_markdown([]) == ""
+
+
+def _without_ranges(slices: list[TextSlice]) -> list[TextSlice]:
+    return [TextSlice(s.index, s.content, 0, 0) for s in slices]
+
+
+@pytest.mark.parametrize("size", [2000, 200, 120])
+def test_without_ranges_a_cut_table_is_joined_back_into_one(size: int) -> None:
+    slices = _slices(SHEETS, ChunkerConfig(chunk_size=size, chunk_overlap=0))
+    rebuilt = rebuild_markdown(_without_ranges(slices))
+    assert rebuilt == SHEETS
+    stock, small = tables_in(rebuilt)
+    assert (stock.title, len(stock.rows)) == ("Stock", len(ROWS))
+    assert (small.title, len(small.rows)) == ("Small", 2)
+
+
+def test_without_ranges_the_repeated_header_is_dropped_even_with_overlap() -> None:
+    slices = _slices(SHEETS, ChunkerConfig(chunk_size=120, chunk_overlap=40))
+    assert sum(s.content.count(HEADER) for s in slices) > 5, "the header must have been repeated"
+    rebuilt = rebuild_markdown(_without_ranges(slices))
+    assert rebuilt.count(HEADER) == 1
+    stock = tables_in(rebuilt)[0]
+    assert [row[0] for row in stock.rows] == [str(n) for n in range(len(ROWS))]
+
+
+def test_without_ranges_only_the_same_header_continues_a_table() -> None:
+    other = "| k | v |\n| --- | --- |\n| x | 1 |"
+    slices = [
+        TextSlice(0, HEADER + ROWS[0], 0, 0),
+        TextSlice(1, other, 0, 0),  # another table: stays apart
+        TextSlice(2, "Some text.", 0, 0),
+        TextSlice(3, HEADER + ROWS[1], 0, 0),  # a table after text: not a continuation
+        TextSlice(4, HEADER + ROWS[2], 0, 0),  # continues the one before
+    ]
+    assert rebuild_markdown(slices) == (
+        f"{HEADER}{ROWS[0]}\n\n{other}\n\nSome text.\n\n{HEADER}{ROWS[1]}\n{ROWS[2]}"
+    )
