@@ -190,6 +190,29 @@ def test_a_late_watcher_gets_the_full_picture(client: SluiceClient, kb: v1.Knowl
     assert [statuses[s] for s in STAGES[:3]] == [v1.SpanStatus.DONE] * 3
 
 
+def test_a_table_gets_its_summary_step_under_postprocess(
+    client: SluiceClient, kb: v1.KnowledgeBase
+) -> None:
+    rows = "\n".join(f"Harbour {n},{n * 7},{n % 3 == 0}" for n in range(30))
+    body = f"Port,Berths,Dredged\n{rows}\n".encode()
+    knowledge = client.upload_file(kb.id, io.BytesIO(body), file_name="harbours.csv")
+    _watch_to_end(client, knowledge.id)
+
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        spans = {s.name: s for s in client.get_spans(knowledge.id).spans}
+        step = spans.get("postprocess.datatable")
+        if step is not None and step.status == v1.SpanStatus.DONE:
+            break
+        assert time.monotonic() < deadline, f"no finished table step: {step}"
+        time.sleep(0.2)
+    stage = spans["postprocess"]
+    assert stage.status == v1.SpanStatus.SKIPPED
+    assert "table summary runs as its own task" in str(_outputs(stage)["reason"])
+    assert step.parent_id == stage.id
+    assert _outputs(step)["table_column_chunks"] == 3
+
+
 def test_health_and_reflection_answer_for_every_service(stack: Stack) -> None:
     with grpc.insecure_channel(stack.target) as channel:
         health = health_pb2_grpc.HealthStub(channel)

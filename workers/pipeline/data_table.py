@@ -14,6 +14,9 @@ or completed. It writes only while the knowledge is still at its attempt in one 
 states (the write locks the row and checks), and checks again around every embedding
 batch and once the index is written: a round that was reparsed, cancelled or deleted
 meanwhile gets back nothing — what this task wrote is removed again.
+
+Its progress is the step span ``postprocess.datatable`` in the round's tree, under the
+postprocess stage, so watchers and GetSpans see it run, finish with its counts, or fail.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
-from storage.db.statuses import ChunkType, ParseStatus
+from storage.db.statuses import ChunkType, ParseStatus, Stage
 from workers.context import WorkerContext
 from workers.payloads import DataTableSummaryPayload
 from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current, row_is_current
@@ -32,6 +35,8 @@ from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
 from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import Superseded
 from workers.pipeline.markdown_tables import tables_in
+from workers.pipeline.round_cleanup import close_round_spans, stop_reason
+from workers.pipeline.spans import SpanTracker
 from workers.pipeline.stages import PlannedChunk, chunk_id
 from workers.pipeline.table_profile import TableProfile, profile_table
 from workers.pipeline.table_text import (
@@ -47,6 +52,9 @@ log = logging.getLogger(__name__)
 WRITABLE_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING, ParseStatus.COMPLETED)
 TABLE_CHUNK_TYPES = (ChunkType.TABLE_SUMMARY, ChunkType.TABLE_COLUMN)
 WORKBOOK_TYPES = frozenset({"xlsx", "xls"})
+# The round's span tree gets this step under its postprocess stage.
+STEP_SPAN = "postprocess.datatable"
+STEP_FAILED = "DATA_TABLE_FAILED"
 
 
 def summarize_data_tables(
@@ -57,7 +65,11 @@ def summarize_data_tables(
 ) -> int:
     """Write the round's table chunks; returns how many (0 when it is not the round's
     turn any more). Raises on embedding or index errors, after removing what it wrote,
-    so the queue retries."""
+    so the queue retries.
+
+    The work is the step span ``postprocess.datatable`` of the round, under its postprocess
+    stage: running, then done with what was written, failed with the error, or cancelled
+    when the round was taken over meanwhile."""
     attempt = payload.attempt
     knowledge = ctx.knowledges.get(payload.knowledge_id)
     if not row_is_current(knowledge, attempt, WRITABLE_STATUSES):
@@ -69,35 +81,62 @@ def summarize_data_tables(
         log.info("knowledge %s: its knowledge base is gone", knowledge.id)
         return 0
     config = resolve(kb.config or {}, knowledge.process_overrides)
-    repo = ctx.chunks
-    profiles, first_index = _round_tables(repo, knowledge.id, attempt)
-    planned, rows = table_chunks(
-        knowledge, attempt, profiles, first_index, summarizer or ProfileSummarizer()
+    tracker = SpanTracker(
+        ctx.spans, ctx.publisher, tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
+        attempt=attempt,
     )
+    tracker.begin_step(
+        STEP_SPAN,
+        stage=Stage.POSTPROCESS,
+        parent_id=_stage_span_id(ctx, knowledge.id, attempt, Stage.POSTPROCESS),
+        inputs={"file_name": knowledge.file_name or "", "file_type": knowledge.file_type or ""},
+    )
+    repo = ctx.chunks
     model_key = kb.embedding_model_key
     guard = RoundCheckpoint(ctx, knowledge.id, attempt, statuses=WRITABLE_STATUSES)
+    planned: list[PlannedChunk] = []
     try:
+        profiles, first_index = _round_tables(repo, knowledge.id, attempt)
+        planned, rows = table_chunks(
+            knowledge, attempt, profiles, first_index, summarizer or ProfileSummarizer()
+        )
         if not repo.replace_of_types(
             knowledge.id, attempt, TABLE_CHUNK_TYPES, rows, statuses=WRITABLE_STATUSES
         ):
             raise Superseded(knowledge.id)
+        indexed = 0
         if planned and config.needs_embedding:
-            index_chunks(ctx, knowledge, model_key, config.embedding, planned, check=guard.check)
+            indexed = index_chunks(
+                ctx, knowledge, model_key, config.embedding, planned, check=guard.check
+            ).indexed
         # A round ended while we indexed was cleaned by the chunks it found, maybe before
         # our index rows existed.
         guard.check(fresh=True)
     except Superseded:
         _remove_written(ctx, repo, knowledge.id, attempt, model_key, planned)
+        _close_taken_over(ctx, knowledge.id, attempt)
         log.info("knowledge %s attempt %s: taken over, table chunks removed", knowledge.id,
                  attempt)
         return 0
-    except Exception:
+    except Exception as exc:
         _remove_written(ctx, repo, knowledge.id, attempt, model_key, planned)
         # Failing because the round was taken over meanwhile is a stop, not a retry.
         if not round_is_current(ctx, knowledge.id, attempt, WRITABLE_STATUSES):
+            _close_taken_over(ctx, knowledge.id, attempt)
             log.info("knowledge %s attempt %s: taken over while failing", knowledge.id, attempt)
             return 0
+        tracker.fail(STEP_SPAN, STEP_FAILED, f"{type(exc).__name__}: {exc}")
         raise
+    summaries = sum(row.chunk_type == ChunkType.TABLE_SUMMARY for row in rows)
+    tracker.end(
+        STEP_SPAN,
+        {
+            "tables": len(profiles),
+            "table_summary_chunks": summaries,
+            "table_column_chunks": len(rows) - summaries,
+            "chunks_indexed": indexed,
+        },
+    )
     log.info("knowledge %s attempt %s: %d tables profiled into %d chunks", knowledge.id,
              attempt, len(profiles), len(rows))
     return len(rows)
@@ -168,6 +207,19 @@ def _round_tables(
     )
     profiles = [profile_table(table) for table in tables_in(markdown)]
     return profiles, max((c.chunk_index for c in texts), default=-1) + 1
+
+
+def _stage_span_id(ctx: WorkerContext, knowledge_id: str, attempt: int, stage: str) -> str | None:
+    """The id of the round's span of ``stage``; None for a round without one."""
+    return next((s.id for s in ctx.spans.list(knowledge_id, attempt) if s.name == stage), None)
+
+
+def _close_taken_over(ctx: WorkerContext, knowledge_id: str, attempt: int) -> None:
+    """Close the round's open spans (this step's among them) with why it stopped; a
+    knowledge that is gone took its spans with it."""
+    reason = stop_reason(ctx, knowledge_id, attempt)
+    if reason is not None:
+        close_round_spans(ctx, knowledge_id, attempt, *reason)
 
 
 def _remove_written(

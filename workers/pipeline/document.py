@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 from workers.context import WorkerContext
+from workers.extensions import DATA_TABLE_EXTENSIONS
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline import stages
@@ -57,12 +58,14 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
     try:
         markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
         state.ensure_current()
+        # A URL download sets its file's name and type only now (a csv behind a link).
+        knowledge = ctx.knowledges.get(knowledge.id) or knowledge
         chunks = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
         state.ensure_current()
         stages.embed_and_index(ctx, tracker, checkpoint, knowledge, model_key, chunks, config)
         state.enable()
         tracker.skip("multimodal", _multimodal_skip_reason(config.enable_multimodel))
-        tracker.skip("postprocess", "no enrichment is configured for this knowledge")
+        tracker.skip("postprocess", _postprocess_skip_reason(knowledge))
         if not state.complete():
             raise Superseded(knowledge.id)
         enqueue_data_table_summary_if_needed(ctx, knowledge, payload.attempt)
@@ -81,6 +84,13 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
             log.exception("unexpected error in %s for knowledge %s", stage, knowledge.id)
             exc = StageError(stage, f"{type(exc).__name__}: {exc}")
         _handle_failure(ctx, state, tracker, knowledge, model_key, chunks, exc)
+
+
+def _postprocess_skip_reason(knowledge: Any) -> str:
+    # A table's summary runs later as its own task, recorded as a step under this stage.
+    if (knowledge.file_type or "").lower() in DATA_TABLE_EXTENSIONS:
+        return "the table summary runs as its own task (step postprocess.datatable)"
+    return "no enrichment is configured for this knowledge"
 
 
 def _stop_quietly(

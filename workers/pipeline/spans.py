@@ -76,7 +76,8 @@ def span_to_dict(row: SpanRow) -> dict[str, Any]:
 
 
 class SpanTracker:
-    """begin / progress / end / fail / skip for the five stages of one attempt."""
+    """begin / progress / end / fail / skip for the five stages of one attempt, and
+    begin_step for the steps inside a stage (a task of its own, such as a table summary)."""
 
     def __init__(
         self,
@@ -148,6 +149,28 @@ class SpanTracker:
             input=dict(inputs),
             started_at=now,
             ended_at=None,
+            error_code="",
+            error_message="",
+        )
+
+    def begin_step(
+        self, name: str, *, stage: str, parent_id: str | None, inputs: Mapping[str, Any]
+    ) -> None:
+        """Start step span ``name`` (e.g. "postprocess.datatable") of ``stage``, under the span
+        ``parent_id`` (the stage's); ``end`` / ``fail`` close it like a stage."""
+        now = self._clock()
+        self._started[name] = now
+        self._write(
+            name,
+            kind="step",
+            stage=stage,
+            parent_id=parent_id,
+            status="running",
+            input=dict(inputs),
+            output={},
+            started_at=now,
+            ended_at=None,
+            duration_ms=0,
             error_code="",
             error_message="",
         )

@@ -5,11 +5,14 @@ table is cut into pieces that each repeat its header."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+import json
 import uuid
 from collections.abc import Iterator
 from datetime import date, timedelta
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -20,7 +23,9 @@ from storage.db.models import Knowledge
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
 from tests.integration.storage.conftest import empty_database_url
+from tests.support.http_server import BackgroundHttpServer
 from workers.context import WorkerContext, install_context
+from workers.embedding.base import EmbeddingError
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.payloads import DataTableSummaryPayload
 from workers.pipeline import stages
@@ -36,6 +41,7 @@ from workers.wiring import build_context
 MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 CHUNKING = {"chunk_size": 300, "chunk_overlap": 60}
 TABLE_TYPES = ("table_summary", "table_column")
+STEP = "postprocess.datatable"
 ROWS = 40
 
 
@@ -89,7 +95,9 @@ def ctx(
             context.close()
 
 
-def _knowledge_base(ctx: WorkerContext, **config: Any) -> tuple[str, str]:
+def _knowledge_base(
+    ctx: WorkerContext, model_key: str = MODEL_KEY, **config: Any
+) -> tuple[str, str]:
     tenant = ctx.tenants.create_tenant(f"t-{uuid.uuid4().hex[:6]}").id
     kb = ctx.knowledge_bases.create(
         tenant,
@@ -97,17 +105,21 @@ def _knowledge_base(ctx: WorkerContext, **config: Any) -> tuple[str, str]:
         description="",
         type="document",
         config={"chunking": CHUNKING, **config},
-        embedding_model_key=MODEL_KEY,
+        embedding_model_key=model_key,
         storage_backend_id="",
     )
     return tenant, kb.id
 
 
 def processed_knowledge(
-    ctx: WorkerContext, markdown: str, file_name: str = "sales.csv", **kb_config: Any
+    ctx: WorkerContext,
+    markdown: str,
+    file_name: str = "sales.csv",
+    model_key: str = MODEL_KEY,
+    **kb_config: Any,
 ) -> Knowledge:
     """A knowledge whose round 1 ran chunking for real and then completed."""
-    tenant, kb_id = _knowledge_base(ctx, **kb_config)
+    tenant, kb_id = _knowledge_base(ctx, model_key, **kb_config)
     row = ctx.knowledges.create(
         tenant_id=tenant,
         knowledge_base_id=kb_id,
@@ -125,7 +137,7 @@ def processed_knowledge(
         ctx.spans, ctx.publisher, tenant_id=tenant, knowledge_id=row.id, attempt=1
     )
     tracker.open({"file_name": file_name})
-    stages.chunk_document(ctx, tracker, row, MODEL_KEY, markdown, resolve(kb.config, None))
+    stages.chunk_document(ctx, tracker, row, model_key, markdown, resolve(kb.config, None))
     state = KnowledgeState(ctx, row.id, 1)
     state.enable()
     assert state.complete()
@@ -136,6 +148,10 @@ def processed_knowledge(
 
 def payload_of(row: Knowledge, attempt: int = 1) -> DataTableSummaryPayload:
     return DataTableSummaryPayload(row.tenant_id, row.id, row.knowledge_base_id, attempt)
+
+
+def spans_of(ctx: WorkerContext, knowledge_id: str, attempt: int = 1) -> dict[str, Any]:
+    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt)}
 
 
 def table_chunks(ctx: WorkerContext, knowledge_id: str) -> list[Any]:
@@ -180,6 +196,15 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     assert summary.id == stages.chunk_id(row.id, 1, "table_summary", summary.chunk_index)
 
     assert sorted(ctx.index.ids_for_knowledge(MODEL_KEY, row.id)) == sorted(c.id for c in chunks)
+    step = spans_of(ctx, row.id)[STEP]
+    assert (step.kind, step.stage, step.status) == ("step", "postprocess", "done")
+    assert step.parent_id == spans_of(ctx, row.id)["postprocess"].id
+    assert step.output == {
+        "tables": 1, "table_summary_chunks": 1, "table_column_chunks": 6, "chunks_indexed": 7,
+    }
+    assert step.input == {"file_name": "sales.csv", "file_type": "csv"}
+    assert step.started_at is not None and step.ended_at is not None
+    assert not step.error_code and not step.error_message
     scope = [row.knowledge_base_id]
     hits = ctx.index.search_keyword(MODEL_KEY, "Revenue", knowledge_base_ids=scope)
     assert by_name["Revenue"] in [hit.content for hit in hits]
@@ -187,6 +212,29 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     question = embedder.embed_query("What was the highest revenue?")
     dense = ctx.index.search_dense(MODEL_KEY, question, knowledge_base_ids=scope, top_k=3)
     assert by_name["Revenue"] in [hit.content for hit in dense]
+
+
+def test_a_watcher_sees_the_step_run_and_finish(ctx: WorkerContext) -> None:
+    row = processed_knowledge(ctx, csv_markdown(sales_csv()))
+    bus = ctx.publisher
+    assert isinstance(bus, InMemoryEventBus)
+
+    async def watch() -> list[tuple[str, str, int]]:
+        seen: list[tuple[str, str, int]] = []
+        async with bus.subscribe(row.id) as events:
+            run = asyncio.to_thread(summarize_data_tables, ctx, payload_of(row))
+            task = asyncio.create_task(run)
+            async for event in events:
+                if event.kind == "span" and event.data["name"] == STEP:
+                    seen.append((event.data["status"], event.data["stage"], event.attempt))
+                    if event.data["status"] != "running":
+                        break
+            assert await task == 7
+        return seen
+
+    assert asyncio.run(asyncio.wait_for(watch(), timeout=120)) == [
+        ("running", "postprocess", 1), ("done", "postprocess", 1),
+    ]
 
 
 def test_sheets_of_a_workbook_each_get_their_summary(ctx: WorkerContext) -> None:
@@ -251,6 +299,9 @@ def test_a_round_taken_over_before_the_write_gets_nothing(ctx: WorkerContext) ->
     assert written == 0
     assert table_chunks(ctx, row.id) == []
     assert ctx.index.ids_for_knowledge(MODEL_KEY, row.id) == []
+    step = spans_of(ctx, row.id)[STEP]
+    assert (step.status, step.error_code) == ("cancelled", "SUPERSEDED")
+    assert step.error_message == "attempt 2 took over"
 
 
 def test_without_indexing_the_chunks_are_stored_but_not_indexed(ctx: WorkerContext) -> None:
@@ -280,3 +331,37 @@ def test_only_tabular_files_get_the_task(ctx: WorkerContext) -> None:
         )
         assert enqueue_data_table_summary_if_needed(ctx, row, 3) is expected
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=60)
+
+
+class RefusingEmbeddings(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that refuses every request (an unknown model)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = json.dumps({"error": {"message": "model 'gone' does not exist"}}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_an_embedding_failure_fails_the_step_span_and_leaves_no_chunks(
+    ctx: WorkerContext,
+) -> None:
+    with BackgroundHttpServer(RefusingEmbeddings) as endpoint:
+        embedding = {"provider": "openai", "model": "gone", "dimensions": 8,
+                     "base_url": endpoint.url("/v1")}
+        row = processed_knowledge(
+            ctx, csv_markdown(sales_csv()), model_key="openai/gone/8", embedding=embedding
+        )
+        with pytest.raises(EmbeddingError):
+            summarize_data_tables(ctx, payload_of(row))
+    step = spans_of(ctx, row.id)[STEP]
+    assert (step.status, step.error_code) == ("failed", "DATA_TABLE_FAILED")
+    assert "HTTP 400" in step.error_message and "does not exist" in step.error_message
+    assert step.ended_at is not None and step.output == {}
+    assert table_chunks(ctx, row.id) == []
