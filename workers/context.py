@@ -18,7 +18,8 @@ from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
-from storage.files.base import FileService
+from storage.files.backend_scoped import BackendScopedFileService
+from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from workers.docreader_client import DocReaderClient
@@ -64,12 +65,22 @@ class WorkerContext:
     spans: SpanRepository
     resources: StorageResourceRepository
     enrichment: EnrichmentRepository
-    files: FileService
+    # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
+    # where a knowledge base is bound.
+    files: BackendScopedFileService
+    # resource:// references to stored files (originals, extracted images) and their grants.
+    catalog: ResourceCatalog
     index: MilvusIndex
     docreader: DocReaderClient
     queue: TaskQueue
     publisher: EventPublisher
     embedders: EmbedderCache = field(default_factory=EmbedderCache)
+
+    def files_for_knowledge_base(self, knowledge_base_id: str) -> BackendScopedFileService:
+        """Where a knowledge base's new files go: the backend instance it is bound to, else
+        the default one (UnknownBackendError if it is bound to one no longer configured)."""
+        kb = self.knowledge_bases.get(None, knowledge_base_id)
+        return self.files.for_backend(kb.storage_backend_id if kb is not None else "")
 
     def close(self) -> None:
         self.docreader.close()

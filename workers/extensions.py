@@ -7,6 +7,7 @@ table, so no path can accept a type another path refuses.
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from urllib.parse import unquote
 
 SUPPORTED_IMPORT_EXTENSIONS: frozenset[str] = frozenset(
     {
@@ -24,6 +25,9 @@ VIDEO_EXTENSIONS: frozenset[str] = frozenset(
 )
 
 VIDEO_NOT_SUPPORTED = "uploading video files is not supported yet"
+# The file type of a URL knowledge that is a web page, not a file: the spec's virtual type
+# "url", under which the knowledge base's parser rules choose a page's engine.
+WEB_PAGE_TYPE = "url"
 
 
 class UnsupportedFileType(ValueError):
@@ -45,6 +49,29 @@ def validate_import_file_type(file_name: str) -> str:
     if not file_type:
         raise UnsupportedFileType(f"file {file_name!r} has no extension; supported: {_listed()}")
     raise UnsupportedFileType(f"file type {file_type!r} is not supported; supported: {_listed()}")
+
+
+def url_file_type(url_path: str, file_name: str = "", file_type: str = "") -> str | None:
+    """What a URL import is (spec: isFileURL): the type of the file it downloads, or None
+    for a web page.
+
+    An explicit ``file_type``, else a ``file_name`` with an extension, must pass the gate
+    (UnsupportedFileType otherwise). The URL path's extension decides only when the gate
+    knows it — a video is refused as such — since "/post.php" or "/v1.2" are pages."""
+    if file_type.strip():
+        return validate_import_file_type(f"file.{file_type.strip().lstrip('.')}")
+    if file_type_of(file_name):
+        return validate_import_file_type(file_name)
+    name = url_path_name(url_path)
+    from_path = file_type_of(name)
+    if from_path in SUPPORTED_IMPORT_EXTENSIONS or from_path in VIDEO_EXTENSIONS:
+        return validate_import_file_type(name)
+    return None
+
+
+def url_path_name(url_path: str) -> str:
+    """The last segment of a URL path, percent-decoded ("" when the path ends in "/")."""
+    return unquote(url_path).rsplit("/", 1)[-1]
 
 
 def _listed() -> str:

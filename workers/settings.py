@@ -13,6 +13,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from storage.files.backends import (
+    DEFAULT_LOCAL_BACKEND_ID,
+    BackendConfigError,
+    BackendSpec,
+    LocalBackendSpec,
+    parse_backends_json,
+)
 from workers.net.ssrf import UrlPolicy
 
 Mode = Literal["lite", "full"]
@@ -32,6 +39,13 @@ class Settings:
     key_prefix: str = "sluice"
     milvus_uri: str = ""
     storage_dir: Path = Path()
+    # Named storage backend instances (SLUICE_STORAGE_BACKENDS, JSON; see
+    # storage.files.backends) and the one files go to unless a knowledge base is bound to
+    # another. Empty: one local backend "local" at storage_dir (see file_backends).
+    storage_backends: Mapping[str, BackendSpec] = field(default_factory=dict)
+    storage_default_backend: str = ""
+    # How often the API re-checks each backend's connectivity for its health service.
+    storage_health_interval_s: float = 30.0
     # Empty in lite mode: the docreader is started in-process on a unix socket.
     docreader_address: str = ""
     max_upload_bytes: int = 1 << 30
@@ -42,6 +56,8 @@ class Settings:
     # address space and this many seconds (full mode: the docreader's own flags).
     docreader_memory_cap_mb: int = 2048
     docreader_parse_timeout_s: int = 1800
+    # ...and refuses an upload over this many MiB (0 = no cap of its own; full mode: its flag).
+    docreader_max_input_mb: int = 2048
     document_process_retries: int = 3
     # Seconds before retry k of document:process (the last one repeats): spread out so a
     # short database or docreader outage does not burn every attempt at once.
@@ -63,12 +79,41 @@ class Settings:
     summary_stale_after_s: int = 3600
     stall_verdict_after_s: int = 1200
     max_auto_requeues: int = 2
-    # Outbound fetches (remote images now, URL import later) are SSRF-guarded; these exact
-    # host names or IPs skip the address checks (an internal image server, say).
+    # Outbound fetches (remote images, URL import) are SSRF-guarded; these exact host names
+    # or IPs skip the address checks (an internal image server, say).
     ssrf_allow_hosts: frozenset[str] = frozenset()
     remote_image_max_bytes: int = 20 << 20
     fetch_timeout_s: float = 30.0
+    # URL import: a file download is capped at url_download_max_bytes (default: the upload
+    # cap), a web page at url_page_max_bytes; either fetch ends within url_import_timeout_s,
+    # and each connection attempt within url_connect_timeout_s.
+    url_download_max_bytes: int = 1 << 30
+    url_page_max_bytes: int = 20 << 20
+    url_import_timeout_s: float = 600.0
+    url_connect_timeout_s: float = 10.0
+    # Access grants to stored files (ResourceService): the lifetime of a grant that asks for
+    # none, the longest one may ask for, and how long the records of a deleted knowledge's
+    # files stay (a stale reference reads "deleted", not "unknown") before housekeeping
+    # forgets them.
+    grant_default_ttl_s: int = 900
+    grant_max_ttl_s: int = 86400
+    deleted_resource_retention_s: int = 7 * 86400
     extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def url_policy(self) -> UrlPolicy:
+        """The SSRF policy every outbound fetch is held to."""
+        return UrlPolicy(allow_hosts=self.ssrf_allow_hosts)
+
+    @property
+    def file_backends(self) -> dict[str, BackendSpec]:
+        return dict(self.storage_backends) or {
+            DEFAULT_LOCAL_BACKEND_ID: LocalBackendSpec(self.storage_dir)
+        }
+
+    @property
+    def file_default_backend(self) -> str:
+        return self.storage_default_backend or next(iter(self.file_backends))
 
     @property
     def docreader_socket(self) -> Path:
@@ -103,6 +148,11 @@ class Settings:
             "key_prefix": source.get("SLUICE_KEY_PREFIX", base.key_prefix),
             "milvus_uri": source.get("SLUICE_MILVUS_URI", str((data_dir / "milvus.db").resolve())),
             "storage_dir": Path(source.get("SLUICE_STORAGE_DIR", str(data_dir / "files"))),
+            "storage_backends": _storage_backends(source),
+            "storage_default_backend": source.get("SLUICE_STORAGE_DEFAULT_BACKEND", ""),
+            "storage_health_interval_s": _float(
+                source, "SLUICE_STORAGE_HEALTH_INTERVAL", base.storage_health_interval_s
+            ),
             "docreader_address": source.get("SLUICE_DOCREADER_ADDRESS", ""),
             "max_upload_bytes": _int(source, "SLUICE_MAX_UPLOAD_BYTES", base.max_upload_bytes),
             "max_message_bytes": _int(source, "SLUICE_MAX_MESSAGE_BYTES", base.max_message_bytes),
@@ -117,6 +167,9 @@ class Settings:
             ),
             "docreader_parse_timeout_s": _int(
                 source, "SLUICE_DOCREADER_PARSE_TIMEOUT", base.docreader_parse_timeout_s
+            ),
+            "docreader_max_input_mb": _int(
+                source, "SLUICE_DOCREADER_MAX_INPUT_MB", base.docreader_max_input_mb
             ),
             "document_process_retries": _int(
                 source, "SLUICE_DOCUMENT_PROCESS_RETRIES", base.document_process_retries
@@ -150,6 +203,27 @@ class Settings:
                 source, "SLUICE_REMOTE_IMAGE_MAX_BYTES", base.remote_image_max_bytes
             ),
             "fetch_timeout_s": _float(source, "SLUICE_FETCH_TIMEOUT_S", base.fetch_timeout_s),
+            "url_download_max_bytes": _int(
+                source,
+                "SLUICE_URL_DOWNLOAD_MAX_BYTES",
+                _int(source, "SLUICE_MAX_UPLOAD_BYTES", base.max_upload_bytes),
+            ),
+            "url_page_max_bytes": _int(
+                source, "SLUICE_URL_PAGE_MAX_BYTES", base.url_page_max_bytes
+            ),
+            "url_import_timeout_s": _float(
+                source, "SLUICE_URL_IMPORT_TIMEOUT_S", base.url_import_timeout_s
+            ),
+            "url_connect_timeout_s": _float(
+                source, "SLUICE_URL_CONNECT_TIMEOUT_S", base.url_connect_timeout_s
+            ),
+            "grant_default_ttl_s": _int(
+                source, "SLUICE_GRANT_DEFAULT_TTL", base.grant_default_ttl_s
+            ),
+            "grant_max_ttl_s": _int(source, "SLUICE_GRANT_MAX_TTL", base.grant_max_ttl_s),
+            "deleted_resource_retention_s": _int(
+                source, "SLUICE_DELETED_RESOURCE_RETENTION", base.deleted_resource_retention_s
+            ),
         }
         values.update(overrides)
         settings = replace(base, **values)  # type: ignore[arg-type]
@@ -161,8 +235,29 @@ class Settings:
             raise SettingsError("SLUICE_MAX_AUTO_REQUEUES must be >= 0")
         if settings.remote_image_max_bytes <= 0:
             raise SettingsError("SLUICE_REMOTE_IMAGE_MAX_BYTES must be > 0")
+        if settings.file_default_backend not in settings.file_backends:
+            raise SettingsError(
+                f"SLUICE_STORAGE_DEFAULT_BACKEND {settings.file_default_backend!r} is not one "
+                f"of the configured backends: {', '.join(settings.file_backends)}"
+            )
+        if settings.storage_health_interval_s <= 0:
+            raise SettingsError("SLUICE_STORAGE_HEALTH_INTERVAL must be > 0")
         if settings.fetch_timeout_s <= 0:
             raise SettingsError("SLUICE_FETCH_TIMEOUT_S must be > 0")
+        for name, value in (
+            ("SLUICE_URL_DOWNLOAD_MAX_BYTES", settings.url_download_max_bytes),
+            ("SLUICE_URL_PAGE_MAX_BYTES", settings.url_page_max_bytes),
+            ("SLUICE_URL_IMPORT_TIMEOUT_S", settings.url_import_timeout_s),
+            ("SLUICE_URL_CONNECT_TIMEOUT_S", settings.url_connect_timeout_s),
+        ):
+            if value <= 0:
+                raise SettingsError(f"{name} must be > 0")
+        if not 0 < settings.grant_default_ttl_s <= settings.grant_max_ttl_s:
+            raise SettingsError(
+                "SLUICE_GRANT_DEFAULT_TTL must be > 0 and at most SLUICE_GRANT_MAX_TTL"
+            )
+        if settings.deleted_resource_retention_s < 0:
+            raise SettingsError("SLUICE_DELETED_RESOURCE_RETENTION must be >= 0")
         try:
             UrlPolicy(allow_hosts=settings.ssrf_allow_hosts)
         except ValueError as exc:
@@ -170,6 +265,16 @@ class Settings:
         if settings.mode == "full" and not settings.docreader_address:
             raise SettingsError("SLUICE_DOCREADER_ADDRESS is required in full mode")
         return settings
+
+
+def _storage_backends(source: Mapping[str, str]) -> dict[str, BackendSpec]:
+    raw = source.get("SLUICE_STORAGE_BACKENDS", "").strip()
+    if not raw:
+        return {}
+    try:
+        return parse_backends_json(raw)
+    except BackendConfigError as exc:
+        raise SettingsError(f"SLUICE_STORAGE_BACKENDS: {exc}") from exc
 
 
 def _read_mode(value: str) -> Mode:

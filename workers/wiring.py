@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from storage.db.engine import Database
+from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -12,7 +13,8 @@ from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
 from storage.events.redis_bus import RedisEventBus
-from storage.files.local import LocalFileService
+from storage.files.backends import build_file_service
+from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from storage.queue.rq_queue import RQTaskQueue
@@ -25,6 +27,8 @@ def build_context(
     settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
 ) -> WorkerContext:
     db = Database.from_url(settings.database_url)
+    resources = StorageResourceRepository(db)
+    files = build_file_service(settings.file_backends, settings.file_default_backend)
     return WorkerContext(
         settings=settings,
         db=db,
@@ -33,9 +37,10 @@ def build_context(
         knowledges=KnowledgeRepository(db),
         chunks=ChunkRepository(db),
         spans=SpanRepository(db),
-        resources=StorageResourceRepository(db),
+        resources=resources,
         enrichment=EnrichmentRepository(db),
-        files=LocalFileService(settings.storage_dir),
+        files=files,
+        catalog=ResourceCatalog(resources, AccessGrantRepository(db), files),
         index=MilvusIndex(settings.milvus_uri),
         docreader=DocReaderClient(
             docreader_target,

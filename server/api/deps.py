@@ -10,6 +10,7 @@ from server.services.deletion import DeletionService
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.reparse import ReparseService
+from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
 from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
@@ -26,6 +27,7 @@ class ApiDeps:
     reparse: ReparseService
     cancel: CancelService
     deletion: DeletionService
+    resources: ResourceCatalogService
 
     @classmethod
     def build(cls, ctx: WorkerContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -45,4 +47,5 @@ class ApiDeps:
             ReparseService(ctx, kbs),
             CancelService(ctx),
             DeletionService(ctx),
+            ResourceCatalogService(ctx),
         )

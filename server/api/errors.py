@@ -19,6 +19,8 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from storage.files.base import StorageError, UnsafePathError
+
 log = logging.getLogger(__name__)
 
 S = TypeVar("S")
@@ -66,12 +68,36 @@ def invalid_argument(field: str, description: str) -> ApiError:
     )
 
 
+def url_refused(field: str, reason: str) -> ApiError:
+    """A URL the SSRF policy refuses: INVALID_ARGUMENT whose field violation names the rule,
+    plus ErrorInfo ``URL_REFUSED`` (the rule in its metadata), so a client can tell the
+    policy's verdict from a missing field."""
+    description = f"refused by the SSRF policy: {reason}"
+    violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
+    info = error_details_pb2.ErrorInfo(
+        reason="URL_REFUSED", domain="sluice", metadata={"field": field, "rule": reason}
+    )
+    return ApiError(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        f"{field}: {description}",
+        [error_details_pb2.BadRequest(field_violations=[violation]), info],
+    )
+
+
 def not_found(resource_type: str, name: str) -> ApiError:
     return ApiError(
         grpc.StatusCode.NOT_FOUND,
         f"{resource_type} {name!r} not found",
         [error_details_pb2.ResourceInfo(resource_type=resource_type, resource_name=name)],
     )
+
+
+def permission_denied(reason: str, subject: str, description: str) -> ApiError:
+    """A credential that opens nothing (an access grant's token, not the API key, which is
+    UNAUTHENTICATED): ErrorInfo ``reason`` says why, so a client can tell "ask for a new
+    one" from a mistyped token."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain="sluice", metadata={"id": subject})
+    return ApiError(grpc.StatusCode.PERMISSION_DENIED, description, [info])
 
 
 def already_exists(
@@ -121,6 +147,16 @@ def _internal(exc: Exception) -> ApiError:
     return ApiError(grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__})")
 
 
+def _storage_failure(exc: StorageError) -> ApiError:
+    """File storage failing (an S3 endpoint down, say) is a transient condition the client
+    may retry, not a bug; the details go to the log, not to the client. An unsafe path
+    reaching an RPC is a bug, though."""
+    if isinstance(exc, UnsafePathError):
+        return _internal(exc)
+    log.warning("file storage failed in an RPC handler: %s", exc)
+    return ApiError(grpc.StatusCode.UNAVAILABLE, "file storage is unavailable; try again later")
+
+
 async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ApiError) -> None:
     status = exc.to_status()
     await context.abort(status.code, status.details, status.trailing_metadata)
@@ -139,6 +175,8 @@ def unary(
             await _abort(context, exc)
         except (asyncio.CancelledError, grpc.aio.AbortError):
             raise
+        except StorageError as exc:
+            await _abort(context, _storage_failure(exc))
         except Exception as exc:
             await _abort(context, _internal(exc))
         raise AssertionError("unreachable: abort raises")
@@ -162,6 +200,8 @@ def streaming(
             await _abort(context, exc)
         except (asyncio.CancelledError, grpc.aio.AbortError):
             raise
+        except StorageError as exc:
+            await _abort(context, _storage_failure(exc))
         except Exception as exc:
             await _abort(context, _internal(exc))
 

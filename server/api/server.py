@@ -1,4 +1,5 @@
-"""The API's grpc.aio server: the sluice.v1 services, per-service health and reflection."""
+"""The API's grpc.aio server: the sluice.v1 services, per-service health (storage
+connectivity included, see storage_health) and reflection."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from sluice.v1 import (
     knowledge_base_pb2_grpc,
     knowledge_pb2,
     knowledge_pb2_grpc,
+    resource_pb2,
+    resource_pb2_grpc,
     search_pb2,
     search_pb2_grpc,
 )
@@ -17,12 +20,15 @@ from sluice.v1 import (
 from server.api.deps import ApiDeps
 from server.api.knowledge import KnowledgeServicer
 from server.api.knowledge_bases import KnowledgeBaseServicer
+from server.api.resources import ResourceServicer
 from server.api.search import SearchServicer
+from server.api.storage_health import start_storage_health
 
 SERVICE_NAMES = (
     knowledge_base_pb2.DESCRIPTOR.services_by_name["KnowledgeBaseService"].full_name,
     knowledge_pb2.DESCRIPTOR.services_by_name["KnowledgeService"].full_name,
     search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name,
+    resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name,
 )
 
 # A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
@@ -49,6 +55,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     )
     knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeServicer(deps), server)
     search_pb2_grpc.add_SearchServiceServicer_to_server(SearchServicer(deps), server)
+    resource_pb2_grpc.add_ResourceServiceServicer_to_server(ResourceServicer(deps), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):
@@ -65,4 +72,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     if port == 0:
         raise OSError(f"could not bind the API to {address}")
     await server.start()
+    await start_storage_health(
+        server, health_servicer, deps.ctx.files, deps.ctx.settings.storage_health_interval_s
+    )
     return server, port

@@ -14,7 +14,8 @@ from sluice.v1 import knowledge_pb2
 from server.api.auth import Identity
 from server.api.errors import invalid_argument, resource_exhausted
 from server.services.ingest import IngestService
-from storage.files.base import FileService, Upload
+from storage.files.backend_scoped import BackendScopedFileService
+from storage.files.base import Upload
 
 
 async def receive_upload(
@@ -22,15 +23,19 @@ async def receive_upload(
     *,
     identity: Identity,
     ingest: IngestService,
-    files: FileService,
+    files: BackendScopedFileService,
     max_bytes: int,
 ) -> knowledge_pb2.Knowledge:
     first = await anext(frames, None)
     if first is None or first.WhichOneof("frame") != "header":
         raise invalid_argument("frame", "the first frame must be a header")
     plan = await asyncio.to_thread(ingest.plan_upload, identity, first.header)
+    # Stored on the knowledge base's own backend instance when it is bound to one.
     upload = await asyncio.to_thread(
-        files.begin_upload, plan.tenant_id, plan.knowledge_id, plan.file_name
+        files.for_backend(plan.storage_backend_id).begin_upload,
+        plan.tenant_id,
+        plan.knowledge_id,
+        plan.file_name,
     )
     received = 0
     # Each frame is hashed and written (in a thread) while the next one is received: one

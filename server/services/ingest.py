@@ -1,5 +1,8 @@
 """Creating knowledges: gate, pre-checks, dedup, stored file, initial row, enqueue.
 
+A URL knowledge gets the same gate and pre-checks with nothing stored yet: the worker fetches
+it (see ``create_from_url``).
+
 The order follows the spec: check the extension → (stream to storage while hashing) →
 dedup by MD5 + type or name + size + type → publish the file → row pending/disabled →
 document:process. If enqueueing fails the row is marked failed; the file stays so a
@@ -25,11 +28,19 @@ from server.api.errors import (
 )
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.url_import import checked_import_url
+from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
 from storage.files.base import Upload
-from storage.files.keys import safe_file_name
+from storage.files.keys import content_type_of, safe_file_name
 from workers.context import WorkerContext
-from workers.extensions import UnsupportedFileType, validate_import_file_type
+from workers.extensions import (
+    WEB_PAGE_TYPE,
+    UnsupportedFileType,
+    file_type_of,
+    validate_import_file_type,
+)
 from workers.lifecycle.enqueue import enqueue_processing
+from workers.pipeline.download_gate import planned_download
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,8 @@ class UploadPlan:
     metadata: dict[str, str]
     enable_multimodel: bool
     overrides: dict[str, Any] = field(default_factory=dict)
+    # Where the file is stored: the knowledge base's backend instance ("" = the default).
+    storage_backend_id: str = ""
 
 
 class IngestService:
@@ -63,14 +76,7 @@ class IngestService:
         except UnsupportedFileType as exc:
             raise invalid_argument("header.file_name", str(exc)) from exc
         kb = self._kbs.get_row(identity, header.knowledge_base_id)
-        overrides = checked_overrides(header.process_config, "header.process_config")
-        kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
-        multimodal = (
-            header.enable_multimodel
-            if header.HasField("enable_multimodel")
-            else kb_config.enable_multimodel
-        )
-        precheck_models(file_type, multimodal, kb_config, header.process_config)
+        overrides, multimodal = _processing_choice(kb, header, file_type, "header.process_config")
         return UploadPlan(
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
@@ -82,6 +88,7 @@ class IngestService:
             metadata=dict(header.metadata),
             enable_multimodel=multimodal,
             overrides=overrides,
+            storage_backend_id=self._kbs.storage_backend_of(kb),
         )
 
     def finish_upload(self, plan: UploadPlan, upload: Upload) -> knowledge_pb2.Knowledge:
@@ -98,6 +105,15 @@ class IngestService:
             upload.abort()
             raise _duplicate(plan, existing)
         stored = upload.commit()
+        # The row keeps the catalog's stable reference, not the path: storage may move.
+        original = self._ctx.catalog.register(
+            stored.path,
+            tenant_id=plan.tenant_id,
+            size=stored.size,
+            content_type=content_type_of(plan.file_name),
+            owner_type=KNOWLEDGE_ORIGINAL,
+            owner_id=plan.knowledge_id,
+        )
         # Checked again atomically with the insert: an identical upload may have finished
         # while this one was being published.
         row, created = self._ctx.knowledges.create_unless_duplicate(
@@ -110,7 +126,7 @@ class IngestService:
             file_type=plan.file_type,
             file_size=stored.size,
             file_hash=stored.md5,
-            file_path=stored.path,
+            file_path=original.ref,
             storage_size=stored.size,
             parse_status="pending",
             enable_status="disabled",
@@ -122,8 +138,53 @@ class IngestService:
             enable_multimodel=plan.enable_multimodel,
         )
         if not created:
-            self._ctx.files.delete(stored.path)
+            self._ctx.catalog.discard(original.ref)
             raise _duplicate(plan, row)
+        return self._enqueue(row)
+
+    def create_from_url(
+        self, identity: Identity, request: knowledge_pb2.CreateFromURLRequest
+    ) -> knowledge_pb2.Knowledge:
+        """A URL knowledge, fetched later by the worker: the SSRF check (the service's own,
+        whoever called it), the gate's verdict — a file to download or a web page — the
+        pre-checks an upload of that type gets, then the row unless the knowledge base
+        already imports this URL (normalized; failed and deleting rows do not count)."""
+        url = checked_import_url(request.url, self._ctx.settings)
+        kb = self._kbs.get_row(identity, request.knowledge_base_id)
+        try:
+            download = planned_download(url.normalized, request.file_name, request.file_type)
+        except UnsupportedFileType as exc:
+            raise invalid_argument(_gate_field(request), str(exc)) from exc
+        file_type = download.file_type if download is not None else WEB_PAGE_TYPE
+        overrides, multimodal = _processing_choice(kb, request, file_type, "process_config")
+        if download is not None:
+            self._kbs.storage_backend_of(kb)  # its backend must still be configured
+        row, created = self._ctx.knowledges.create_unless_url_duplicate(
+            id=str(uuid.uuid4()),
+            tenant_id=kb.tenant_id,
+            knowledge_base_id=kb.id,
+            type="url",
+            source=url.normalized,
+            # A page without a given title shows its URL until the worker reads its <title>.
+            title=request.title.strip() or (download.file_name if download else url.normalized),
+            file_name=download.file_name if download is not None else "",
+            file_type=file_type,
+            parse_status="pending",
+            enable_status="disabled",
+            summary_status="none",
+            channel=request.channel,
+            attempt=1,
+            process_overrides=overrides,
+            enable_multimodel=multimodal,
+        )
+        if not created:
+            raise already_exists(
+                "sluice.v1.Knowledge",
+                row.id,
+                f"URL {url.normalized!r} is already imported into this knowledge base as "
+                f"knowledge {row.id}",
+                convert.knowledge(row),
+            )
         return self._enqueue(row)
 
     def create_manual(
@@ -188,6 +249,32 @@ class IngestService:
         if enqueue_processing(self._ctx, row):
             return convert.knowledge(row)
         return convert.knowledge(self._ctx.knowledges.get(row.id))
+
+
+def _processing_choice(
+    kb: Any,
+    request: knowledge_pb2.FileHeader | knowledge_pb2.CreateFromURLRequest,
+    file_type: str,
+    field: str,
+) -> tuple[dict[str, Any], bool]:
+    """The overrides as stored and whether multimodal processing is on, after the checks
+    upload and URL import share (spec: resolveFileImportProcessConfig)."""
+    overrides = checked_overrides(request.process_config, field)
+    kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
+    multimodal = (
+        request.enable_multimodel
+        if request.HasField("enable_multimodel")
+        else kb_config.enable_multimodel
+    )
+    precheck_models(file_type, multimodal, kb_config, request.process_config)
+    return overrides, multimodal
+
+
+def _gate_field(request: knowledge_pb2.CreateFromURLRequest) -> str:
+    """The request field whose value the gate refused."""
+    if request.file_type.strip():
+        return "file_type"
+    return "file_name" if file_type_of(request.file_name) else "url"
 
 
 def _duplicate(plan: UploadPlan, existing: Any) -> ApiError:

@@ -93,6 +93,7 @@ class KnowledgeBaseService:
             raise invalid_argument("name", "is required and at most 255 characters")
         config = with_defaults(request.config)
         validate_config(config)
+        self._check_storage_backend(config)
         stored = convert.to_json(config)
         kb_type = knowledge_base_pb2.KnowledgeBaseType.Name(request.type or 1)
         try:
@@ -143,7 +144,10 @@ class KnowledgeBaseService:
             p.removeprefix("config.") for p in paths if p.startswith("config")
         ]
         if config_paths:
-            fields["config"] = self._merged_config(current, request.config, config_paths)
+            merged = self._merged_config(current, request.config, config_paths)
+            fields["config"] = convert.to_json(merged)
+            # Files stored so far stay where they are (their paths name their backend).
+            fields["storage_backend_id"] = merged.storage.backend_id
         if "name" in paths:
             if not request.name.strip():
                 raise invalid_argument("name", "is required")
@@ -160,7 +164,7 @@ class KnowledgeBaseService:
         current: config_pb2.KnowledgeBaseConfig,
         incoming: config_pb2.KnowledgeBaseConfig,
         paths: builtins.list[str],
-    ) -> dict[str, Any]:
+    ) -> config_pb2.KnowledgeBaseConfig:
         if "config" in paths:
             merged = with_defaults(incoming)
         else:
@@ -168,6 +172,7 @@ class KnowledgeBaseService:
             merged.CopyFrom(current)
             field_mask_pb2.FieldMask(paths=paths).MergeMessage(incoming, merged)
         validate_config(merged)
+        self._check_storage_backend(merged)
         if merged.embedding != current.embedding:
             # Vectors of another model live in another space: changing it would orphan them.
             raise failed_precondition(
@@ -175,7 +180,29 @@ class KnowledgeBaseService:
                 "config.embedding",
                 "the embedding model of a knowledge base cannot change; create a new one",
             )
-        return convert.to_json(merged)
+        return merged
+
+    def storage_backend_of(self, row: Any) -> str:
+        """The storage backend the knowledge base's new files go to ("" = the default);
+        FAILED_PRECONDITION if it is bound to a backend no longer configured."""
+        backend_id: str = row.storage_backend_id or ""
+        if backend_id and backend_id not in self._ctx.files.backend_ids:
+            raise failed_precondition(
+                "STORAGE_BACKEND_NOT_CONFIGURED",
+                row.id,
+                f"the knowledge base is bound to storage backend {backend_id!r}, which this "
+                f"deployment does not configure (configured: {_known_backends(self._ctx)})",
+            )
+        return backend_id
+
+    def _check_storage_backend(self, config: config_pb2.KnowledgeBaseConfig) -> None:
+        backend_id = config.storage.backend_id
+        if backend_id and backend_id not in self._ctx.files.backend_ids:
+            raise invalid_argument(
+                "config.storage.backend_id",
+                f"unknown storage backend {backend_id!r}; configured: "
+                f"{_known_backends(self._ctx)} (or empty for the default)",
+            )
 
     def delete(self, identity: Identity, kb_id: str) -> None:
         row = self.get_row(identity, kb_id)
@@ -186,6 +213,10 @@ class KnowledgeBaseService:
                 "the knowledge base still has knowledges; delete them first",
             )
         self._ctx.knowledge_bases.delete(None, row.id)
+
+
+def _known_backends(ctx: WorkerContext) -> str:
+    return ", ".join(ctx.files.backend_ids)
 
 
 def page_window(page_size: int, page_token: str) -> tuple[int, int]:

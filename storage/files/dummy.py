@@ -40,6 +40,9 @@ class DummyUpload:
 
 
 class DummyFileService:
+    def owns(self, path: str) -> bool:
+        return path.startswith(SCHEME)
+
     def begin_upload(self, tenant_id: str, knowledge_id: str, file_name: str) -> DummyUpload:
         return DummyUpload(SCHEME + original_key(tenant_id, knowledge_id, file_name))
 

@@ -7,6 +7,7 @@ Layout (spec: «Правила организации ключей объект�
 
 from __future__ import annotations
 
+import mimetypes
 import re
 import time
 import unicodedata
@@ -16,6 +17,8 @@ from pathlib import Path, PurePosixPath
 from storage.files.base import UnsafePathError
 
 MAX_NAME_BYTES = 200
+# S3's limit on a key's length, in bytes of UTF-8.
+MAX_OBJECT_KEY_BYTES = 1024
 EXPORTS_DIR = "exports"
 
 # Control, format (bidi overrides, zero-width), surrogate, private-use and unassigned.
@@ -53,6 +56,11 @@ def file_extension(name: str) -> str:
     return PurePosixPath(safe_file_name(name)).suffix
 
 
+def content_type_of(name: str) -> str:
+    """The MIME type a file name's extension suggests; application/octet-stream if none."""
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
 def original_key(tenant_id: str, knowledge_id: str, file_name: str) -> str:
     return (
         f"{_segment(tenant_id)}/{_segment(knowledge_id)}/"
@@ -81,6 +89,23 @@ def safe_path_under_base(base: Path, relative: str) -> Path:
     if target == root or not target.is_relative_to(root):
         raise UnsafePathError(f"path {relative!r} escapes the storage directory")
     return target
+
+
+def safe_object_key(key: str) -> str:
+    """``key`` itself, once checked to be a plain relative object key (the object-store
+    counterpart of ``safe_path_under_base``).
+
+    Object stores have no directories to escape, but a key read back from a path must still
+    be one this service could have written: no empty, "." or ".." parts, no leading slash,
+    no backslash, control or invisible characters, at most 1024 bytes of UTF-8.
+    """
+    if not key or len(key.encode("utf-8")) > MAX_OBJECT_KEY_BYTES or "\\" in key:
+        raise UnsafePathError(f"unsafe object key {key!r}")
+    if any(unicodedata.category(ch) in _DROPPED_CATEGORIES for ch in key):
+        raise UnsafePathError(f"unsafe object key {key!r}")
+    if any(part in ("", ".", "..") for part in key.split("/")):
+        raise UnsafePathError(f"unsafe object key {key!r}")
+    return key
 
 
 def _segment(value: str) -> str:

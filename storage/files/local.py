@@ -96,6 +96,9 @@ class LocalFileService:
         self._staging = self._base / STAGING_DIR
         self._public_base_url = public_base_url.rstrip("/") if public_base_url else None
 
+    def owns(self, path: str) -> bool:
+        return path.startswith(SCHEME)
+
     def begin_upload(self, tenant_id: str, knowledge_id: str, file_name: str) -> LocalUpload:
         return self._upload(original_key(tenant_id, knowledge_id, file_name))
 

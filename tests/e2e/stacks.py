@@ -50,8 +50,13 @@ def lite_stack(data_dir: Path, extra_env: dict[str, str] | None = None) -> Itera
 
 @contextmanager
 def full_stack(
-    data_dir: Path, workers: int = 2, extra_env: dict[str, str] | None = None
+    data_dir: Path,
+    workers: int = 2,
+    extra_env: dict[str, str] | None = None,
+    worker_env: dict[str, str] | None = None,
 ) -> Iterator[Stack]:
+    """``worker_env`` is laid over the environment of the worker processes only (a setting
+    the API and the workers disagree on, say)."""
     with ExitStack() as stack:
         database_url = stack.enter_context(postgres_database())
         prefix = stack.enter_context(redis_prefix())
@@ -96,7 +101,9 @@ def full_stack(
         port = int(processes["api"].wait_for_line(_LISTENING, timeout=120).group(1))
         for n in range(workers):
             processes[f"worker{n}"] = Process(
-                f"worker{n}", python("-m", "workers.main", "--name", f"{prefix}-w{n}"), env
+                f"worker{n}",
+                python("-m", "workers.main", "--name", f"{prefix}-w{n}"),
+                {**env, **(worker_env or {})},
             )
         processes["housekeeper"] = Process(
             "housekeeper", python("-m", "workers.housekeeping"), env

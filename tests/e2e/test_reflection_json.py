@@ -97,6 +97,20 @@ def test_readme_grpcurl_session(stack: Stack, tmp_path: Path) -> None:
             {"query": "how do I reset the pump?", "knowledge_base_ids": [kb_id]},
         )
         assert found["results"][0]["knowledgeId"] == knowledge_id
+        listed = api.unary(
+            "sluice.v1.ResourceService/ListResources", {"knowledge_id": knowledge_id}
+        )
+        assert [r["kind"] for r in listed["resources"]] == ["RESOURCE_KIND_ORIGINAL"]
+        grant = api.unary(
+            "sluice.v1.ResourceService/CreateAccessGrant",
+            {"knowledge_id": knowledge_id, "ttl_seconds": 600},
+        )
+        assert grant["path"] == f"/r/{grant['token']}"
+        frames = api.server_stream(
+            "sluice.v1.ResourceService/ReadResource", {"token": grant["token"]}
+        )
+        assert frames[0]["meta"]["fileName"] == "notes.md"
+        assert b"".join(base64.b64decode(f["data"]) for f in frames[1:]) == notes
         draft = api.unary(
             "sluice.v1.KnowledgeService/CreateManual",
             {

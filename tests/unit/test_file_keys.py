@@ -14,6 +14,7 @@ from storage.files.keys import (
     file_extension,
     original_key,
     safe_file_name,
+    safe_object_key,
     safe_path_under_base,
 )
 
@@ -132,3 +133,35 @@ def test_safe_path_under_base_rejects_symlink_escapes(tmp_path: Path) -> None:
     with pytest.raises(UnsafePathError):
         safe_path_under_base(base, "t/escape/secret.txt")
     assert safe_path_under_base(base, "t/inside/a.txt") == (base / "t" / "a.txt").resolve()
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["t/k/0123.pdf", "t/exports/图表 1_1722045600000000000.png", ".sluice-probe/abc", "a" * 1024],
+)
+def test_plain_object_keys_are_accepted(key: str) -> None:
+    assert safe_object_key(key) == key
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "",
+        "/etc/passwd",
+        "../../etc/passwd",
+        "t/../x",
+        "t/./x",
+        "t//x",
+        "t/",
+        "t\\..\\x",
+        "t/a\x00b",
+        "t/a\nb",
+        "t/evil\u202egpj.exe",
+        "t/zero\u200bwidth",
+        "a" * 1025,
+        "я" * 513,
+    ],
+)
+def test_object_keys_that_could_not_have_been_written_are_refused(key: str) -> None:
+    with pytest.raises(UnsafePathError):
+        safe_object_key(key)

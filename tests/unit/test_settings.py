@@ -63,3 +63,36 @@ def test_document_process_tasks_wait_the_configured_delays_between_retries() -> 
     )
     spec = task_specs.document_process(settings, payload)
     assert [spec.retry_delay(k) for k in range(1, spec.max_retries + 1)] == [3, 7, 7]
+
+
+def test_url_import_limits_default_to_the_upload_cap_and_refuse_non_positive_values() -> None:
+    settings = Settings.from_env(env={"SLUICE_MAX_UPLOAD_BYTES": "5000"})
+    assert settings.url_download_max_bytes == 5000
+    assert (settings.url_page_max_bytes, settings.url_import_timeout_s) == (20 << 20, 600.0)
+    tuned = Settings.from_env(env={
+        "SLUICE_URL_DOWNLOAD_MAX_BYTES": "700", "SLUICE_URL_CONNECT_TIMEOUT_S": "2.5",
+        "SLUICE_SSRF_ALLOW_HOSTS": "files.intranet, 10.0.0.7",
+    })
+    assert (tuned.url_download_max_bytes, tuned.url_connect_timeout_s) == (700, 2.5)
+    assert tuned.url_policy.allow_hosts == frozenset({"files.intranet", "10.0.0.7"})
+    for name in ("SLUICE_URL_DOWNLOAD_MAX_BYTES", "SLUICE_URL_PAGE_MAX_BYTES",
+                 "SLUICE_URL_IMPORT_TIMEOUT_S", "SLUICE_URL_CONNECT_TIMEOUT_S"):
+        with pytest.raises(SettingsError, match=f"{name} must be > 0"):
+            Settings.from_env(env={name: "0"})
+
+
+def test_access_grant_lifetimes_default_to_15_minutes_and_a_day_and_must_be_ordered() -> None:
+    settings = Settings.from_env(env={})
+    assert (settings.grant_default_ttl_s, settings.grant_max_ttl_s) == (900, 86400)
+    assert settings.deleted_resource_retention_s == 7 * 86400
+    tuned = Settings.from_env(env={
+        "SLUICE_GRANT_DEFAULT_TTL": "60", "SLUICE_GRANT_MAX_TTL": "120",
+        "SLUICE_DELETED_RESOURCE_RETENTION": "0",
+    })
+    assert (tuned.grant_default_ttl_s, tuned.grant_max_ttl_s) == (60, 120)
+    assert tuned.deleted_resource_retention_s == 0
+    for env in ({"SLUICE_GRANT_DEFAULT_TTL": "0"}, {"SLUICE_GRANT_MAX_TTL": "600"}):
+        with pytest.raises(SettingsError, match="SLUICE_GRANT_DEFAULT_TTL must be > 0"):
+            Settings.from_env(env=env)
+    with pytest.raises(SettingsError, match="SLUICE_DELETED_RESOURCE_RETENTION"):
+        Settings.from_env(env={"SLUICE_DELETED_RESOURCE_RETENTION": "-1"})

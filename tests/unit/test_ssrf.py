@@ -27,6 +27,10 @@ REFUSED = [
     ("http://user:secret@8.8.8.8/", "credentials"),
     ("http://user@8.8.8.8/", "credentials"),
     ("http://8.8.8.8@127.0.0.1/", "credentials"),
+    ("http://example.com@127.0.0.1/", "credentials"),
+    ("http://127.0.0.1#@example.com/", "127.0.0.1 is a loopback"),
+    ("http://127.0.0.1?@example.com/", "127.0.0.1 is a loopback"),
+    ("http://127.0.0.1/#@example.com:80", "127.0.0.1 is a loopback"),
     ("http://evil.example\\@127.0.0.1/", "credentials"),
     ("http://127.0.0.1\\.evil.example/", "backslash"),
     ("http:///only/a/path", "no host"),
@@ -134,6 +138,24 @@ def test_the_request_target_keeps_path_and_query_but_not_the_fragment() -> None:
     validated = validate_url("http://8.8.8.8/a/b?c=1&d=2#frag", UrlPolicy(), resolver=_no_dns)
     assert (validated.target, validated.port, validated.scheme) == ("/a/b?c=1&d=2", 80, "http")
     assert validate_url("https://8.8.8.8", UrlPolicy(), resolver=_no_dns).target == "/"
+
+
+@pytest.mark.parametrize(
+    ("url", "normalized"),
+    [
+        ("HTTP://Example.COM:80/a/b?c=1#frag", "http://example.com/a/b?c=1"),
+        ("https://example.com.:443", "https://example.com/"),
+        ("https://example.com:8443/x", "https://example.com:8443/x"),
+        ("http://b\u00fccher.example/", "http://xn--bcher-kva.example/"),
+        ("http://134744072/", "http://8.8.8.8/"),
+        ("http://[2606:4700:4700:0:0:0:0:1111]:80/", "http://[2606:4700:4700::1111]/"),
+    ],
+)
+def test_every_spelling_of_a_url_has_one_normalized_form(url: str, normalized: str) -> None:
+    def public(host: str, port: int) -> list[str]:
+        return ["93.184.216.34"]
+
+    assert validate_url(url, UrlPolicy(), resolver=public).normalized == normalized
 
 
 def test_a_name_resolving_to_loopback_is_refused() -> None:

@@ -1,4 +1,4 @@
-"""One housekeeping round: the three sweeps, each isolated from the others' failures."""
+"""One housekeeping round: the four sweeps, each isolated from the others' failures."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from storage.db.models import utcnow
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers.context import WorkerContext
 from workers.housekeeping.deletions import sweep_deletions
+from workers.housekeeping.resources import sweep_resources
 from workers.housekeeping.stalled import sweep_stalled
 from workers.housekeeping.summaries import sweep_summaries
 
@@ -27,12 +28,14 @@ class RoundReport:
     stalled: Counter[str] = field(default_factory=Counter)
     summaries: Counter[str] = field(default_factory=Counter)
     deletions: Counter[str] = field(default_factory=Counter)
+    resources: Counter[str] = field(default_factory=Counter)
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         return {
             "stalled": dict(self.stalled),
             "summaries": dict(self.summaries),
             "deletions": dict(self.deletions),
+            "resources": dict(self.resources),
         }
 
 
@@ -43,6 +46,7 @@ def run_round(ctx: WorkerContext, now: datetime | None = None) -> RoundReport:
         stalled=_guarded("A (stuck documents)", sweep_stalled, ctx, repo, moment),
         summaries=_guarded("B (stuck summaries)", sweep_summaries, ctx, repo, moment),
         deletions=_guarded("C (stuck deletions)", sweep_deletions, ctx, repo, moment),
+        resources=_guarded("D (resource catalog)", sweep_resources, ctx, repo, moment),
     )
     acted = {
         name: counts

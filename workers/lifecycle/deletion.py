@@ -2,11 +2,14 @@
 
 1. mark them deleting (one guarded UPDATE): concurrent tasks stop writing, because every
    write of theirs is guarded on the row being theirs and processing, and List hides them;
+   their catalogued files are marked deleted, so no access grant opens them any more
+   (housekeeping lifts that mark again if it hands a stuck deletion back as failed);
 2. remove their queued tasks and tell running ones to stop;
 3. in parallel: index rows (one delete per embedding model, with every id), chunks,
    graph rows, queued wiki operations;
 4. tag links, then the rows themselves;
-5. last and best effort: the stored originals and every extracted image.
+5. last and best effort: the stored originals and every extracted image (their catalog
+   records stay, marked deleted, until housekeeping forgets them).
 
 Files go last so a failure before that leaves nothing pointing at a missing file, and the
 whole chain can run again on rows still marked deleting (every step is idempotent).
@@ -21,9 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from storage.db.models import Knowledge
+from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
-from workers.lifecycle.images import delete_files, remove_extracted_images
+from workers.lifecycle.files import remove_knowledge_files
 from workers.pipeline.state import IN_FLIGHT
 
 log = logging.getLogger(__name__)
@@ -36,6 +40,7 @@ def mark_deleting(ctx: WorkerContext, knowledge_ids: Sequence[str]) -> list[Know
     """Steps 1 and 2. Returns the rows this call marked, as they were before (a row
     already being deleted is not returned)."""
     marked = ctx.knowledges.mark_deleting(knowledge_ids)
+    ctx.catalog.mark_deleted(KNOWLEDGE_FILES, [row.id for row in marked])
     for row in marked:
         ctx.publisher.publish(
             ProgressEvent(row.id, row.attempt, "state", {"parse_status": "deleting"})
@@ -65,9 +70,8 @@ def delete_marked(ctx: WorkerContext, rows: Sequence[Knowledge]) -> None:
         future.result()  # the first failure stops the chain here: the rows stay deleting
     ctx.knowledges.delete_tag_links(ids)
     ctx.knowledges.delete_many(ids)
-    delete_files(ctx, [row.file_path for row in rows if row.file_path])
-    images = remove_extracted_images(ctx, ids)
-    log.info("deleted %d knowledges (%d extracted images)", len(ids), images)
+    files = remove_knowledge_files(ctx, rows)
+    log.info("deleted %d knowledges (%d stored files)", len(ids), files)
 
 
 def _ids_by_model(ctx: WorkerContext, rows: Sequence[Knowledge]) -> dict[str, list[str]]:

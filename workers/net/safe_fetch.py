@@ -8,6 +8,10 @@ anything is sent to it, at most ``policy.max_redirects`` of them. The body is re
 pieces up to ``max_bytes`` (an announced Content-Length over the cap is refused before
 reading), and ``timeout_s`` bounds the whole fetch, redirects included: a watchdog shuts the
 socket down when time is up, so a server dribbling bytes cannot hold a worker.
+``connect_timeout_s`` bounds each TCP connect on its own (an address that never answers).
+
+``fetch`` reads the body into memory (small things: an image); ``open_stream`` hands the
+body over piece by piece, so a large download can go straight to storage.
 """
 
 from __future__ import annotations
@@ -19,22 +23,30 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from email.message import Message
 from urllib.parse import urljoin
 
 from workers.net.ssrf import Resolver, UrlPolicy, ValidatedUrl, validate_url
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# Client errors a later attempt may not get: timeouts, "too early", rate limits.
+_TRANSIENT_CLIENT_ERRORS = frozenset({408, 425, 429})
 _READ_SIZE = 64 * 1024
 USER_AGENT = "sluice-fetch/1.0"
 
 
 class FetchError(ValueError):
-    """The fetch failed for a reason other than the SSRF policy (HTTP status, size, time...)."""
+    """The fetch failed for a reason other than the SSRF policy (HTTP status, size, time...).
 
-    def __init__(self, reason: str) -> None:
+    ``permanent``: the same request would fail the same way again (an HTTP 4xx, a body over
+    the cap, a redirect loop), so retrying it only delays the verdict."""
+
+    def __init__(self, reason: str, *, permanent: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.permanent = permanent
 
 
 @dataclass(frozen=True)
@@ -59,33 +71,136 @@ def fetch(
 
     ``tls`` replaces the default verifying context (an internal CA, say); ``resolver`` the
     system resolver."""
-    if max_bytes <= 0 or timeout_s <= 0:
-        raise ValueError("max_bytes and timeout_s must be > 0")
+    with open_stream(
+        url,
+        policy,
+        max_bytes=max_bytes,
+        timeout_s=timeout_s,
+        accept=accept,
+        resolver=resolver,
+        tls=tls,
+    ) as response:
+        data = b"".join(response.chunks())
+    return FetchedResource(url, response.final_url, response.content_type, data)
+
+
+class StreamedResponse:
+    """The 200 response ``open_stream`` reached: its headers now, its body as ``chunks()``."""
+
+    def __init__(
+        self,
+        url: str,
+        final_url: str,
+        response: http.client.HTTPResponse,
+        deadline: _Deadline,
+        max_bytes: int,
+        host: str,
+    ) -> None:
+        self.url = url
+        self.final_url = final_url
+        self.status = response.status
+        self.content_type, self.charset = _media_type(response.getheader("Content-Type") or "")
+        self.content_disposition = response.getheader("Content-Disposition") or ""
+        # Bytes of the body handed over so far.
+        self.received = 0
+        self._response = response
+        self._deadline = deadline
+        self._max_bytes = max_bytes
+        self._host = host
+
+    def chunks(self) -> Iterator[bytes]:
+        """The body in pieces of at most 64 KiB; FetchError past ``max_bytes`` (nothing
+        beyond the cap is ever handed over), on a broken connection or when time is up."""
+        while True:
+            self._deadline.check()
+            # One bounded read at a time, so the deadline is checked between them; never
+            # more than one byte past the cap, which is enough to know it was exceeded.
+            wanted = min(_READ_SIZE, self._max_bytes + 1 - self.received)
+            try:
+                piece = self._response.read1(wanted)
+            except (OSError, http.client.HTTPException) as exc:
+                self._deadline.check()
+                raise FetchError(f"{self._host}: {type(exc).__name__}: {exc}") from exc
+            if not piece:
+                self._deadline.check()  # a watchdog shutdown looks like the end of the body
+                return
+            if self.received + len(piece) > self._max_bytes:
+                raise FetchError(
+                    f"the body is over the {self._max_bytes}-byte cap", permanent=True
+                )
+            self.received += len(piece)
+            yield piece
+
+
+@contextlib.contextmanager
+def open_stream(
+    url: str,
+    policy: UrlPolicy,
+    *,
+    max_bytes: int,
+    timeout_s: float,
+    connect_timeout_s: float | None = None,
+    accept: str = "*/*",
+    resolver: Resolver | None = None,
+    tls: ssl.SSLContext | None = None,
+) -> Iterator[StreamedResponse]:
+    """GET ``url`` through its redirects to a 200 response, whose body the caller reads
+    inside the ``with``; SsrfBlocked or FetchError otherwise. The connection and the
+    deadline's watchdog last as long as the ``with``."""
+    connect_limit = timeout_s if connect_timeout_s is None else connect_timeout_s
+    if min(max_bytes, timeout_s, connect_limit) <= 0:
+        raise ValueError("max_bytes and the timeouts must be > 0")
     deadline = _Deadline(timeout_s)
     current = url
     for _hop in range(policy.max_redirects + 1):
         target = validate_url(current, policy, resolver=resolver)
-        connection = _connection(target, deadline.remaining(), tls)
+        connection = _connection(target, deadline.remaining(), connect_timeout_s, tls)
         with _Watchdog(connection, deadline):
             try:
-                response = _send(connection, target, accept, deadline)
+                try:
+                    response = _send(connection, target, accept, deadline)
+                except (OSError, http.client.HTTPException) as exc:
+                    deadline.check()
+                    raise FetchError(f"{target.host}: {type(exc).__name__}: {exc}") from exc
                 if response.status in _REDIRECTS:
                     location = response.getheader("Location")
                     if not location:
-                        raise FetchError(f"HTTP {response.status} redirect without a Location")
+                        raise FetchError(
+                            f"HTTP {response.status} redirect without a Location", permanent=True
+                        )
                     current = urljoin(current, location.strip())
                     continue
                 if response.status != 200:
-                    raise FetchError(f"HTTP {response.status} {response.reason}".strip())
-                data = _read_body(response, max_bytes, deadline)
-                content_type = response.getheader("Content-Type", "") or ""
-            except (OSError, http.client.HTTPException) as exc:
-                deadline.check()
-                raise FetchError(f"{target.host}: {type(exc).__name__}: {exc}") from exc
+                    raise _status_error(response)
+                _check_announced_length(response, max_bytes)
+                yield StreamedResponse(url, current, response, deadline, max_bytes, target.host)
+                return
             finally:
                 connection.close()
-        return FetchedResource(url, current, content_type.split(";")[0].strip().lower(), data)
-    raise FetchError(f"more than {policy.max_redirects} redirects")
+    raise FetchError(f"more than {policy.max_redirects} redirects", permanent=True)
+
+
+def _status_error(response: http.client.HTTPResponse) -> FetchError:
+    status = response.status
+    permanent = 400 <= status < 500 and status not in _TRANSIENT_CLIENT_ERRORS
+    return FetchError(f"HTTP {status} {response.reason}".strip(), permanent=permanent)
+
+
+def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) -> None:
+    announced = (response.getheader("Content-Length") or "").strip()
+    if announced.isdigit() and int(announced) > max_bytes:
+        raise FetchError(
+            f"the body is {int(announced)} bytes, over the {max_bytes}-byte cap", permanent=True
+        )
+
+
+def _media_type(header: str) -> tuple[str, str]:
+    """(media type, charset) of a Content-Type header, lower-case; "" for what is missing."""
+    if not header.strip():
+        return "", ""
+    parsed = Message()
+    parsed["Content-Type"] = header
+    return parsed.get_content_type(), (parsed.get_content_charset() or "").strip()
 
 
 class _Deadline:
@@ -108,24 +223,34 @@ class _Deadline:
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """Talks to ``host`` (Host header) over a socket opened to the validated addresses."""
 
-    def __init__(self, target: ValidatedUrl, timeout: float) -> None:
+    def __init__(
+        self, target: ValidatedUrl, timeout: float, connect_timeout: float | None
+    ) -> None:
         super().__init__(target.host, target.port, timeout=timeout)
         self._addresses = target.addresses
+        self._connect_timeout = connect_timeout
 
     def connect(self) -> None:
-        self.sock = _open_socket(self._addresses, self.port, self.timeout)
+        self.sock = _open_socket(self._addresses, self.port, self.timeout, self._connect_timeout)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """Like _PinnedHTTPConnection, with TLS verified against the host name, not the IP."""
 
-    def __init__(self, target: ValidatedUrl, timeout: float, tls: ssl.SSLContext) -> None:
+    def __init__(
+        self,
+        target: ValidatedUrl,
+        timeout: float,
+        connect_timeout: float | None,
+        tls: ssl.SSLContext,
+    ) -> None:
         self._tls = tls
         super().__init__(target.host, target.port, timeout=timeout, context=self._tls)
         self._addresses = target.addresses
+        self._connect_timeout = connect_timeout
 
     def connect(self) -> None:
-        raw = _open_socket(self._addresses, self.port, self.timeout)
+        raw = _open_socket(self._addresses, self.port, self.timeout, self._connect_timeout)
         try:
             self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
         except BaseException:
@@ -140,22 +265,30 @@ def _default_tls() -> ssl.SSLContext:
 
 
 def _connection(
-    target: ValidatedUrl, timeout: float, tls: ssl.SSLContext | None
+    target: ValidatedUrl,
+    timeout: float,
+    connect_timeout: float | None,
+    tls: ssl.SSLContext | None,
 ) -> http.client.HTTPConnection:
     if target.scheme == "https":
-        return _PinnedHTTPSConnection(target, timeout, tls or _default_tls())
-    return _PinnedHTTPConnection(target, timeout)
+        return _PinnedHTTPSConnection(target, timeout, connect_timeout, tls or _default_tls())
+    return _PinnedHTTPConnection(target, timeout, connect_timeout)
 
 
-def _open_socket(addresses: tuple[str, ...], port: int, timeout: float | None) -> socket.socket:
+def _open_socket(
+    addresses: tuple[str, ...], port: int, timeout: float | None, connect_timeout: float | None
+) -> socket.socket:
     """A TCP connection to the first validated address that answers."""
+    if connect_timeout is not None and timeout is not None:
+        connect_timeout = min(connect_timeout, timeout)
     last_error: OSError | None = None
     for address in addresses:
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         try:
-            sock.settimeout(timeout)
+            sock.settimeout(timeout if connect_timeout is None else connect_timeout)
             sock.connect((address, port))
+            sock.settimeout(timeout)
         except OSError as exc:
             sock.close()
             last_error = exc
@@ -180,24 +313,6 @@ def _send(
         },
     )
     return connection.getresponse()
-
-
-def _read_body(response: http.client.HTTPResponse, max_bytes: int, deadline: _Deadline) -> bytes:
-    announced = response.getheader("Content-Length")
-    if announced and announced.strip().isdigit() and int(announced) > max_bytes:
-        raise FetchError(f"the body is {int(announced)} bytes, over the {max_bytes}-byte cap")
-    body = bytearray()
-    while True:
-        deadline.check()
-        # One bounded read at a time, so the deadline is checked between them; never more
-        # than one byte past the cap, which is enough to know the cap was exceeded.
-        piece = response.read1(min(_READ_SIZE, max_bytes + 1 - len(body)))
-        if not piece:
-            deadline.check()  # a watchdog shutdown looks like the end of the body
-            return bytes(body)
-        body += piece
-        if len(body) > max_bytes:
-            raise FetchError(f"the body is over the {max_bytes}-byte cap")
 
 
 class _Watchdog:

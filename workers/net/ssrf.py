@@ -78,6 +78,10 @@ class ValidatedUrl:
     # Connect to these, in order, and to nothing else.
     addresses: tuple[str, ...]
     allow_listed: bool
+    # One spelling per resource: scheme and host lower-case, the host IDNA-encoded or the
+    # IP in its standard form, no default port, no fragment, "/" for an empty path — so
+    # "HTTP://Example.COM:80/a#x" and "http://example.com/a" compare equal.
+    normalized: str
 
 
 def validate_url(
@@ -122,6 +126,7 @@ def validate_url(
                     raise SsrfBlocked(f"{host} is {problem}")
                 raise SsrfBlocked(f"{host} resolves to {address}, {problem}")
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    authority = _url_host(host, literal) + ("" if port == _DEFAULT_PORTS[scheme] else f":{port}")
     return ValidatedUrl(
         url=url,
         scheme=scheme,
@@ -130,7 +135,16 @@ def validate_url(
         target=target,
         addresses=tuple(str(address) for address in addresses),
         allow_listed=allow_listed,
+        normalized=f"{scheme}://{authority}{target}",
     )
+
+
+def _url_host(host: str, literal: IPAddress | None) -> str:
+    if literal is None:
+        return host
+    if isinstance(literal, ipaddress.IPv4Address):
+        return str(literal)
+    return f"[{str(literal).replace('%', '%25')}]"
 
 
 def system_resolver(host: str, port: int) -> list[str]:

@@ -20,6 +20,24 @@ class DocReaderFailed(StageError):
     code = "DOCREADER_FAILED"
 
 
+class UrlRefused(StageError):
+    """The SSRF policy refused a URL knowledge's fetch (the worker's own check)."""
+
+    code = "URL_REFUSED"
+
+
+class UrlFetchFailed(StageError):
+    """A URL knowledge could not be fetched: network, HTTP status, size or time."""
+
+    code = "URL_FETCH_FAILED"
+
+
+class UnsupportedDownload(StageError):
+    """What a URL download delivered is a type the extension gate refuses."""
+
+    code = "UNSUPPORTED_FILE_TYPE"
+
+
 class ChunkingFailed(StageError):
     code = "CHUNKING_FAILED"
 

@@ -6,7 +6,8 @@ Following the spec («Извлечение и загрузка изображе�
    image's URL is kept, never the bytes of the whole set;
 2. images inline in the Markdown: ``data:`` URIs and base64 payloads in image links and
    ``<img src>``, and bare image data standing in the text;
-3. remote http(s) images, fetched under the SSRF policy from the settings.
+3. remote http(s) images, fetched under the SSRF policy from the settings (a web page's
+   relative links first made absolute against the page's URL).
 
 Icon-sized images (a side under 64 px, or under 512 bytes) are dropped, unless the docreader
 marks the image as the uploaded file itself (``is_original``); a dropped image's link
@@ -24,19 +25,20 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
+from storage.files.image_bytes import (
+    InvalidImageData,
+    decode_inline_image,
+    extension_for,
+    image_size,
+    sniff_image_type,
+)
 from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import FetchError, fetch
 from workers.net.ssrf import SsrfBlocked, UrlPolicy
-from workers.pipeline.image_data import (
-    InvalidImageData,
-    decode_inline_image,
-    extension_for,
-    image_dimensions,
-    sniff_image_type,
-)
 from workers.pipeline.markdown_images import ImageLink, find_bare_image_data, find_image_links
 from workers.settings import Settings
 
@@ -94,11 +96,17 @@ class DocumentImages:
     all in memory), then rewrites the Markdown once it is complete."""
 
     def __init__(
-        self, ctx: WorkerContext, knowledge: Any, *, before_fetch: Callable[[], None] = _no_check
+        self,
+        ctx: WorkerContext,
+        knowledge: Any,
+        *,
+        before_fetch: Callable[[], None] = _no_check,
+        base_url: str = "",
     ) -> None:
         # ``before_fetch`` runs before each remote fetch: a round told to stop raises there
-        # instead of fetching on for up to 30 fetch timeouts.
-        self._store = _ImageStore(ctx, knowledge, StoredImages(""), before_fetch)
+        # instead of fetching on for up to 30 fetch timeouts. ``base_url``: the web page the
+        # Markdown came from, against which its relative image links are fetched.
+        self._store = _ImageStore(ctx, knowledge, StoredImages(""), before_fetch, base_url)
         self._by_ref: dict[str, str] = {}
 
     def add(self, image: DocumentImage) -> None:
@@ -134,10 +142,13 @@ class _ImageStore:
         knowledge: Any,
         result: StoredImages,
         before_fetch: Callable[[], None] = _no_check,
+        base_url: str = "",
     ) -> None:
         self._before_fetch = before_fetch
+        self._base_url = base_url
         self._ctx = ctx
         self._knowledge = knowledge
+        self._files = ctx.files_for_knowledge_base(knowledge.knowledge_base_id)
         self.result = result
         self._by_digest: dict[str, str] = {}
         self._remote: dict[str, str | None] = {}
@@ -149,7 +160,7 @@ class _ImageStore:
     ) -> str:
         """The URL of the stored copy, or _DROP for an icon."""
         if not width or not height:
-            width, height = image_dimensions(data)
+            width, height = image_size(data)
         if not keep and _is_icon(len(data), width, height):
             self.result.icons_dropped += 1
             return _DROP
@@ -160,14 +171,14 @@ class _ImageStore:
         mime_type = mime_type or sniff_image_type(data) or "application/octet-stream"
         tenant_id, knowledge_id = self._knowledge.tenant_id, self._knowledge.id
         name = f"{knowledge_id}-{digest[:16]}.{extension_for(mime_type)}"
-        path = self._ctx.files.save_bytes(tenant_id, name, data)
-        self._ctx.resources.record(
+        path = self._files.save_bytes(tenant_id, name, data)
+        self._ctx.catalog.register(
+            path,
             tenant_id=tenant_id,
-            path=path,
-            owner_type=KNOWLEDGE_IMAGE,
-            owner_id=knowledge_id,
             size=len(data),
             content_type=mime_type,
+            owner_type=KNOWLEDGE_IMAGE,
+            owner_id=knowledge_id,
         )
         url = self._ctx.files.url(path)
         self.result.stored.append(StoredImage(url, path, width, height, mime_type, page))
@@ -185,6 +196,8 @@ class _ImageStore:
             return _DROP
         if inline is not None:
             return self.add(inline.data, inline.mime_type, 0, 0, 0, keep=False)
+        if self._base_url and not urlsplit(target).scheme:
+            target = urljoin(self._base_url, target)
         if target[:8].lower().startswith(("http://", "https://")):
             if target not in self._remote:
                 self._remote[target] = self._fetch(target)

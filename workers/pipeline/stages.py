@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from storage.db.repositories.chunks import NewChunk
 from workers.chunker import ChunkerConfig, split_markdown
@@ -21,6 +22,13 @@ from workers.pipeline.images import DocumentImages
 from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import SpanTracker
 from workers.pipeline.transcription import transcribe
+from workers.pipeline.url_source import (
+    PAGE_FILE_NAME,
+    PAGE_FILE_TYPE,
+    FetchedUrl,
+    fetch_url_knowledge,
+    record_page_title,
+)
 
 # Chunk ids are derived, not random, so a retried attempt rewrites the same rows and index
 # entries instead of adding new ones.
@@ -51,28 +59,41 @@ def read_document(
     knowledge: Any,
     config: EffectiveConfig,
 ) -> str:
-    """Stage docreader: the stored file → Markdown, images stored and linked. The call is
-    cancelled as soon as the round must stop, however long the parse would still take."""
+    """Stage docreader: the stored file (a URL knowledge's is fetched first) → Markdown,
+    images stored and linked. The call is cancelled as soon as the round must stop, however
+    long the parse would still take."""
     if knowledge.type == "manual":
         tracker.skip("docreader", "manual knowledge is Markdown already")
         return str(knowledge.content or "")
-    choice = config.parser_choice(knowledge.file_type)
+    is_url = knowledge.type == "url"
     tracker.begin(
         "docreader",
         {
             "file_name": knowledge.file_name,
             "file_type": knowledge.file_type,
-            "is_url": knowledge.type == "url",
-            "engine": choice.engine,
+            "is_url": is_url,
+            **({"url": knowledge.source} if is_url else {}),
+            "engine": config.parser_choice(knowledge.file_type).engine,
         },
     )
-    images = DocumentImages(ctx, knowledge, before_fetch=checkpoint.check)
+    fetched: FetchedUrl | None = None
+    if is_url:
+        fetched = fetch_url_knowledge(
+            ctx, knowledge, tracker.attempt, should_stop=checkpoint.should_stop
+        )
+        tracker.progress("docreader", fetched.fetch.span_fields())
+        knowledge = fetched.knowledge
+    # A download may turn out to be another type than planned; a page's type is "url".
+    choice = config.parser_choice(knowledge.file_type)
+    page_url = fetched.fetch.final_url if fetched is not None and fetched.page is not None else ""
+    images = DocumentImages(ctx, knowledge, before_fetch=checkpoint.check, base_url=page_url)
+    source, file_name, file_type = _document_source(ctx, knowledge, fetched)
     try:
-        with ctx.files.open(knowledge.file_path) as stream:
+        with source as stream:
             outcome = ctx.docreader.read_file(
                 stream,
-                file_name=knowledge.file_name,
-                file_type=knowledge.file_type,
+                file_name=file_name,
+                file_type=file_type,
                 config=ReadConfig(
                     engine=choice.engine,
                     options=choice.engine_options,
@@ -96,9 +117,12 @@ def read_document(
         markdown = transcribe(config, outcome, knowledge.file_name)
         checkpoint.check()
     stored = images.finish(markdown)
+    if fetched is not None:
+        record_page_title(ctx, knowledge, tracker.attempt, outcome.metadata)
     tracker.end(
         "docreader",
         {
+            **(fetched.fetch.span_fields() if fetched is not None else {}),
             "total_text_chars": len(stored.markdown),
             "image_count": len(stored.stored),
             "icons_dropped": stored.icons_dropped,
@@ -113,6 +137,16 @@ def read_document(
         },
     )
     return stored.markdown
+
+
+def _document_source(
+    ctx: WorkerContext, knowledge: Any, fetched: FetchedUrl | None
+) -> tuple[BinaryIO, str, str]:
+    """What the docreader reads, under which name and type: a fetched web page, else the
+    knowledge's stored file (its file_path a resource:// reference, or a plain path)."""
+    if fetched is not None and fetched.page is not None:
+        return io.BytesIO(fetched.page), PAGE_FILE_NAME, PAGE_FILE_TYPE
+    return ctx.catalog.open(knowledge.file_path), knowledge.file_name, knowledge.file_type
 
 
 def chunk_document(

@@ -80,6 +80,14 @@ def _upload(client: SluiceClient, args: argparse.Namespace) -> int:
     return _watch(client, knowledge.id, args.timeout) if args.watch else 0
 
 
+def _import_url(client: SluiceClient, args: argparse.Namespace) -> int:
+    knowledge = client.create_from_url(
+        args.kb_id, args.url, title=args.title, file_name=args.file_name, file_type=args.file_type
+    )
+    _out(to_json(knowledge))
+    return _watch(client, knowledge.id, args.timeout) if args.watch else 0
+
+
 def _manual(client: SluiceClient, args: argparse.Namespace) -> int:
     content = args.content if args.file is None else Path(args.file).read_text(encoding="utf-8")
     knowledge = client.create_manual(args.kb_id, args.title, content, publish=not args.draft)
@@ -145,6 +153,33 @@ def _cancel(client: SluiceClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def _resources(client: SluiceClient, args: argparse.Namespace) -> int:
+    for resource in client.list_resources(args.id):
+        _out(to_json_line(resource))
+    return 0
+
+
+def _grant(client: SluiceClient, args: argparse.Namespace) -> int:
+    # args.target is the server's address.
+    subject = (
+        {"resource_ref": args.subject}
+        if args.subject.startswith("resource://")
+        else {"knowledge_id": args.subject}
+    )
+    _out(to_json(client.create_access_grant(**subject, ttl_seconds=args.ttl)))
+    return 0
+
+
+def _fetch(client: SluiceClient, args: argparse.Namespace) -> int:
+    if args.output is None:  # the bytes alone on stdout, for a pipe
+        client.download_resource(args.token, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+        return 0
+    meta = client.download_resource(args.token, args.output)
+    _out(f"wrote {meta.size} bytes of {meta.content_type} ({meta.file_name}) to {args.output}")
+    return 0
+
+
 def _batch_delete(client: SluiceClient, args: argparse.Namespace) -> int:
     result = client.batch_delete_knowledge(args.ids)
     _out(f"deleted {result.deleted}")
@@ -159,6 +194,7 @@ COMMANDS: dict[str, Command] = {
     "kb get": _kb_get,
     "kb delete": _kb_delete,
     "upload": _upload,
+    "import-url": _import_url,
     "manual": _manual,
     "get": _get,
     "list": _list,
@@ -170,6 +206,9 @@ COMMANDS: dict[str, Command] = {
     "reparse": _reparse,
     "cancel": _cancel,
     "batch-delete": _batch_delete,
+    "resources": _resources,
+    "grant": _grant,
+    "fetch": _fetch,
 }
 
 
@@ -215,6 +254,21 @@ def _add_knowledge_commands(commands: argparse._SubParsersAction[argparse.Argume
     )
     _add_watch_timeout(upload)
 
+    import_url = commands.add_parser(
+        "import-url", help="import a file or a web page from a URL (the server fetches it)"
+    )
+    import_url.add_argument("kb_id", metavar="KB_ID")
+    import_url.add_argument("url", metavar="URL")
+    import_url.add_argument("--title", default="", help="default: the page's or file's name")
+    import_url.add_argument(
+        "--file-name", default="", help="import as a file of this name (its extension counts)"
+    )
+    import_url.add_argument(
+        "--file-type", default="", help="import as a file of this type (e.g. pdf), not a page"
+    )
+    import_url.add_argument("--watch", action="store_true", help="follow the processing")
+    _add_watch_timeout(import_url)
+
     manual = commands.add_parser("manual", help="create a knowledge from Markdown text")
     manual.add_argument("kb_id", metavar="KB_ID")
     manual.add_argument("title", metavar="TITLE")
@@ -252,6 +306,23 @@ def _add_knowledge_commands(commands: argparse._SubParsersAction[argparse.Argume
 
     batch_delete = commands.add_parser("batch-delete", help="delete several knowledges")
     batch_delete.add_argument("ids", metavar="ID", nargs="+")
+
+    resources = commands.add_parser(
+        "resources", help="list a knowledge's stored files (original, extracted images)"
+    )
+    resources.add_argument("id", metavar="ID")
+
+    grant = commands.add_parser(
+        "grant", help="create an expiring token that opens a knowledge's original or an image"
+    )
+    grant.add_argument(
+        "subject", metavar="ID|REF", help="a knowledge id (its original) or a resource:// ref"
+    )
+    grant.add_argument("--ttl", type=int, default=0, help="seconds (default: the server's)")
+
+    fetch = commands.add_parser("fetch", help="download the file an access grant opens")
+    fetch.add_argument("token", metavar="TOKEN")
+    fetch.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
 
     search = commands.add_parser("search", help="search knowledge bases")
     search.add_argument("kb_ids", metavar="KB_ID[,KB_ID...]")

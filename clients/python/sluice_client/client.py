@@ -16,6 +16,7 @@ import grpc
 from sluice_client._channel import open_channel
 from sluice_client._proto.google.protobuf import FieldMask
 from sluice_client._proto.sluice import v1
+from sluice_client._resources import write_resource
 from sluice_client._upload import FileSource, file_frames, open_source
 from sluice_client.errors import (
     ProtocolError,
@@ -28,6 +29,7 @@ from sluice_client.errors import (
 # Called directly rather than through the generated stub, whose generator hides the call:
 # the client needs the call to give it a deadline and to cancel it when the caller stops.
 _WATCH_SPANS_METHOD = "/sluice.v1.KnowledgeService/WatchSpans"
+_READ_RESOURCE_METHOD = "/sluice.v1.ResourceService/ReadResource"
 
 # Reconnect backoff of wait_until_done, in seconds.
 _FIRST_RECONNECT_DELAY = 0.2
@@ -90,10 +92,16 @@ class SluiceClient:
         self._knowledge_bases = v1.KnowledgeBaseServiceStub(self._channel)
         self._knowledges = v1.KnowledgeServiceStub(self._channel)
         self._search = v1.SearchServiceStub(self._channel)
+        self._resources = v1.ResourceServiceStub(self._channel)
         self._watch_spans = self._channel.unary_stream(
             _WATCH_SPANS_METHOD,
             request_serializer=v1.WatchSpansRequest.SerializeToString,
             response_deserializer=v1.WatchSpansResponse.FromString,
+        )
+        self._read_resource = self._channel.unary_stream(
+            _READ_RESOURCE_METHOD,
+            request_serializer=v1.ReadResourceRequest.SerializeToString,
+            response_deserializer=v1.ReadResourceResponse.FromString,
         )
 
     def close(self) -> None:
@@ -197,6 +205,37 @@ class SluiceClient:
         with opened as stream:
             frames = file_frames(header, stream, chunk_size)
             response = _call(self._knowledges.create_from_file, frames)
+        return _required(response.knowledge, "knowledge")
+
+    def create_from_url(
+        self,
+        knowledge_base_id: str,
+        url: str,
+        *,
+        title: str = "",
+        file_name: str = "",
+        file_type: str = "",
+        tag_ids: Iterable[str] = (),
+        channel: str = "",
+        enable_multimodel: bool | None = None,
+        process_config: v1.ProcessConfig | None = None,
+    ) -> v1.Knowledge:
+        """A knowledge the server fetches from `url`: a file when the URL's extension (or the
+        `file_name` / `file_type` given) is an importable type, else a web page whose main
+        content is kept. The server refuses URLs its SSRF policy does not allow
+        (`InvalidArgument`) and a URL the knowledge base already imports (`AlreadyExists`)."""
+        request = v1.CreateFromUrlRequest(
+            knowledge_base_id=knowledge_base_id,
+            url=url,
+            file_name=file_name,
+            file_type=file_type,
+            enable_multimodel=enable_multimodel,
+            title=title,
+            tag_ids=list(tag_ids),
+            channel=channel,
+            process_config=process_config,
+        )
+        response = _call(self._knowledges.create_from_url, request)
         return _required(response.knowledge, "knowledge")
 
     def create_manual(
@@ -367,6 +406,48 @@ class SluiceClient:
             time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
             delay = min(delay * 2, _MAX_RECONNECT_DELAY)
         raise WaitTimeoutError(f"knowledge {knowledge_id} was not done after {timeout:g} s")
+
+    # Stored files and access grants
+
+    def list_resources(self, knowledge_id: str) -> list[v1.Resource]:
+        """The knowledge's stored files: its original first, then its extracted images."""
+        request = v1.ListResourcesRequest(knowledge_id=knowledge_id)
+        return _call(self._resources.list_resources, request).resources
+
+    def create_access_grant(
+        self, *, knowledge_id: str = "", resource_ref: str = "", ttl_seconds: int = 0
+    ) -> v1.CreateAccessGrantResponse:
+        """A token that opens the knowledge's original file, or the resource `resource_ref`
+        (an image from `list_resources`, say), for `ttl_seconds` (0: the server's default).
+        Whoever holds the token may read the file with `read_resource`, without an API key."""
+        if bool(knowledge_id) == bool(resource_ref):
+            raise ValueError("give exactly one of knowledge_id and resource_ref")
+        request = v1.CreateAccessGrantRequest(
+            knowledge_id=knowledge_id or None,
+            resource_ref=resource_ref or None,
+            ttl_seconds=ttl_seconds,
+        )
+        return _call(self._resources.create_access_grant, request)
+
+    def read_resource(
+        self, token: str, *, timeout: float | None = None
+    ) -> Iterator[v1.ReadResourceResponse]:
+        """The frames of the file a grant opens: its meta (`v1.Resource`), then its bytes
+        in pieces of at most 256 KiB. Leaving the loop early cancels the stream."""
+        request = v1.ReadResourceRequest(token=token)
+        with translated_rpc_errors():
+            call = self._read_resource(request, timeout=timeout)
+            try:
+                yield from call
+            finally:
+                call.cancel()
+
+    def download_resource(
+        self, token: str, destination: FileSource, *, timeout: float | None = None
+    ) -> v1.Resource:
+        """Writes the file a grant opens to `destination` (a path, or a binary stream the
+        caller keeps) as it arrives, never whole in memory; returns its meta."""
+        return write_resource(self.read_resource(token, timeout=timeout), destination)
 
     # Search
 

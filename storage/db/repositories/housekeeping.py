@@ -17,7 +17,8 @@ from sqlalchemy import and_, case, exists, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from storage.db.engine import Database
-from storage.db.models import Knowledge, Span, utcnow
+from storage.db.models import Knowledge, Span, StorageResource, utcnow
+from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.db.sql import affected_rows
 from storage.db.statuses import ParseStatus, SummaryStatus
 
@@ -160,7 +161,8 @@ class HousekeepingRepository:
 
     def fail_deletion(self, seen: Knowledge, message: str) -> bool:
         """A deletion that stopped half-way → failed, so the row shows up and can be deleted
-        again."""
+        again. Its files were not deleted yet (they go after the row), so their catalog
+        records are live again, in the same transaction."""
         statement = (
             update(Knowledge)
             .where(
@@ -175,8 +177,20 @@ class HousekeepingRepository:
             )
             .execution_options(synchronize_session=False)
         )
+        restore = (
+            update(StorageResource)
+            .where(
+                StorageResource.owner_type.in_(KNOWLEDGE_FILES),
+                StorageResource.owner_id == seen.id,
+            )
+            .values(deleted_at=None)
+            .execution_options(synchronize_session=False)
+        )
         with self._db.session() as session:
-            return affected_rows(session.execute(statement)) > 0
+            if affected_rows(session.execute(statement)) == 0:
+                return False
+            session.execute(restore)
+            return True
 
 
 def _unchanged_in_flight(

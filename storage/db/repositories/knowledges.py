@@ -29,7 +29,7 @@ from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Knowledge, KnowledgeTag, UTCDateTime, utcnow
 from storage.db.sql import affected_rows
-from storage.db.statuses import DEDUP_IGNORED, ParseStatus, SummaryStatus
+from storage.db.statuses import DEDUP_IGNORED, KnowledgeType, ParseStatus, SummaryStatus
 
 KnowledgePage = tuple[list[Knowledge], int]
 KnowledgeList = list[Knowledge]
@@ -101,6 +101,29 @@ class KnowledgeRepository:
             fields["file_name"],
             fields["file_size"],
         )
+        return self._insert_unless_found(query, fields)
+
+    def create_unless_url_duplicate(self, **fields: Any) -> tuple[Knowledge, bool]:
+        """Insert a URL knowledge unless the knowledge base already holds one for the same
+        (normalized) URL in ``source`` that is neither failed nor being deleted — one step,
+        like create_unless_duplicate. Returns the row and whether it is the new one."""
+        query = (
+            select(Knowledge)
+            .where(
+                Knowledge.tenant_id == fields["tenant_id"],
+                Knowledge.knowledge_base_id == fields["knowledge_base_id"],
+                Knowledge.type == KnowledgeType.URL,
+                Knowledge.source == fields["source"],
+                Knowledge.parse_status.not_in(sorted(DEDUP_IGNORED)),
+            )
+            .order_by(Knowledge.created_at, Knowledge.id)
+            .limit(1)
+        )
+        return self._insert_unless_found(query, fields)
+
+    def _insert_unless_found(
+        self, query: Select[Knowledge], fields: dict[str, Any]
+    ) -> tuple[Knowledge, bool]:
         with self._db.session() as session:
             if session.get_bind().dialect.name == "postgresql":
                 session.execute(

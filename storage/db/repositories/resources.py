@@ -1,22 +1,28 @@
-"""The resource catalog rows that record which stored files belong to what.
+"""The resource catalog's rows: which stored file each ``resource://{id}`` is, what owns it,
+and whether it has been deleted (the catalog itself is ``storage.files.resource_catalog``).
 
-Files a knowledge produces besides its original (the images its docreader extracted) are
-recorded here as they are stored, bound to their owner, so they can all be found and
-removed later without parsing Markdown or chunk metadata.
+A knowledge's files are bound to it under two owner types: its original (``KNOWLEDGE_ORIGINAL``)
+and every image its docreader extracted (``KNOWLEDGE_IMAGE``), so a reparse can remove the
+images alone and a delete can find them all, without parsing Markdown or chunk metadata.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 
 from storage.db.engine import Database
-from storage.db.models import StorageResource
+from storage.db.models import StorageResource, utcnow
 from storage.db.sql import affected_rows
 
-# An image extracted from a knowledge (its original file is on the knowledge row itself).
+# A knowledge's original file (the one its row's file_path refers to).
+KNOWLEDGE_ORIGINAL = "knowledge"
+# An image extracted from a knowledge.
 KNOWLEDGE_IMAGE = "knowledge_image"
+# Every file a knowledge owns.
+KNOWLEDGE_FILES = (KNOWLEDGE_ORIGINAL, KNOWLEDGE_IMAGE)
 
 
 class StorageResourceRepository:
@@ -32,9 +38,11 @@ class StorageResourceRepository:
         owner_id: str,
         size: int,
         content_type: str = "",
+        backend_id: str = "",
     ) -> StorageResource:
         resource = StorageResource(
             tenant_id=tenant_id,
+            backend_id=backend_id,
             path=path,
             owner_type=owner_type,
             owner_id=owner_id,
@@ -45,22 +53,73 @@ class StorageResourceRepository:
             session.add(resource)
         return resource
 
-    def paths_owned_by(self, owner_type: str, owner_ids: Sequence[str]) -> list[str]:
-        if not owner_ids:
+    def get(self, resource_id: str) -> StorageResource | None:
+        with self._db.session() as session:
+            return session.get(StorageResource, resource_id)
+
+    def owned_by(
+        self, owner_types: Sequence[str], owner_ids: Sequence[str], *, include_deleted: bool
+    ) -> list[StorageResource]:
+        """The owners' resources, oldest first."""
+        if not owner_ids or not owner_types:
             return []
         query = (
-            select(StorageResource.path)
+            select(StorageResource)
             .where(
-                StorageResource.owner_type == owner_type,
+                StorageResource.owner_type.in_(list(owner_types)),
                 StorageResource.owner_id.in_(list(owner_ids)),
             )
             .order_by(StorageResource.created_at, StorageResource.id)
+        )
+        if not include_deleted:
+            query = query.where(StorageResource.deleted_at.is_(None))
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def paths_owned_by(self, owner_type: str, owner_ids: Sequence[str]) -> list[str]:
+        return [r.path for r in self.owned_by((owner_type,), owner_ids, include_deleted=True)]
+
+    def bind(self, resource_id: str, owner_type: str, owner_id: str) -> bool:
+        """Give a live resource its owner; False when it is unknown or deleted."""
+        return self._update_live(resource_id, owner_type=owner_type, owner_id=owner_id)
+
+    def relocate(self, resource_id: str, backend_id: str, path: str) -> bool:
+        """Point a live resource at another stored file; False when it is unknown or deleted."""
+        return self._update_live(resource_id, backend_id=backend_id, path=path)
+
+    def mark_deleted(
+        self, owner_types: Sequence[str], owner_ids: Sequence[str], when: datetime | None = None
+    ) -> int:
+        """Mark the owners' live resources deleted (their rows stay, as tombstones)."""
+        if not owner_ids or not owner_types:
+            return 0
+        statement = (
+            update(StorageResource)
+            .where(
+                StorageResource.owner_type.in_(list(owner_types)),
+                StorageResource.owner_id.in_(list(owner_ids)),
+                StorageResource.deleted_at.is_(None),
+            )
+            .values(deleted_at=when or utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
+
+    def deleted_before(self, cutoff: datetime, limit: int) -> list[StorageResource]:
+        """Tombstones marked deleted at or before ``cutoff``, oldest first."""
+        query = (
+            select(StorageResource)
+            .where(StorageResource.deleted_at <= cutoff)
+            .order_by(StorageResource.deleted_at, StorageResource.id)
+            .limit(limit)
         )
         with self._db.session() as session:
             return list(session.scalars(query))
 
     def forget(self, owner_type: str, owner_ids: Sequence[str], paths: Sequence[str]) -> int:
-        """Drop the records of ``paths`` owned by ``owner_ids`` (once their files are gone)."""
+        """Drop the records of ``paths`` owned by ``owner_ids`` (once their files are gone);
+        their access grants go with them."""
         if not owner_ids or not paths:
             return 0
         statement = delete(StorageResource).where(
@@ -70,3 +129,20 @@ class StorageResourceRepository:
         )
         with self._db.session() as session:
             return affected_rows(session.execute(statement))
+
+    def forget_ids(self, resource_ids: Sequence[str]) -> int:
+        if not resource_ids:
+            return 0
+        statement = delete(StorageResource).where(StorageResource.id.in_(list(resource_ids)))
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
+
+    def _update_live(self, resource_id: str, **values: str) -> bool:
+        statement = (
+            update(StorageResource)
+            .where(StorageResource.id == resource_id, StorageResource.deleted_at.is_(None))
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement)) > 0

@@ -127,6 +127,20 @@ class FakeKnowledge(knowledge_pb2_grpc.KnowledgeServiceServicer):
             knowledges=[knowledge_pb2.Knowledge(id="k-1"), knowledge_pb2.Knowledge(id="k-2")]
         )
 
+    def CreateFromURL(
+        self, request: knowledge_pb2.CreateFromURLRequest, context: grpc.ServicerContext
+    ) -> knowledge_pb2.CreateFromURLResponse:
+        self.requests.append(request)
+        knowledge = knowledge_pb2.Knowledge(
+            id="k-1",
+            type=common_pb2.KNOWLEDGE_TYPE_URL,
+            source=request.url,
+            title=request.title or request.url,
+            file_type=request.file_type or "url",
+            parse_status=common_pb2.PARSE_STATUS_PENDING,
+        )
+        return knowledge_pb2.CreateFromURLResponse(knowledge=knowledge)
+
     def CreateManual(
         self, request: knowledge_pb2.CreateManualRequest, context: grpc.ServicerContext
     ) -> knowledge_pb2.CreateManualResponse:
@@ -296,6 +310,32 @@ def test_kb_create_sends_the_chunking_options(
     assert overlapped.config.chunking.HasField("chunk_overlap")
     assert not plain.HasField("config") and plain.description == "d"
     assert '"name": "HR"' in capsys.readouterr().out
+
+
+def test_import_url_sends_the_url_and_its_options_then_watches(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    servicer = fake_knowledge()
+    target = serve(servicer)
+
+    code = main([
+        "--target", target, "import-url", "kb-1", "https://example.org/get?id=7",
+        "--file-type", "pdf", "--title", "Q1 report", "--watch",
+    ])
+
+    out = capsys.readouterr().out
+    knowledge, end = json.JSONDecoder().raw_decode(out)
+    assert code == 0
+    (request,) = servicer.requests
+    assert isinstance(request, knowledge_pb2.CreateFromURLRequest)
+    assert (request.knowledge_base_id, request.url, request.file_type, request.title) == (
+        "kb-1", "https://example.org/get?id=7", "pdf", "Q1 report"
+    )
+    assert not request.file_name and not request.HasField("enable_multimodel")
+    assert (knowledge["type"], knowledge["source"]) == (
+        "KNOWLEDGE_TYPE_URL", "https://example.org/get?id=7"
+    )
+    assert out[end:].strip().splitlines()[-1] == "status: completed"
 
 
 def test_manual_from_a_file_as_a_draft(

@@ -1,0 +1,67 @@
+"""sluice.v1.ResourceService: a knowledge's stored files, access grants, and reading a
+resource by grant as a stream (the rules are in server.services.resources)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from sluice.v1 import resource_pb2 as pb
+from sluice.v1 import resource_pb2_grpc as pb_grpc
+
+from server.api.deps import ApiDeps
+from server.api.errors import not_found, streaming, unary
+from server.services.resources import RESOURCE_TYPE
+from storage.files.base import FileNotFoundInStorage
+
+Ctx = grpc.aio.ServicerContext[Any, Any]
+
+# Each data frame: small enough that a slow reader holds little of the file in memory,
+# large enough that framing costs nothing next to the bytes.
+READ_FRAME_BYTES = 256 << 10
+
+
+class ResourceServicer(pb_grpc.ResourceServiceServicer):
+    def __init__(self, deps: ApiDeps) -> None:
+        self._deps = deps
+        self._files = deps.ctx.files
+        self._service = deps.resources
+
+    @unary
+    async def ListResources(
+        self, request: pb.ListResourcesRequest, context: Ctx
+    ) -> pb.ListResourcesResponse:
+        identity = await self._deps.auth.identify(context)
+        resources = await asyncio.to_thread(
+            self._service.list_for_knowledge, identity, request.knowledge_id
+        )
+        return pb.ListResourcesResponse(resources=resources)
+
+    @unary
+    async def CreateAccessGrant(
+        self, request: pb.CreateAccessGrantRequest, context: Ctx
+    ) -> pb.CreateAccessGrantResponse:
+        identity = await self._deps.auth.identify(context)
+        return await asyncio.to_thread(self._service.create_grant, identity, request)
+
+    @streaming
+    async def ReadResource(
+        self, request: pb.ReadResourceRequest, context: Ctx
+    ) -> AsyncIterator[pb.ReadResourceResponse]:
+        # The token is the credential here: no API key is asked for (see services.resources).
+        meta, resource = await asyncio.to_thread(self._service.open_grant, request.token)
+        try:
+            stream = await asyncio.to_thread(self._files.open, resource.path)
+        except FileNotFoundInStorage as exc:
+            raise not_found(RESOURCE_TYPE, resource.ref) from exc
+        try:
+            # Opened before the meta frame, so a missing file fails the call before any frame.
+            yield pb.ReadResourceResponse(meta=meta)
+            # One frame read at a time, each sent before the next is read: the file is
+            # never in memory whole, whatever its size.
+            while data := await asyncio.to_thread(stream.read, READ_FRAME_BYTES):
+                yield pb.ReadResourceResponse(data=data)
+        finally:
+            stream.close()

@@ -1,0 +1,156 @@
+"""ResourceService's rules: which stored files a caller may list and grant, for how long,
+and what a presented token opens.
+
+Listing and granting are tenant-scoped like every other RPC (a knowledge or resource of
+another tenant, or of a knowledge being deleted, is NOT_FOUND). Reading needs no API key:
+the grant's token is the credential — issued to an identity that owned the resource, for
+that one resource, until it expires — which is what lets a grant be handed on. A token that
+opens nothing is PERMISSION_DENIED with ErrorInfo GRANT_UNKNOWN or GRANT_EXPIRED (an expired
+one reads as unknown once housekeeping has purged it); a deleted resource is NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+from sluice.v1 import resource_pb2
+
+from server.api import convert
+from server.api.auth import Identity
+from server.api.errors import (
+    failed_precondition,
+    invalid_argument,
+    not_found,
+    permission_denied,
+)
+from server.services.lookup import owned_knowledge
+from storage.db.models import Knowledge
+from storage.db.repositories.resources import (
+    KNOWLEDGE_FILES,
+    KNOWLEDGE_IMAGE,
+    KNOWLEDGE_ORIGINAL,
+)
+from storage.files.access_grants import GrantRefusal, GrantRefused
+from storage.files.resource_catalog import (
+    CatalogError,
+    DeletedResource,
+    Resource,
+    is_resource_ref,
+)
+from workers.context import WorkerContext
+
+RESOURCE_TYPE = "sluice.v1.Resource"
+_KINDS = {
+    KNOWLEDGE_ORIGINAL: resource_pb2.RESOURCE_KIND_ORIGINAL,
+    KNOWLEDGE_IMAGE: resource_pb2.RESOURCE_KIND_IMAGE,
+}
+_REFUSALS = {
+    GrantRefusal.UNKNOWN: ("GRANT_UNKNOWN", "no such access grant"),
+    GrantRefusal.EXPIRED: ("GRANT_EXPIRED", "the access grant has expired; ask for a new one"),
+}
+
+
+class ResourceCatalogService:
+    def __init__(self, ctx: WorkerContext) -> None:
+        self._ctx = ctx
+
+    def list_for_knowledge(
+        self, identity: Identity, knowledge_id: str
+    ) -> list[resource_pb2.Resource]:
+        row = owned_knowledge(self._ctx, identity, knowledge_id, "knowledge_id")
+        resources = self._ctx.catalog.owned_by(KNOWLEDGE_FILES, [row.id])
+        # The original first; the sort is stable, so the images stay oldest first.
+        resources.sort(key=lambda r: r.owner_type != KNOWLEDGE_ORIGINAL)
+        return [_message(r, row) for r in resources]
+
+    def create_grant(
+        self, identity: Identity, request: resource_pb2.CreateAccessGrantRequest
+    ) -> resource_pb2.CreateAccessGrantResponse:
+        ttl_s = self._ttl(request.ttl_seconds)
+        target = request.WhichOneof("target")
+        if target == "knowledge_id":
+            resource = self._original(identity, request.knowledge_id)
+        elif target == "resource_ref":
+            resource = self._owned(identity, request.resource_ref)
+        else:
+            raise invalid_argument("target", "give knowledge_id or resource_ref")
+        try:
+            grant = self._ctx.catalog.create_grant(resource.ref, ttl_s)
+        except DeletedResource as exc:  # deleted since it was read
+            raise not_found(RESOURCE_TYPE, exc.ref) from exc
+        return resource_pb2.CreateAccessGrantResponse(
+            token=grant.token,
+            expires_at=convert.timestamp(grant.expires_at),
+            path=grant.path,
+            resource=_message(resource, self._owner(resource)),
+        )
+
+    def open_grant(self, token: str) -> tuple[resource_pb2.Resource, Resource]:
+        """The meta frame and the resource a token opens right now."""
+        if not token:
+            raise invalid_argument("token", "is required")
+        try:
+            resource = self._ctx.catalog.check_grant(token)
+        except GrantRefused as exc:
+            reason, description = _REFUSALS[exc.reason]
+            raise permission_denied(reason, "token", description) from exc
+        except DeletedResource as exc:
+            raise not_found(RESOURCE_TYPE, exc.ref) from exc
+        return _message(resource, self._owner(resource)), resource
+
+    def _ttl(self, requested: int) -> int:
+        settings = self._ctx.settings
+        if requested == 0:
+            return settings.grant_default_ttl_s
+        if not 0 < requested <= settings.grant_max_ttl_s:
+            raise invalid_argument(
+                "ttl_seconds",
+                f"must be between 1 and {settings.grant_max_ttl_s} seconds "
+                f"(0: the default, {settings.grant_default_ttl_s})",
+            )
+        return requested
+
+    def _original(self, identity: Identity, knowledge_id: str) -> Resource:
+        row = owned_knowledge(self._ctx, identity, knowledge_id, "knowledge_id")
+        if not is_resource_ref(row.file_path):
+            raise failed_precondition(
+                "NO_CATALOGUED_ORIGINAL",
+                row.id,
+                "the knowledge has no original file in the resource catalog "
+                "(manual text, a web page, or a file stored before the catalog)",
+            )
+        return self._live(row.file_path)
+
+    def _owned(self, identity: Identity, ref: str) -> Resource:
+        if not is_resource_ref(ref):
+            raise invalid_argument("resource_ref", "must be a resource://{id} reference")
+        resource = self._live(ref)
+        if not identity.owns(resource.tenant_id):
+            raise not_found(RESOURCE_TYPE, ref)
+        return resource
+
+    def _live(self, ref: str) -> Resource:
+        try:
+            return self._ctx.catalog.get(ref)
+        except CatalogError as exc:
+            raise not_found(RESOURCE_TYPE, ref) from exc
+
+    def _owner(self, resource: Resource) -> Knowledge | None:
+        """The knowledge an original belongs to (it names the file); None for the rest."""
+        if resource.owner_type != KNOWLEDGE_ORIGINAL:
+            return None
+        return self._ctx.knowledges.get(resource.owner_id)
+
+
+def _message(resource: Resource, knowledge: Knowledge | None) -> resource_pb2.Resource:
+    if knowledge is not None and resource.owner_type == KNOWLEDGE_ORIGINAL:
+        file_name = knowledge.file_name
+    else:
+        file_name = resource.path.rsplit("/", 1)[-1]
+    return resource_pb2.Resource(
+        ref=resource.ref,
+        kind=_KINDS.get(resource.owner_type, resource_pb2.RESOURCE_KIND_UNSPECIFIED),
+        knowledge_id=resource.owner_id if resource.owner_type in KNOWLEDGE_FILES else "",
+        content_type=resource.content_type,
+        size=resource.size,
+        file_name=file_name,
+        created_at=convert.timestamp(resource.created_at),
+    )

@@ -1,0 +1,24 @@
+"""The check every CreateFromURL passes before anything is written: the URL against the SSRF
+policy. The API handler and the ingest service each call it (two of the spec's three lines;
+the worker checks again right before it fetches), so a service reached some other way is
+still guarded."""
+
+from __future__ import annotations
+
+from server.api.errors import invalid_argument, url_refused
+from workers.net.ssrf import Resolver, SsrfBlocked, ValidatedUrl, validate_url
+from workers.settings import Settings
+
+
+def checked_import_url(
+    url: str, settings: Settings, *, field: str = "url", resolver: Resolver | None = None
+) -> ValidatedUrl:
+    """The URL's verdict under the settings' policy (its host resolved by ``resolver``, the
+    system's by default); INVALID_ARGUMENT naming the rule when it is refused."""
+    url = url.strip()
+    if not url:
+        raise invalid_argument(field, "is required")
+    try:
+        return validate_url(url, settings.url_policy, resolver=resolver)
+    except SsrfBlocked as exc:
+        raise url_refused(field, exc.reason) from exc

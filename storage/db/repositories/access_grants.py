@@ -1,0 +1,42 @@
+"""Access grant rows: a token's digest, the resource it opens and until when.
+
+The rows hold digests, never tokens (see ``storage.files.access_grants``); a grant goes with
+its resource (ON DELETE CASCADE) when the resource's record is dropped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, select
+
+from storage.db.engine import Database
+from storage.db.models import AccessGrant, StorageResource
+from storage.db.sql import affected_rows
+
+
+class AccessGrantRepository:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(self, token_digest: str, resource_id: str, expires_at: datetime) -> AccessGrant:
+        grant = AccessGrant(token=token_digest, resource_id=resource_id, expires_at=expires_at)
+        with self._db.session() as session:
+            session.add(grant)
+        return grant
+
+    def find(self, token_digest: str) -> tuple[AccessGrant, StorageResource] | None:
+        """The grant and its resource, read together."""
+        query = (
+            select(AccessGrant, StorageResource)
+            .join(StorageResource, StorageResource.id == AccessGrant.resource_id)
+            .where(AccessGrant.token == token_digest)
+        )
+        with self._db.session() as session:
+            row = session.execute(query).one_or_none()
+        return None if row is None else (row[0], row[1])
+
+    def purge_expired(self, now: datetime) -> int:
+        statement = delete(AccessGrant).where(AccessGrant.expires_at <= now)
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))

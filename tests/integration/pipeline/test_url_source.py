@@ -1,0 +1,246 @@
+"""The worker's URL fetch on real parts: a real HTTP server, a migrated SQLite database and
+local storage. A download streams into storage and becomes the knowledge's original; a
+refused, oversize or stopped download leaves nothing behind; a web page arrives as HTML with
+its charset; and a URL that passed the API's check but resolves elsewhere by the time the
+worker fetches it (DNS rebinding between the two) is refused before any request is sent."""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.api.errors import ApiError
+from server.services.url_import import checked_import_url
+from storage.db.migrate import upgrade_to_head
+from storage.events.memory_bus import InMemoryEventBus
+from storage.queue.lite import LiteTaskQueue
+from tests.support.http_server import RecordingServer, Reply
+from workers.context import WorkerContext
+from workers.extensions import WEB_PAGE_TYPE
+from workers.pipeline.errors import (
+    Superseded,
+    UnsupportedDownload,
+    UrlFetchFailed,
+    UrlRefused,
+)
+from workers.pipeline.url_source import fetch_url_knowledge, record_page_title
+from workers.settings import Settings
+from workers.wiring import build_context
+
+CAP = 64 * 1024
+PDF = b"%PDF-1.4\n" + bytes(range(256)) * 100  # about 25 KiB
+RUSSIAN = "Смотритель маяка красит перила в бирюзовый цвет каждый апрель."
+
+
+def _reply(body: bytes, headers: dict[str, str]) -> Reply:
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return handle
+
+
+def _in_pieces(body: bytes, pieces: int) -> Reply:
+    """The body in separate writes a little apart, so a reader gets it in several pieces."""
+    size = -(-len(body) // pieces)
+
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        for start in range(0, len(body), size):
+            handler.wfile.write(body[start : start + size])
+            handler.wfile.flush()
+            time.sleep(0.05)
+
+    return handle
+
+
+def _not_found(handler: BaseHTTPRequestHandler) -> None:
+    handler.send_response(404)
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+
+
+@pytest.fixture
+def server() -> Iterator[RecordingServer]:
+    page = f"<html><head><title>Маяк</title></head><body><p>{RUSSIAN}</p></body></html>"
+    local = RecordingServer({
+        "/report.pdf": _reply(PDF, {"Content-Type": "application/pdf"}),
+        "/slow.pdf": _in_pieces(PDF, 4),
+        "/big.pdf": _reply(b"%PDF-1.4\n" + b"x" * (3 * CAP), {"Connection": "close"}),
+        "/setup.pdf": _reply(b"MZ\x90\x00\x03\x00\x00\x00" + bytes(4000), {}),
+        "/page": _reply(page.encode("cp1251"), {"Content-Type": "text/html; charset=windows-1251"}),
+    }, default=_not_found)
+    yield local
+    local.close()
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
+    settings = Settings.from_env(env={
+        "SLUICE_DATA_DIR": str(tmp_path),
+        "SLUICE_SSRF_ALLOW_HOSTS": "localhost",
+        "SLUICE_URL_DOWNLOAD_MAX_BYTES": str(CAP),
+        "SLUICE_URL_IMPORT_TIMEOUT_S": "10",
+    })
+    settings.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.database_url)
+    context = build_context(
+        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(),
+        docreader_target="127.0.0.1:9",
+    )
+    yield context
+    context.close()
+
+
+Make = Callable[..., Any]
+
+
+@pytest.fixture
+def make(ctx: WorkerContext) -> Make:
+    tenant = ctx.tenants.create_tenant("urls").id
+    kb = ctx.knowledge_bases.create(
+        tenant, "kb", description="", type="document", config={},
+        embedding_model_key="local/all-MiniLM-L6-v2/384", storage_backend_id="",
+    )
+
+    def knowledge(source: str, file_type: str, file_name: str = "", **fields: Any) -> Any:
+        return ctx.knowledges.create(
+            tenant_id=tenant, knowledge_base_id=kb.id, type="url", source=source,
+            title=fields.pop("title", file_name or source), file_name=file_name,
+            file_type=file_type, parse_status="processing", enable_status="disabled",
+            attempt=1, **fields,
+        )
+
+    return knowledge
+
+
+def _never() -> bool:
+    return False
+
+
+def _row(ctx: WorkerContext, knowledge_id: str) -> Any:
+    row = ctx.knowledges.get(knowledge_id)
+    assert row is not None
+    return row
+
+
+def _stored_files(ctx: WorkerContext) -> list[Path]:
+    return [p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()]
+
+
+def test_a_download_streams_into_storage_and_replaces_an_earlier_rounds_file(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    earlier = ctx.files.save_stream("t", "k", "old.pdf", [b"%PDF-1.4 earlier round"])
+    row = make(server.url("/report.pdf", host="localhost"), "pdf", "report.pdf",
+               file_path=earlier.path)
+    fetched = fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+    assert fetched.page is None
+    got = fetched.knowledge
+    assert (got.file_name, got.file_type, got.file_size) == ("report.pdf", "pdf", len(PDF))
+    assert got.file_hash == hashlib.md5(PDF).hexdigest()
+    assert ctx.files.read_bytes(got.file_path) == PDF
+    assert not ctx.files.exists(earlier.path), "the earlier round's download is gone"
+    assert fetched.fetch.span_fields() == {
+        "url": row.source, "final_url": row.source, "http_status": 200,
+        "content_type": "application/pdf", "bytes_fetched": len(PDF),
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "error", "message"),
+    [
+        ("/big.pdf", UrlFetchFailed, f"the body is over the {CAP}-byte cap"),
+        ("/setup.pdf", UnsupportedDownload,
+         "the download is a Windows executable, not a pdf file: file type 'exe' is not"),
+        ("/missing.pdf", UrlFetchFailed, "HTTP 404"),
+    ],
+)
+def test_a_failed_download_says_why_and_leaves_nothing_stored(
+    ctx: WorkerContext, make: Make, server: RecordingServer,
+    path: str, error: type[Exception], message: str,
+) -> None:
+    row = make(server.url(path, host="localhost"), "pdf", "a.pdf")
+    with pytest.raises(error, match=message) as failed:
+        fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+    assert getattr(failed.value, "permanent", None) is True
+    assert _stored_files(ctx) == []
+    assert _row(ctx, row.id).file_path == ""
+
+
+def test_a_round_told_to_stop_mid_download_stores_nothing(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    row = make(server.url("/slow.pdf", host="localhost"), "pdf", "report.pdf")
+    asked: list[bool] = []
+
+    def stop_after_the_first_piece() -> bool:
+        asked.append(True)
+        return len(asked) > 1
+
+    with pytest.raises(Superseded):
+        fetch_url_knowledge(ctx, row, 1, should_stop=stop_after_the_first_piece)
+    assert _stored_files(ctx) == []
+    # A round superseded while its file was being stored removes the file it stored.
+    ctx.knowledges.next_attempt(row.id)
+    with pytest.raises(Superseded):
+        fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+    assert _stored_files(ctx) == []
+    assert _row(ctx, row.id).file_path == ""
+
+
+def test_a_web_page_arrives_as_utf8_html_and_titles_its_knowledge(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    source = server.url("/page", host="localhost")
+    row = make(source, WEB_PAGE_TYPE)
+    fetched = fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+    assert fetched.page is not None
+    assert fetched.page.startswith(codecs.BOM_UTF8)
+    assert RUSSIAN in fetched.page.decode("utf-8-sig")
+    assert fetched.fetch.content_type == "text/html"
+    record_page_title(ctx, row, 1, {"title": "  Маяк \n на острове "})
+    assert _row(ctx, row.id).title == "Маяк на острове"
+    titled = make(server.url("/page?v=2", host="localhost"), WEB_PAGE_TYPE, title="Mine")
+    record_page_title(ctx, titled, 1, {"title": "Маяк"})
+    assert _row(ctx, titled.id).title == "Mine", "a given title is kept"
+
+
+def test_a_url_rebound_after_the_api_check_is_refused_by_the_worker(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    """The API checks the URL while its name answers a public address; by the time the
+    worker fetches, the name answers loopback (where the server listens). The worker's own
+    check refuses it, and nothing reaches the server."""
+    answers = [["93.184.216.34"], ["127.0.0.1"]]
+    asked: list[str] = []
+
+    def rebinding(host: str, port: int) -> list[str]:
+        asked.append(host)
+        return answers[min(len(asked), len(answers)) - 1]
+
+    url = f"http://rebind.example:{server.port}/report.pdf"
+    accepted = checked_import_url(url, ctx.settings, resolver=rebinding)
+    assert accepted.addresses == ("93.184.216.34",)
+    row = make(accepted.normalized, "pdf", "report.pdf")
+    with pytest.raises(UrlRefused, match=r"URL refused: rebind\.example resolves to 127\.0\.0\.1, "
+                       "a loopback address") as refused:
+        fetch_url_knowledge(ctx, row, 1, should_stop=_never, resolver=rebinding)
+    assert refused.value.permanent and refused.value.code == "URL_REFUSED"
+    assert server.requests == []
+    assert _stored_files(ctx) == []
+    # The API's own check refuses the rebound name the same way.
+    with pytest.raises(ApiError, match=r"refused by the SSRF policy: rebind\.example resolves"):
+        checked_import_url(url, ctx.settings, resolver=rebinding)

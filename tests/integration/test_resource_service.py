@@ -1,0 +1,132 @@
+"""ResourceService's rules in process: an upload's original enters the catalog (a duplicate
+leaves nothing behind), and listing and granting are scoped to the caller's tenant."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2
+
+from server.api.auth import Identity
+from server.api.errors import ApiError
+from server.services.ingest import IngestService
+from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.resources import ResourceCatalogService
+from storage.db.migrate import upgrade_to_head
+from storage.db.repositories.resources import KNOWLEDGE_FILES
+from storage.events.memory_bus import InMemoryEventBus
+from storage.files.resource_catalog import is_resource_ref
+from storage.queue.lite import LiteTaskQueue
+from workers.context import WorkerContext
+from workers.settings import Settings
+from workers.wiring import build_context
+
+NOTES = b"# Skerries\n\nThe skerry light is checked at dusk.\n"
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
+    settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
+    upgrade_to_head(settings.database_url)
+    context = build_context(
+        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
+    )
+    yield context
+    context.close()
+
+
+def _tenant(ctx: WorkerContext) -> Identity:
+    return Identity(ctx.tenants.create_tenant(f"t-{uuid.uuid4().hex[:6]}").id, is_admin=False)
+
+
+def _upload(ctx: WorkerContext, identity: Identity, kb_id: str, name: str) -> str:
+    ingest = IngestService(ctx, KnowledgeBaseService(ctx))
+    plan = ingest.plan_upload(
+        identity, knowledge_pb2.FileHeader(knowledge_base_id=kb_id, file_name=name)
+    )
+    upload = ctx.files.begin_upload(plan.tenant_id, plan.knowledge_id, plan.file_name)
+    upload.write(NOTES)
+    return ingest.finish_upload(plan, upload).id
+
+
+def _kb(ctx: WorkerContext, identity: Identity) -> str:
+    request = knowledge_base_pb2.CreateKnowledgeBaseRequest(name=f"kb-{uuid.uuid4().hex[:6]}")
+    return KnowledgeBaseService(ctx).create(identity, request).id
+
+
+def _refused(code: grpc.StatusCode, error: pytest.ExceptionInfo[ApiError]) -> None:
+    assert error.value.code == code, error.value.message
+
+
+def test_an_uploaded_original_is_catalogued_and_a_duplicate_leaves_nothing(
+    ctx: WorkerContext,
+) -> None:
+    owner = _tenant(ctx)
+    kb_id = _kb(ctx, owner)
+
+    knowledge_id = _upload(ctx, owner, kb_id, "skerries.md")
+
+    row = ctx.knowledges.get(knowledge_id)
+    assert row is not None and is_resource_ref(row.file_path)
+    original = ctx.catalog.get(row.file_path)
+    assert (original.owner_type, original.owner_id, original.size) == (
+        "knowledge", knowledge_id, len(NOTES)
+    )
+    with ctx.catalog.open(row.file_path) as stream:
+        assert stream.read() == NOTES
+    catalogued = ctx.catalog.owned_by(KNOWLEDGE_FILES, [knowledge_id])
+    stored = {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()}
+
+    with pytest.raises(ApiError) as duplicate:
+        _upload(ctx, owner, kb_id, "skerries.md")
+
+    _refused(grpc.StatusCode.ALREADY_EXISTS, duplicate)
+    assert ctx.catalog.owned_by(KNOWLEDGE_FILES, [knowledge_id]) == catalogued
+    assert {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()} == stored
+
+
+def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> None:
+    owner, stranger = _tenant(ctx), _tenant(ctx)
+    admin = Identity(stranger.tenant_id, is_admin=True)
+    knowledge_id = _upload(ctx, owner, _kb(ctx, owner), "skerries.md")
+    service = ResourceCatalogService(ctx)
+    [original] = service.list_for_knowledge(owner, knowledge_id)
+    by_knowledge = resource_pb2.CreateAccessGrantRequest(knowledge_id=knowledge_id)
+    by_ref = resource_pb2.CreateAccessGrantRequest(resource_ref=original.ref)
+
+    for request in (by_knowledge, by_ref):
+        with pytest.raises(ApiError) as hidden:
+            service.create_grant(stranger, request)
+        _refused(grpc.StatusCode.NOT_FOUND, hidden)
+        assert service.create_grant(owner, request).resource.ref == original.ref
+        assert service.create_grant(admin, request).resource.ref == original.ref
+    with pytest.raises(ApiError) as hidden:
+        service.list_for_knowledge(stranger, knowledge_id)
+    _refused(grpc.StatusCode.NOT_FOUND, hidden)
+
+    # The token alone opens it: whoever holds it reads, no identity asked.
+    grant = service.create_grant(owner, by_knowledge)
+    meta, resource = service.open_grant(grant.token)
+    assert (meta.ref, meta.file_name, meta.size) == (original.ref, "skerries.md", len(NOTES))
+    assert resource.path == ctx.catalog.physical_path(original.ref)
+    with pytest.raises(ApiError) as refused:
+        service.open_grant(grant.token + "x")
+    _refused(grpc.StatusCode.PERMISSION_DENIED, refused)
+    [info] = [d for d in refused.value.details if isinstance(d, error_details_pb2.ErrorInfo)]
+    assert info.reason == "GRANT_UNKNOWN"
+    with pytest.raises(ApiError) as malformed:
+        service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(resource_ref="x"))
+    _refused(grpc.StatusCode.INVALID_ARGUMENT, malformed)
+    with pytest.raises(ApiError) as no_target:
+        service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(ttl_seconds=60))
+    _refused(grpc.StatusCode.INVALID_ARGUMENT, no_target)
+    with pytest.raises(ApiError) as negative:
+        service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(
+            knowledge_id=knowledge_id, ttl_seconds=-1
+        ))
+    _refused(grpc.StatusCode.INVALID_ARGUMENT, negative)

@@ -1,0 +1,273 @@
+"""A URL knowledge's content, fetched by the worker right before the docreader reads it
+(spec: «Импорт по URL»; convert() checks the URL against the SSRF policy once more at this
+point — the third line against TOCTOU, after the API handler and the service).
+
+``source`` is fetched under the settings' SSRF policy through safe_fetch (validated, pinned
+addresses; every redirect validated again, a bounded number of them), within the URL import
+time limits. Then, as creation planned it:
+
+- a **file download** streams to storage through FileService as it arrives, never whole in
+  memory, capped at ``url_download_max_bytes``; the gate judges the response's headers and
+  first bytes before anything is stored (download_gate). The committed file becomes the
+  knowledge's original — name, type, size, hash, path — and is read like an uploaded file;
+  the file an earlier round downloaded is replaced.
+- a **web page** is read into memory, capped at ``url_page_max_bytes``, and handed to the
+  docreader as an HTML document, so the docreader never touches the network. A charset the
+  server declared only in its Content-Type travels as a UTF-8 byte-order mark, which the
+  docreader's HTML loader honours first, as a browser honours the header. The page's
+  <title> becomes the knowledge's title unless the caller gave one.
+
+What the fetch did (URL, final URL, status, bytes, content type) is returned for the span.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from storage.db.models import Knowledge
+from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
+from storage.db.statuses import ParseStatus
+from storage.files.base import StoredFile
+from storage.files.keys import content_type_of
+from storage.files.resource_catalog import is_resource_ref
+from workers.context import WorkerContext
+from workers.extensions import WEB_PAGE_TYPE, UnsupportedFileType
+from workers.net.safe_fetch import FetchError, StreamedResponse, open_stream
+from workers.net.ssrf import Resolver, SsrfBlocked
+from workers.pipeline.checkpoint import ROUND_STATUSES
+from workers.pipeline.download_gate import (
+    MAGIC_HEAD_BYTES,
+    DownloadName,
+    check_first_bytes,
+    check_page_type,
+    checked_download,
+)
+from workers.pipeline.errors import Superseded, UnsupportedDownload, UrlFetchFailed, UrlRefused
+
+STAGE = "docreader"
+# The name and type a web page is handed to the docreader under.
+PAGE_FILE_NAME = "page.html"
+PAGE_FILE_TYPE = "html"
+_PAGE_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_MAX_TITLE_CHARS = 1024
+
+
+@dataclass(frozen=True)
+class UrlFetch:
+    url: str
+    final_url: str
+    http_status: int
+    content_type: str
+    bytes: int
+
+    def span_fields(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "final_url": self.final_url,
+            "http_status": self.http_status,
+            "content_type": self.content_type,
+            "bytes_fetched": self.bytes,
+        }
+
+
+@dataclass(frozen=True)
+class FetchedUrl:
+    fetch: UrlFetch
+    # The row as the docreader reads it: a download's file fields are set.
+    knowledge: Knowledge
+    # A web page's HTML; None for a download (read from storage like an upload).
+    page: bytes | None = None
+
+
+def fetch_url_knowledge(
+    ctx: WorkerContext,
+    knowledge: Knowledge,
+    attempt: int,
+    *,
+    should_stop: Callable[[], bool],
+    resolver: Resolver | None = None,
+) -> FetchedUrl:
+    """Fetch ``knowledge.source`` for round ``attempt``: a StageError of the docreader stage
+    saying why it failed, or Superseded when the round must stop. ``resolver`` replaces the
+    system's DNS resolver."""
+    try:
+        if knowledge.file_type == WEB_PAGE_TYPE:
+            return _fetch_page(ctx, knowledge, should_stop, resolver)
+        return _download(ctx, knowledge, attempt, should_stop, resolver)
+    except SsrfBlocked as exc:
+        raise UrlRefused(STAGE, f"URL refused: {exc.reason}", permanent=True) from exc
+    except FetchError as exc:
+        raise UrlFetchFailed(
+            STAGE, f"fetching the URL failed: {exc.reason}", permanent=exc.permanent
+        ) from exc
+    except UnsupportedFileType as exc:
+        raise UnsupportedDownload(STAGE, str(exc), permanent=True) from exc
+
+
+def record_page_title(
+    ctx: WorkerContext, knowledge: Knowledge, attempt: int, metadata: Mapping[str, str]
+) -> None:
+    """A web page's <title> (from the docreader's metadata) becomes the knowledge's title,
+    unless the caller gave one: creation stores the URL as a placeholder title."""
+    title = " ".join(metadata.get("title", "").split())[:_MAX_TITLE_CHARS]
+    if knowledge.file_type == WEB_PAGE_TYPE and title and knowledge.title == knowledge.source:
+        ctx.knowledges.update_fields(knowledge.id, attempt=attempt, title=title)
+
+
+def _open(
+    ctx: WorkerContext, url: str, max_bytes: int, accept: str, resolver: Resolver | None
+) -> AbstractContextManager[StreamedResponse]:
+    settings = ctx.settings
+    return open_stream(
+        url,
+        settings.url_policy,
+        max_bytes=max_bytes,
+        timeout_s=settings.url_import_timeout_s,
+        connect_timeout_s=settings.url_connect_timeout_s,
+        accept=accept,
+        resolver=resolver,
+    )
+
+
+def _fetch_page(
+    ctx: WorkerContext,
+    knowledge: Knowledge,
+    should_stop: Callable[[], bool],
+    resolver: Resolver | None,
+) -> FetchedUrl:
+    url = knowledge.source
+    with _open(ctx, url, ctx.settings.url_page_max_bytes, _PAGE_ACCEPT, resolver) as response:
+        check_page_type(response.content_type)
+        html = b"".join(_pieces(response, should_stop, knowledge.id))
+    fetch = _fetch_record(url, response)
+    return FetchedUrl(fetch, knowledge, page=_with_declared_charset(html, response.charset))
+
+
+def _download(
+    ctx: WorkerContext,
+    knowledge: Knowledge,
+    attempt: int,
+    should_stop: Callable[[], bool],
+    resolver: Resolver | None,
+) -> FetchedUrl:
+    url = knowledge.source
+    planned = DownloadName(knowledge.file_name, knowledge.file_type)
+    with _open(ctx, url, ctx.settings.url_download_max_bytes, "*/*", resolver) as response:
+        name = checked_download(
+            planned,
+            final_url=response.final_url,
+            content_disposition=response.content_disposition,
+            content_type=response.content_type,
+        )
+        stored = _store(ctx, knowledge, name, _pieces(response, should_stop, knowledge.id))
+    return FetchedUrl(
+        _fetch_record(url, response), _record_download(ctx, knowledge, attempt, name, stored)
+    )
+
+
+def _pieces(
+    response: StreamedResponse, should_stop: Callable[[], bool], knowledge_id: str
+) -> Iterator[bytes]:
+    """The body, asking between pieces whether the round must stop."""
+    for piece in response.chunks():
+        if should_stop():
+            raise Superseded(knowledge_id)
+        yield piece
+
+
+def _store(
+    ctx: WorkerContext, knowledge: Knowledge, name: DownloadName, pieces: Iterator[bytes]
+) -> StoredFile:
+    """Stream the body to storage; its first bytes are held back until the gate passed them,
+    and anything refused or broken is aborted, so nothing of it stays behind."""
+    files = ctx.files_for_knowledge_base(knowledge.knowledge_base_id)
+    upload = files.begin_upload(knowledge.tenant_id, knowledge.id, name.file_name)
+    try:
+        head: bytes | None = b""
+        for piece in pieces:
+            if head is not None:
+                head += piece
+                if len(head) < MAGIC_HEAD_BYTES:
+                    continue
+                check_first_bytes(head, name.file_type)
+                piece, head = head, None
+            upload.write(piece)
+        if head is not None:  # a body shorter than the head
+            check_first_bytes(head, name.file_type)
+            upload.write(head)
+        return upload.commit()
+    except BaseException:
+        upload.abort()
+        raise
+
+
+def _record_download(
+    ctx: WorkerContext, knowledge: Knowledge, attempt: int, name: DownloadName, stored: StoredFile
+) -> Knowledge:
+    """Make the stored file the knowledge's original while the round is still current (else
+    the file is removed and the round stops); the previous round's download goes. Like an
+    upload's, the original is catalogued and the row keeps its stable reference."""
+    original = ctx.catalog.register(
+        stored.path,
+        tenant_id=knowledge.tenant_id,
+        size=stored.size,
+        content_type=content_type_of(name.file_name),
+        owner_type=KNOWLEDGE_ORIGINAL,
+        owner_id=knowledge.id,
+    )
+    fields: dict[str, Any] = {
+        "file_name": name.file_name,
+        "file_type": name.file_type,
+        "file_size": stored.size,
+        "file_hash": stored.md5,
+        "file_path": original.ref,
+        "storage_size": stored.size,
+    }
+    if knowledge.title == knowledge.file_name:  # the title was only the planned file name
+        fields["title"] = name.file_name
+    recorded = ctx.knowledges.transition(
+        knowledge.id,
+        from_statuses=ROUND_STATUSES,
+        to_status=ParseStatus.PROCESSING,
+        attempt=attempt,
+        **fields,
+    )
+    row = ctx.knowledges.get(knowledge.id) if recorded else None
+    if row is None:
+        ctx.catalog.discard(original.ref)
+        raise Superseded(knowledge.id)
+    _discard_previous(ctx, knowledge.file_path)
+    return row
+
+
+def _discard_previous(ctx: WorkerContext, path_or_ref: str) -> None:
+    """The previous round's download: its catalogue record and file (or a plain path's)."""
+    if not path_or_ref:
+        return
+    if is_resource_ref(path_or_ref):
+        ctx.catalog.discard(path_or_ref)
+    else:
+        ctx.files.delete(path_or_ref)
+
+
+def _fetch_record(url: str, response: StreamedResponse) -> UrlFetch:
+    return UrlFetch(
+        url, response.final_url, response.status, response.content_type, response.received
+    )
+
+
+def _with_declared_charset(html: bytes, charset: str) -> bytes:
+    """The page as UTF-8 behind a byte-order mark when the server declared a charset it
+    decodes with; as sent otherwise (the docreader's own detection decides)."""
+    if not charset or html.startswith(_BOMS):
+        return html
+    try:
+        text = html.decode(charset)
+    except (LookupError, UnicodeDecodeError):
+        return html
+    return codecs.BOM_UTF8 + text.encode("utf-8")
