@@ -1,53 +1,73 @@
 """What is not content in a page: code, widgets, navigation and page chrome; and the page's
 own description (title, language, meta description) read before anything is dropped.
 
-Dropping is done in C by ``etree.strip_elements`` so it costs next to nothing on big pages.
-Page ``header``/``footer`` elements are site chrome unless they sit inside ``main`` or
-``article``, where they usually hold the article's own title or notes.
+The converter skips never-content elements wherever it meets them, so the tree is only
+changed when the main content has to be found by measuring text (``main_content``): one pass
+over the body's elements (lexbor's own traversal, a tag id compared per element) finds them,
+and each is unlinked from the tree, its subtree with it. Page ``header``/``footer`` elements
+are site chrome unless they sit inside ``main`` or ``article``, where they usually hold the
+article's own title or notes.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from lxml import etree
+from server.docreader.html.tags import has_ancestor, tag_id, tag_ids
 
-NEVER_CONTENT = (
+NEVER_CONTENT = tag_ids((
     "script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "object",
-    "embed", "button", "select", "input", "textarea", "head",
-)
-_PAGE_CHROME = ("header", "footer")
-_CONTENT_ROOTS = ("main", "article")
-_DROPPED = "sluice-dropped"
-_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+    "embed", "button", "select", "input", "textarea",
+))
+_PAGE_CHROME = tag_ids(("header", "footer"))
+_CONTENT_ROOTS = tag_ids(("main", "article"))
+_TITLE, _META = tag_id("title"), tag_id("meta")
 
 
-def page_metadata(root: Any) -> dict[str, str]:
+def page_metadata(tree: LexborHTMLParser) -> dict[str, str]:
     metadata: dict[str, str] = {}
-    head = root.find("head")
-    if head is not None:
-        title = " ".join((head.findtext("title") or "").split())
-        if title:
-            metadata["title"] = title
-        for meta in head.iterchildren("meta"):
-            if str(meta.get("name", "")).lower() == "description":
-                description = " ".join(str(meta.get("content", "")).split())
+    head = tree.head
+    titled = described = False
+    for child in () if head is None else head.iter():
+        tag = child.tag_id
+        if tag == _TITLE and not titled:
+            titled = True
+            title = " ".join(child.text().split())
+            if title:
+                metadata["title"] = title
+        elif tag == _META and not described:
+            attributes = child.attrs
+            if (attributes.get("name") or "").lower() == "description":
+                described = True
+                description = " ".join((attributes.get("content") or "").split())
                 if description:
                     metadata["description"] = description
-                break
-    language = str(root.get("lang") or root.get(_XML_LANG) or "").strip()
-    if language:
-        metadata["language"] = language
+    root = tree.root
+    if root is not None:
+        attributes = root.attrs
+        language = (attributes.get("lang") or attributes.get("xml:lang") or "").strip()
+        if language:
+            metadata["language"] = language
     return metadata
 
 
-def drop_boilerplate(root: Any, *, page_chrome: bool) -> None:
-    """Remove never-content elements; with ``page_chrome``, also headers and footers that
-    are not inside ``main``/``article``. The text after a removed element is kept."""
-    if page_chrome:
-        for element in root.iter(*_PAGE_CHROME):
-            if next(element.iterancestors(*_CONTENT_ROOTS), None) is None:
-                # Renamed, then removed in the same C pass as the rest: lxml refuses to write
-                # back text holding control characters, so tails are never moved in Python.
-                element.tag = _DROPPED
-    etree.strip_elements(root, *NEVER_CONTENT, _DROPPED, with_tail=False)
+def drop_boilerplate(body: LexborNode) -> None:
+    """Remove never-content elements from ``body``, and headers and footers that are not
+    inside ``main``/``article``."""
+    dropped: list[LexborNode] = []
+    chrome: list[LexborNode] = []
+    for element in body.traverse():
+        tag = element.tag_id
+        if tag in NEVER_CONTENT:
+            dropped.append(element)
+        elif tag in _PAGE_CHROME:
+            chrome.append(element)
+    dropped.extend(element for element in chrome if not has_ancestor(element, _CONTENT_ROOTS))
+    for element in dropped:
+        # Unlinked, not freed: an element may sit inside another one dropped before it, and
+        # the document's memory is released as a whole.
+        element.decompose(recursive=False)
+    if dropped:
+        # The text before and after a dropped element must be one text node again: the
+        # parser never leaves two side by side, and the bulk reads count on it (text_only).
+        body.merge_text_nodes()

@@ -5,17 +5,21 @@ text and language of a code block."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from lxml import etree
+from selectolax.lexbor import LexborNode
+
+from server.docreader.html.tags import TEXT, tag_id
 
 _BACKTICKS = re.compile("`+")
 _TARGET_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "\n": "", "\t": ""})
+_BR, _CODE = tag_id("br"), tag_id("code")
 
 
 def indented(text: str, *, first: bool = True) -> str:
     """Every line of ``text`` indented by two spaces (the first too, unless ``first`` is
     False); empty lines stay empty so no line ends in spaces."""
+    if "\n" not in text:
+        return "  " + text if first and text else text
     lines = text.split("\n")
     start = 0 if first else 1
     for index in range(start, len(lines)):
@@ -43,13 +47,14 @@ def longest_backtick_run(text: str) -> int:
     return max(map(len, _BACKTICKS.findall(text)), default=0)
 
 
-def code_language(pre: Any) -> str:
+def code_language(pre: LexborNode) -> str:
     """The language of a ``<pre>`` block from ``language-x``/``lang-x`` classes on it or on
-    its ``<code>`` child; "" when none."""
-    for node in (pre, pre.find("code")):
+    its first ``<code>`` child; "" when none."""
+    code = next((child for child in pre.iter() if child.tag_id == _CODE), None)
+    for node in (pre, code):
         if node is None:
             continue
-        for name in str(node.get("class") or "").split():
+        for name in (node.attrs.get("class") or "").split():
             if name.startswith("language-"):
                 return name[len("language-"):]
             if name.startswith("lang-"):
@@ -57,18 +62,14 @@ def code_language(pre: Any) -> str:
     return ""
 
 
-def code_text(pre: Any) -> str:
+def code_text(pre: LexborNode) -> str:
     """The text of a ``<pre>`` block as written; a ``<br>`` inside (some sites break code
     lines with it) is a line break."""
-    if next(pre.iter("br"), None) is None:
-        return "".join(pre.itertext())
     parts: list[str] = []
-    for event, node in etree.iterwalk(pre, events=("start", "end")):
-        if event == "start":
-            if node.tag == "br":
-                parts.append("\n")
-            elif isinstance(node.tag, str) and node.text:
-                parts.append(node.text)
-        elif node is not pre and node.tail:
-            parts.append(node.tail)
+    for node in pre.traverse(include_text=True):
+        tag = node.tag_id
+        if tag == TEXT:
+            parts.append(node.text_content or "")
+        elif tag == _BR:
+            parts.append("\n")
     return "".join(parts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from server.docreader.html.cleanup import drop_boilerplate, page_metadata
+from server.docreader.html.cleanup import page_metadata
 from server.docreader.html.converter import ImageResolver, html_to_markdown
 from server.docreader.html.loading import parse_html
 from server.docreader.html.main_content import main_content
@@ -30,7 +30,6 @@ class ConvertedPage(NamedTuple):
 def convert_page(
     data: bytes, resolve_image: ImageResolver, *, declared_encoding: str | None = None
 ) -> ConvertedPage:
-    root = parse_html(data, declared_encoding=declared_encoding)
-    metadata = page_metadata(root)
-    drop_boilerplate(root, page_chrome=True)
-    return ConvertedPage(html_to_markdown(main_content(root), resolve_image), metadata)
+    tree = parse_html(data, declared_encoding=declared_encoding)
+    metadata = page_metadata(tree)
+    return ConvertedPage(html_to_markdown(main_content(tree), resolve_image), metadata)

@@ -1,51 +1,105 @@
 """An HTML table as a grid of cells: row order, and rowspan/colspan filled with the cell's text.
 
-Rows come from the table itself and its ``thead``/``tbody``/``tfoot`` sections (never from a
-nested table), header section first and footer last, so the first row is the header row
-whether the page marked it with ``<thead>``/``<th>`` or not. A spanning cell's text is
-repeated in every grid position it covers, so each row reads on its own. Spans are clamped
-(colspan to 1000, as browsers do; rowspan to the rows left) and the filled grid may grow to at
-most ``_FILL_FACTOR`` times the real cell count, so a few hostile spans cannot blow it up.
+Rows come from the table's ``thead``/``tbody``/``tfoot`` sections (the parser puts every row
+in one; never from a nested table), header section first and footer last, so the first row
+is the header row whether the page marked it with ``<thead>``/``<th>`` or not. A spanning
+cell's text is repeated in every grid position it covers, so each row reads on its own. Spans
+are clamped (colspan to 1000, as browsers do; rowspan to the rows left) and the filled grid
+may grow to at most ``_FILL_FACTOR`` times the real cell count, so a few hostile spans cannot
+blow it up.
+
+Most tables hold one piece of text in every cell; ``text_grid`` reads those with one call to
+lexbor, and the converter walks the others cell by cell.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from itertools import pairwise
 
-from lxml import etree
+from selectolax.lexbor import LexborNode
+
+from server.docreader.html.tags import tag_id, tag_ids
+from server.docreader.html.whitespace import PART_SEPARATOR, is_collapsed
 
 _MAX_COLSPAN = 1000
 _FILL_FACTOR = 20
 _FILL_MINIMUM = 10_000
-# One C-level check per table decides whether the span bookkeeping is needed at all.
-_HAS_SPANS = etree.XPath("boolean(.//td[@colspan or @rowspan] | .//th[@colspan or @rowspan])")
+
+_TR, _THEAD, _TBODY, _TFOOT = map(tag_id, ("tr", "thead", "tbody", "tfoot"))
+_CELLS = tag_ids(("td", "th"))
+_SECTIONS = (_THEAD, _TBODY, _TFOOT)
+_NO_TEXT = tag_ids(("colgroup", "col"))
 
 
-def table_rows(table: Any) -> list[Any]:
-    head: list[Any] = []
-    body: list[Any] = []
-    foot: list[Any] = []
-    for child in table.iterchildren("tr", "thead", "tbody", "tfoot"):
-        tag = child.tag
-        if tag == "tr":
+def table_rows(table: LexborNode) -> list[LexborNode]:
+    head: list[LexborNode] = []
+    body: list[LexborNode] = []
+    foot: list[LexborNode] = []
+    for child in table.iter():
+        tag = child.tag_id
+        if tag == _TR:
             body.append(child)
-        else:
-            rows = list(child.iterchildren("tr"))
-            (head if tag == "thead" else foot if tag == "tfoot" else body).extend(rows)
+        elif tag in _SECTIONS:
+            rows = [row for row in child.iter() if row.tag_id == _TR]
+            (head if tag == _THEAD else foot if tag == _TFOOT else body).extend(rows)
     return head + body + foot
 
 
-def row_cells(row: Any) -> list[Any]:
-    return list(row.iterchildren("td", "th"))
+def row_cells(row: LexborNode) -> list[LexborNode]:
+    return [cell for cell in row.iter() if cell.tag_id in _CELLS]
 
 
-def table_grid(
-    table: Any, rows: list[Any], cell_text: Callable[[Any], str]
-) -> list[list[str]]:
+def text_grid(table: LexborNode) -> list[list[str]] | None:
+    """The rows of cell text of a table whose every cell holds one piece of text (no element,
+    comment or span, not blank), whitespace collapsed; None for any other table.
+
+    One pass over the table's elements counts the cells of each row and checks them; one
+    ``text()`` call then returns all cell texts, joined by ``PART_SEPARATOR``. Between cells
+    and rows the parser leaves only whitespace (other text is moved out of the table), which
+    ``skip_empty`` drops, and no two text nodes are ever side by side (see ``text_only``), so
+    there is one piece per cell exactly when no cell is blank."""
+    starts: list[int] = []  # per row, in document order: the index of its first piece
+    heads: list[int] = []  # the rows (indexes into starts) of thead and tfoot sections
+    feet: list[int] = []
+    section: list[int] | None = None  # where the current section's rows go (None: tbody)
+    count = 0  # cells so far
+    # Module constants as locals: this loop runs once per cell of the page.
+    cells, tr, sections, no_text = _CELLS, _TR, _SECTIONS, _NO_TEXT
+    elements = table.traverse()  # elements and comments, no text nodes
+    next(elements)  # the table itself
+    for element in elements:
+        tag = element.tag_id
+        if tag in cells:
+            attributes = element.attributes  # an empty dict for most cells: cheap to ask
+            if attributes and ("colspan" in attributes or "rowspan" in attributes):
+                return None
+            count += 1
+        elif tag == tr:
+            if section is not None:
+                section.append(len(starts))
+            starts.append(count)
+        elif tag in sections:
+            section = heads if tag == _THEAD else feet if tag == _TFOOT else None
+        elif tag not in no_text:  # an element inside a cell, a caption, a comment
+            return None
+    text = table.text(separator=PART_SEPARATOR, skip_empty=True)
+    pieces = text.split(PART_SEPARATOR)
+    if not text or len(pieces) != count:
+        return None
+    if not is_collapsed(text, parts=count):
+        pieces = [" ".join(piece.split()) for piece in pieces]
+    starts.append(count)
+    grid = [pieces[start:end] for start, end in pairwise(starts)]
+    if heads or feet:  # header rows first, footer rows last, wherever they were written
+        outer = set(heads + feet)
+        body = [row for index, row in enumerate(grid) if index not in outer]
+        grid = [grid[index] for index in heads] + body + [grid[index] for index in feet]
+    return grid
+
+
+def table_grid(rows: list[LexborNode], cell_text: Callable[[LexborNode], str]) -> list[list[str]]:
     cells = [row_cells(row) for row in rows]
-    if not _HAS_SPANS(table):
-        return [[cell_text(cell) for cell in row] for row in cells]
     budget = max(_FILL_FACTOR * sum(map(len, cells)), _FILL_MINIMUM)
     grid: list[list[str]] = []
     # Column → the text of a cell spanning down into later rows, and how many rows it has left.
@@ -82,9 +136,10 @@ def _take(carried: dict[int, tuple[str, int]], column: int) -> str:
     return text
 
 
-def _spans(cell: Any, rows_left: int) -> tuple[int, int]:
-    colspan = cell.get("colspan")
-    rowspan = cell.get("rowspan")
+def _spans(cell: LexborNode, rows_left: int) -> tuple[int, int]:
+    attributes = cell.attributes
+    colspan = attributes.get("colspan")
+    rowspan = attributes.get("rowspan")
     if colspan is None and rowspan is None:
         return 1, 1
     columns = min(max(_number(colspan), 1), _MAX_COLSPAN)

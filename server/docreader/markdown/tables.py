@@ -15,14 +15,24 @@ from server.docreader.parsers.base import DocumentSink
 ROWS_PER_WRITE = 1_000
 
 
-def markdown_table(rows: Sequence[Sequence[str]], *, header: bool = True) -> str:
-    rows = [row for row in rows if any(cell.strip() for cell in row)]
+def markdown_table(
+    rows: Sequence[Sequence[str]], *, header: bool = True, collapsed: bool = False
+) -> str:
+    """``collapsed``: every cell is one line of text without whitespace at its ends (as the
+    HTML reader's plain cells are): a look at all cells at once then tells whether any needs
+    escaping, and a table that needs none is joined without a look at each cell."""
+    # Blank rows are left out (a blank collapsed cell is "").
+    rows = list(filter(any, rows)) if collapsed else [r for r in rows if "".join(r).strip()]
     if not rows:
         return ""
-    width = max(len(row) for row in rows)
+    width = max(map(len, rows))
     head, body = (rows[0], rows[1:]) if header else ([""] * width, rows)
+    if collapsed:
+        text = "".join(map("".join, rows))
+        if "|" not in text and "\\" not in text:
+            return _plain_table([head, ["---"] * width, *body], width)
     lines = [table_row(head, width), table_row(["---"] * width, width)]
-    lines.extend(table_row(row, width) for row in body)
+    lines += [table_row(row, width) for row in body]
     return "\n".join(lines)
 
 
@@ -43,8 +53,21 @@ def write_table(
 
 
 def table_row(cells: Sequence[str], width: int) -> str:
-    padded = [escape_cell(cell) for cell in cells] + [""] * (width - len(cells))
+    plain = "".join(cells)
+    if "|" in plain or "\\" in plain or "\n" in plain or "\r" in plain:
+        padded = [escape_cell(cell) for cell in cells]
+    else:  # the common row: nothing to escape in any cell, one look at them all tells
+        padded = [cell.strip() for cell in cells]
+    if len(padded) < width:
+        padded += [""] * (width - len(padded))
     return "| " + " | ".join(padded) + " |"
+
+
+def _plain_table(rows: list[Sequence[str]], width: int) -> str:
+    """The lines of rows whose cells need neither stripping nor escaping."""
+    if min(map(len, rows)) < width:
+        rows = [[*row, *[""] * (width - len(row))] for row in rows]
+    return "| " + " |\n| ".join(map(" | ".join, rows)) + " |"
 
 
 def escape_cell(value: str) -> str:

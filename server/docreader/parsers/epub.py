@@ -22,10 +22,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from server.docreader.errors import ParseError
-from server.docreader.html.cleanup import drop_boilerplate
 from server.docreader.html.converter import ImageResolver, html_to_markdown
 from server.docreader.html.images import add_image_bytes, data_uri_images
-from server.docreader.html.loading import parse_xhtml
+from server.docreader.html.loading import body, parse_xhtml
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
 from server.docreader.safety.xml import parse_xml
@@ -59,10 +58,8 @@ class EpubParser:
             for path in package.spine:
                 if not archive.has(path):  # a dangling spine entry: read the rest
                     continue
-                root = parse_xhtml(archive.read(path))
-                drop_boilerplate(root, page_chrome=False)
-                body = root.find("body")
-                markdown = html_to_markdown(root if body is None else body, images.resolver(path))
+                chapter = body(parse_xhtml(archive.read(path)))
+                markdown = html_to_markdown(chapter, images.resolver(path))
                 chapters += 1
                 if markdown:
                     sink.write(separator + markdown)

@@ -1,8 +1,9 @@
 """HTML → Markdown of the page's main content, with its data-URI images extracted.
 
-The conversion is ``server.docreader.html``: lxml parse, boilerplate dropped, main content
-chosen, one walk to Markdown. ``<img src="data:...">`` images become image refs; other image
-sources stay links. The title, ``lang`` and meta description go into the metadata.
+The conversion is ``server.docreader.html``: lexbor parse (as browsers do), main content
+chosen, one walk to Markdown with boilerplate skipped. ``<img src="data:...">`` images become
+image refs; other image sources stay links. The title, ``lang`` and meta description go into
+the metadata.
 """
 
 from __future__ import annotations
