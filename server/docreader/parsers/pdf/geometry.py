@@ -8,7 +8,9 @@ order is simply "top to bottom, left to right" whatever the page's rotation.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import NamedTuple, cast
 
 
 class Box(NamedTuple):
@@ -41,6 +43,10 @@ class Box(NamedTuple):
         )
 
 
+# Box(...) runs a Python-level __new__; hot loops build the tuple directly, twice as fast.
+make_box = cast(Callable[[tuple[float, float, float, float]], Box], partial(tuple.__new__, Box))
+
+
 def union_all(boxes: list[Box]) -> Box:
     result = boxes[0]
     for box in boxes[1:]:
@@ -58,6 +64,12 @@ class PageFrame:
         sideways = self._rotation in (90, 270)
         self.width = page_h if sideways else page_w
         self.height = page_w if sideways else page_h
+
+    @property
+    def upright_origin(self) -> tuple[float, float] | None:
+        """The PDF point shown at the top-left when the page is not rotated (display boxes
+        are then plain offsets from it, which hot loops compute inline), else None."""
+        return (self._left, self._top) if self._rotation == 0 else None
 
     def box(self, left: float, bottom: float, right: float, top: float) -> Box:
         """The display box of the PDF rectangle (left, bottom, right, top)."""

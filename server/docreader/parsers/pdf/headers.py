@@ -48,12 +48,22 @@ class Margins:
 def split_margins(pieces: list[Piece], others: list[Box], page_height: float) -> Margins:
     """Margin rows set apart from the body, which is the other pieces and ``others``."""
     top_limit, bottom_limit = _BAND * page_height, (1 - _BAND) * page_height
-    top_rows = group_rows(p for p in pieces if p.box.bottom <= top_limit)
-    bottom_rows = group_rows(p for p in pieces if p.box.top >= bottom_limit)
-    if not top_rows and not bottom_rows:
+    top_band: list[Piece] = []
+    bottom_band: list[Piece] = []
+    for piece in pieces:
+        _, top, _, bottom = piece.box
+        if bottom <= top_limit:
+            top_band.append(piece)
+        elif top >= bottom_limit:
+            bottom_band.append(piece)
+    if not top_band and not bottom_band:
         return Margins([], pieces, [])
+    top_rows = group_rows(top_band)
+    bottom_rows = group_rows(bottom_band)
     top_rows = top_rows[: _top_cut(top_rows, pieces, others)]
     bottom_rows = bottom_rows[_bottom_cut(bottom_rows, pieces, others) :]
+    if not top_rows and not bottom_rows:
+        return Margins([], pieces, [])
     taken = {id(piece) for row in (*top_rows, *bottom_rows) for piece in row}
     body = [piece for piece in pieces if id(piece) not in taken]
     if not body and not others:

@@ -26,7 +26,7 @@ class Line(NamedTuple):
 
 def group_lines(pieces: Iterable[Piece]) -> list[Line]:
     """Pieces that overlap vertically by half their height form a line, read left to right."""
-    return [_line(row) for row in group_rows(pieces)]
+    return [row_line(row) for row in group_rows(pieces)]
 
 
 def group_rows(pieces: Iterable[Piece]) -> list[list[Piece]]:
@@ -54,7 +54,8 @@ def group_rows(pieces: Iterable[Piece]) -> list[list[Piece]]:
     return rows
 
 
-def _line(row: list[Piece]) -> Line:
+def row_line(row: list[Piece]) -> Line:
+    """The line made of one row of pieces (see ``group_rows``)."""
     if len(row) == 1:
         return Line(*row[0])
     text = " ".join(piece.text for piece in row)
@@ -80,6 +81,8 @@ def join_lines(texts: Iterable[str]) -> str:
 
 def finish_text(text: str) -> str:
     """Drop hyphen marks left inside the text; one left at the very end is a real hyphen."""
+    if HYPHEN_MARK not in text:
+        return text
     if text.endswith(HYPHEN_MARK):
         text = text[:-1] + "-"
     return text.replace(HYPHEN_MARK, "")

@@ -2,16 +2,19 @@
 
 Objects are walked with PDFium's raw calls (one type query per object), descending into form
 XObjects with their matrices composed, because the bounds PDFium reports for an object inside
-a form are in the form's space. Thin paths become horizontal or vertical rules; a stroked
-axis-aligned rectangle contributes its four edges (cell borders are often drawn that way).
-The walk stops after a fixed number of objects so a page of dense vector art stays cheap.
+a form are in the form's space. Most objects are text, which the walk only skips: it asks for
+their types through prototypes taking and returning plain addresses, because pypdfium2's
+typed handles cost a new ctypes object per call. Thin paths become horizontal or vertical
+rules; a stroked axis-aligned rectangle contributes its four edges (cell borders are often
+drawn that way). The walk stops after a fixed number of objects so a page of dense vector
+art stays cheap.
 """
 
 from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pypdfium2.raw as pdfium_c
 
@@ -32,11 +35,28 @@ _TEXT, _PATH, _IMAGE = (
 _SHADING, _FORM = pdfium_c.FPDF_PAGEOBJ_SHADING, pdfium_c.FPDF_PAGEOBJ_FORM
 
 Matrix = tuple[float, float, float, float, float, float]
+
+
+def _by_address(function: Any, restype: Any, *argtypes: Any) -> Any:
+    """``function`` declared anew with untyped handles (addresses, or None for NULL)."""
+    address = ctypes.cast(function, ctypes.c_void_p).value
+    assert address is not None  # a bound library function
+    return ctypes.CFUNCTYPE(restype, *argtypes)(address)
+
+
+_VOID_P, _INT = ctypes.c_void_p, ctypes.c_int
+_PAGE_OBJECT = _by_address(pdfium_c.FPDFPage_GetObject, _VOID_P, _VOID_P, _INT)
+_FORM_OBJECT = _by_address(pdfium_c.FPDFFormObj_GetObject, _VOID_P, _VOID_P, ctypes.c_ulong)
+# NULL gives FPDF_PAGEOBJ_UNKNOWN, which the walk skips.
+_OBJECT_TYPE = _by_address(pdfium_c.FPDFPageObj_GetType, _INT, _VOID_P)
+_FLOAT_P = ctypes.POINTER(ctypes.c_float)
+_BOUNDS = _by_address(
+    pdfium_c.FPDFPageObj_GetBounds, _INT, _VOID_P, _FLOAT_P, _FLOAT_P, _FLOAT_P, _FLOAT_P
+)
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     box: Box
     horizontal: bool
 
@@ -76,22 +96,26 @@ class _Scanner:
         if form is None:
             count = pdfium_c.FPDFPage_CountObjects(page_raw)
             get_object, parent = pdfium_c.FPDFPage_GetObject, page_raw
+            address_at = _PAGE_OBJECT
         else:
             count = pdfium_c.FPDFFormObj_CountObjects(form)
             get_object, parent = pdfium_c.FPDFFormObj_GetObject, form
+            address_at = _FORM_OBJECT
         count = min(count, MAX_OBJECTS - self._visited)
         self._visited += max(count, 0)
-        get_type = pdfium_c.FPDFPageObj_GetType
+        parent_address, object_type = ctypes.cast(parent, _VOID_P).value, _OBJECT_TYPE
         for index in range(count):
-            obj = get_object(parent, index)
+            address = address_at(parent_address, index)
+            kind = object_type(address)
             # Text objects are most objects on most pages: test for them first.
-            kind = get_type(obj) if obj else _TEXT
             if kind == _TEXT:
                 continue
             if kind == _PATH:
                 self.found.drawings += 1
-                self._path(obj, matrix)
-            elif kind == _IMAGE:
+                self._path(address, matrix)
+                continue
+            obj = get_object(parent, index)
+            if kind == _IMAGE:
                 self._image(obj, matrix)
             elif kind == _SHADING:
                 self.found.drawings += 1
@@ -99,8 +123,10 @@ class _Scanner:
                 self.walk(page_raw, obj, _compose(matrix, self._own_matrix(obj)), depth + 1)
 
     def _bounds(self, obj: Any, matrix: Matrix) -> Box | None:
+        """The display box of an object, given as a typed handle or as an address."""
         left, bottom, right, top = self._floats
-        if not pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        get_bounds = _BOUNDS if isinstance(obj, int) else pdfium_c.FPDFPageObj_GetBounds
+        if not get_bounds(obj, left, bottom, right, top):
             return None
         if matrix is _IDENTITY:
             return self._frame.box(left.value, bottom.value, right.value, top.value)
@@ -118,17 +144,18 @@ class _Scanner:
         m = self._matrix
         return (m.a, m.b, m.c, m.d, m.e, m.f)
 
-    def _path(self, obj: Any, matrix: Matrix) -> None:
+    def _path(self, address: int, matrix: Matrix) -> None:
         if len(self.found.rules) >= MAX_RULES:
             return
-        box = self._bounds(obj, matrix)
+        box = self._bounds(address, matrix)
         if box is None:
             return
-        if box.height <= _RULE_THICKNESS and box.width >= _MIN_RULE_LENGTH:
-            self.found.rules.append(Rule(box, horizontal=True))
-        elif box.width <= _RULE_THICKNESS and box.height >= _MIN_RULE_LENGTH:
-            self.found.rules.append(Rule(box, horizontal=False))
-        elif self._is_stroked_rectangle(obj, matrix, box):
+        x0, top, x1, bottom = box
+        if bottom - top <= _RULE_THICKNESS and x1 - x0 >= _MIN_RULE_LENGTH:
+            self.found.rules.append(Rule(box, True))
+        elif x1 - x0 <= _RULE_THICKNESS and bottom - top >= _MIN_RULE_LENGTH:
+            self.found.rules.append(Rule(box, False))
+        elif self._is_stroked_rectangle(_typed(address), matrix, box):
             self.found.rules.extend(
                 [
                     Rule(Box(box.x0, box.top, box.x1, box.top), horizontal=True),
@@ -166,6 +193,11 @@ class _Scanner:
         if box is None or not pdfium_c.FPDFImageObj_GetImagePixelSize(obj, width, height):
             return
         self.found.images.append(PageImage(obj, box, width.value, height.value))
+
+
+def _typed(address: int) -> Any:
+    """The pypdfium2 handle of an object known by its address."""
+    return ctypes.cast(address, pdfium_c.FPDF_PAGEOBJECT)
 
 
 def _compose(outer: Matrix, inner: Matrix) -> Matrix:

@@ -3,9 +3,10 @@
 Objects (rules, images) are scanned first because a scanned page needs no text analysis.
 Otherwise the text layer is read as pieces, ruled tables take their pieces, embedded images
 become figure links, margin lines are set aside for the repeated-header filter, and the rest
-is ordered into column regions and rendered as paragraphs and headings. A page-sized image
-under a text layer (a scan with OCR text, a background) is not extracted as a figure. The
-text page is closed before returning; the caller closes the page.
+is ordered into column regions; in each, rows of aligned cells become borderless tables and
+the other lines paragraphs and headings. A page-sized image under a text layer (a scan with
+OCR text, a background) is not extracted as a figure. The text page is closed before
+returning; the caller closes the page.
 """
 
 from __future__ import annotations
@@ -15,15 +16,17 @@ from typing import Any
 
 from server.docreader.parsers.base import ParseOptions
 from server.docreader.parsers.pdf.blocks import Atom, Block, joined
+from server.docreader.parsers.pdf.borderless import find_borderless_tables
 from server.docreader.parsers.pdf.figures import PdfImages
 from server.docreader.parsers.pdf.geometry import PageFrame
 from server.docreader.parsers.pdf.headers import split_margins
 from server.docreader.parsers.pdf.layout import Item, reading_regions
+from server.docreader.parsers.pdf.lines import group_rows
 from server.docreader.parsers.pdf.objects import PageObjects, scan_objects
 from server.docreader.parsers.pdf.paragraphs import BodySize, region_blocks
 from server.docreader.parsers.pdf.scanned import is_scanned, read_scanned
 from server.docreader.parsers.pdf.tables import find_tables
-from server.docreader.parsers.pdf.text import page_text, read_pieces, visible_char_count
+from server.docreader.parsers.pdf.text import Piece, page_text, read_pieces
 
 _BACKGROUND_SHARE = 0.85
 
@@ -49,7 +52,7 @@ class PageReader:
         textpage = page.get_textpage()
         try:
             text = page_text(textpage)
-            if is_scanned(visible_char_count(text), objects, frame):
+            if is_scanned(text, objects, frame):
                 scanned = read_scanned(page, number, frame, self._options, self._images)
                 blocks = [Block(markdown) for markdown in scanned.blocks]
                 return PageResult(blocks, scanned=True, ocr=scanned.ocr)
@@ -62,8 +65,12 @@ class PageReader:
         self._body_size.add(margins.body)
         items: list[Item] = [*margins.body, *atoms]
         body: list[Block] = []
+        body_size = self._body_size.value
         for region in reading_regions(items):
-            body.extend(region_blocks(region, self._body_size.value))
+            rows = group_rows(item for item in region if isinstance(item, Piece))
+            borderless, rows = find_borderless_tables(rows)
+            region_atoms = [item for item in region if isinstance(item, Atom)]
+            body.extend(region_blocks(rows, [*region_atoms, *borderless], body_size))
         return PageResult([*margins.top, *joined(body), *margins.bottom])
 
     def _figures(self, objects: PageObjects, frame: PageFrame, number: int) -> list[Atom]:

@@ -10,13 +10,11 @@ consecutive items stay in one list block.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from server.docreader.parsers.pdf.blocks import SENTENCE_END, Atom, Block
-from server.docreader.parsers.pdf.layout import Item
-from server.docreader.parsers.pdf.lines import Line, group_lines, join_lines
+from server.docreader.parsers.pdf.lines import Line, join_lines, row_line
 from server.docreader.parsers.pdf.text import Piece
 
 _HEADING_RATIOS = ((1.6, 1), (1.3, 2), (1.15, 3))
@@ -31,6 +29,7 @@ _SIZE_CHANGE = 0.12
 # Bullet glyphs, including the Symbol/Wingdings private-use code points office suites emit.
 _BULLET = re.compile("^[•◦▪‣●○■□·∙\u2013*\uf0b7\uf0a7\uf076\uf0d8\uf0fc\uf0a8]\\s+")
 _NUMBERED = re.compile(r"^(\d{1,3}|[a-zA-Z])[.)]\s+")
+_ITEM_START = re.compile(f"{_BULLET.pattern}|{_NUMBERED.pattern}")
 _ESCAPE_START = re.compile(r"^(#|>|[+*] |-{3,}|_{3,})")
 
 
@@ -38,27 +37,32 @@ class BodySize:
     """The body font size: the size that set the most characters in the document so far."""
 
     def __init__(self) -> None:
-        self._chars: Counter[float] = Counter()
+        self._chars: dict[float, int] = {}
 
     def add(self, pieces: Iterable[Piece]) -> None:
         chars = self._chars
         for piece in pieces:
-            chars[piece.size] += len(piece.text)
+            chars[piece.size] = chars.get(piece.size, 0) + len(piece.text)
 
     @property
     def value(self) -> float:
         # Sizes are counted as PDFium reports them and grouped to half points only here.
-        grouped: Counter[float] = Counter()
+        grouped: dict[float, int] = {}
         for size, count in self._chars.items():
-            grouped[round(size * 2) / 2] += count
-        common = grouped.most_common(1)
-        return common[0][0] if common else 0.0
+            half = round(size * 2) / 2
+            grouped[half] = grouped.get(half, 0) + count
+        return max(grouped, key=grouped.__getitem__) if grouped else 0.0
 
 
-def region_blocks(items: Sequence[Item], body_size: float) -> list[Block]:
-    lines = group_lines(item for item in items if isinstance(item, Piece))
-    atoms = [item for item in items if isinstance(item, Atom)]
-    entries: list[Line | Atom] = sorted([*lines, *atoms], key=lambda entry: entry.box.top)
+def region_blocks(
+    rows: Sequence[list[Piece]], atoms: Sequence[Atom], body_size: float
+) -> list[Block]:
+    """The blocks of one region: its text rows (see ``group_rows``) and atoms, top to bottom."""
+    lines = [row_line(row) for row in rows]
+    # Rows come top to bottom already; only atoms need placing among them.
+    entries: list[Line | Atom] = (
+        sorted([*lines, *atoms], key=lambda entry: entry.box.top) if atoms else list(lines)
+    )
     region = _Region(lines, body_size)
     blocks: list[tuple[str, str]] = []
     paragraph: list[Line] = []
@@ -81,14 +85,16 @@ class _Region:
         self._body = body_size
         self._x0 = min((line.box.x0 for line in lines), default=0.0)
         self._x1 = max((line.box.x1 for line in lines), default=0.0)
-        pitches = [
-            b.box.top - a.box.top
-            for a, b in pairwise(lines)
-            if abs(a.size - b.size) <= _SIZE_CHANGE * max(a.size, b.size)
-            and b.box.top > a.box.bottom
-        ]
+        pitches: list[float] = []
+        for (above, _, size_above), (below, _, size_below) in pairwise(lines):
+            larger = size_above if size_above > size_below else size_below
+            if abs(size_above - size_below) <= _SIZE_CHANGE * larger and below.top > above.bottom:
+                pitches.append(below.top - above.top)
         # The lower quartile: the usual pitch inside a paragraph, whatever the spacing between.
-        self._pitch = sorted(pitches)[len(pitches) // 4] if len(pitches) >= 4 else 0.0
+        pitch = sorted(pitches)[len(pitches) // 4] if len(pitches) >= 4 else 0.0
+        self._pitch_limit = _BREAK_RATIO * pitch
+        # A line ending before this stops its paragraph when it ends a sentence.
+        self._short_end = self._x1 - _SHORT_LINE * (self._x1 - self._x0)
 
     def level(self, line: Line) -> int:
         if self._body <= 0 or len(line.text) > _MAX_HEADING_CHARS:
@@ -100,23 +106,23 @@ class _Region:
         return 0
 
     def breaks(self, previous: Line, line: Line) -> bool:
-        size = max(previous.size, line.size)
-        if abs(previous.size - line.size) > _SIZE_CHANGE * size:
+        # Tuples unpacked and no max(): this runs for every line of every page.
+        box_before, text_before, size_before = previous
+        box, text, line_size = line
+        size = size_before if size_before > line_size else line_size
+        if abs(size_before - line_size) > _SIZE_CHANGE * size:
             return True
         if size > 1.1 * self._body and self.level(previous) != self.level(line):
             return True
-        pitch = line.box.top - previous.box.top
-        if pitch > max(_BREAK_EM * size, _BREAK_RATIO * self._pitch):
+        limit = _BREAK_EM * size
+        if box.top - box_before.top > (limit if limit > self._pitch_limit else self._pitch_limit):
             return True
-        if _BULLET.match(line.text) or _NUMBERED.match(line.text):
+        if _ITEM_START.match(text):
             return True
-        width = self._x1 - self._x0
-        if previous.box.x1 < self._x1 - _SHORT_LINE * width and previous.text.endswith(
-            SENTENCE_END
-        ):
+        if box_before.x1 < self._short_end and text_before.endswith(SENTENCE_END):
             return True
-        indented = line.box.x0 - self._x0 > _INDENT_EM * line.size
-        return indented and previous.box.x0 - self._x0 < 0.3 * line.size
+        indented = box.x0 - self._x0 > _INDENT_EM * line_size
+        return indented and box_before.x0 - self._x0 < 0.3 * line_size
 
     def render(self, paragraph: list[Line]) -> list[tuple[str, str]]:
         if not paragraph:

@@ -26,6 +26,7 @@ from server.docreader.parsers.pdf.lines import join_lines
 from server.docreader.parsers.pdf.objects import PageObjects
 
 _ALMOST_NO_TEXT = 20
+_BLANKS = " \r\n\t"
 _IMAGE_COVERAGE = 0.5
 OCR_DPI = 200
 KEEP_DPI = 150
@@ -40,10 +41,13 @@ class ScannedPage:
     ocr: bool
 
 
-def is_scanned(visible_chars: int, objects: PageObjects, frame: PageFrame) -> bool:
-    if visible_chars == 0:
-        return bool(objects.images or objects.drawings)
-    if visible_chars >= _ALMOST_NO_TEXT or not objects.images:
+def is_scanned(text: str, objects: PageObjects, frame: PageFrame) -> bool:
+    """Whether the page with this text layer is a scan (counting characters only if needed)."""
+    if not objects.images and not objects.drawings:
+        return False
+    if not text.strip(_BLANKS):
+        return True
+    if not objects.images or visible_char_count(text) >= _ALMOST_NO_TEXT:
         return False
     page_area = frame.width * frame.height
     covered = 0.0
@@ -52,6 +56,10 @@ def is_scanned(visible_chars: int, objects: PageObjects, frame: PageFrame) -> bo
         height = min(image.box.bottom, frame.height) - max(image.box.top, 0.0)
         covered += max(width, 0.0) * max(height, 0.0)
     return page_area > 0 and covered / page_area >= _IMAGE_COVERAGE
+
+
+def visible_char_count(text: str) -> int:
+    return len(text) - sum(text.count(blank) for blank in _BLANKS)
 
 
 def read_scanned(

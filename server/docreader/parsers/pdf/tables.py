@@ -53,12 +53,14 @@ def find_tables(
     rules: Sequence[Rule], pieces: list[Piece], textpage: Any, frame: PageFrame
 ) -> tuple[list[Atom], list[Piece]]:
     """The tables drawn with rules on the page, and the pieces left for the text flow."""
-    horizontals = _merge(
-        [_HLine(r.box.center_y, r.box.x0, r.box.x1) for r in rules if r.horizontal]
-    )
-    verticals = _merge(
-        [_VLine(r.box.center_x, r.box.top, r.box.bottom) for r in rules if not r.horizontal]
-    )
+    across: list[_HLine] = []
+    down: list[_VLine] = []
+    for (x0, top, x1, bottom), horizontal in rules:
+        if horizontal:
+            across.append(_HLine((top + bottom) / 2, x0, x1))
+        else:
+            down.append(_VLine((x0 + x1) / 2, top, bottom))
+    horizontals, verticals = _merge(across), _merge(down)
     if len(horizontals) < 2 or len(verticals) < 3 or len(horizontals) * len(verticals) > _MAX_PAIRS:
         return [], pieces
     atoms: list[Atom] = []
@@ -66,11 +68,14 @@ def find_tables(
         x0, top, x1, bottom = grid.box
         inside: list[Piece] = []
         outside: list[Piece] = []
+        # Pieces centred in the grid (or within 1 pt of it), comparing doubled coordinates.
+        left, right, upper, lower = 2 * x0 - 2, 2 * x1 + 2, 2 * top - 2, 2 * bottom + 2
         for piece in pieces:
-            box = piece.box
-            center_x, center_y = (box.x0 + box.x1) / 2, (box.top + box.bottom) / 2
-            inner = x0 - 1 <= center_x <= x1 + 1 and top - 1 <= center_y <= bottom + 1
-            (inside if inner else outside).append(piece)
+            piece_x0, piece_top, piece_x1, piece_bottom = piece.box
+            if left <= piece_x0 + piece_x1 <= right and upper <= piece_top + piece_bottom <= lower:
+                inside.append(piece)
+            else:
+                outside.append(piece)
         rows = grid.rows(inside, textpage, frame) if inside else None
         if rows is not None:
             atoms.append(Atom(grid.box, markdown_table(rows)))

@@ -15,18 +15,21 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 import pypdfium2.raw as pdfium_c
 
-from server.docreader.parsers.pdf.geometry import Box, PageFrame
+from server.docreader.parsers.pdf.geometry import Box, PageFrame, make_box
 
 # PDFium marks a hyphen it removed when joining a word split across two lines with U+FFFE
 # (older builds used U+0002); a soft hyphen means the same.
 HYPHEN_MARK = "\ufffe"
 _CLEAN = str.maketrans({**{i: " " for i in range(32)}, 2: HYPHEN_MARK, 0xAD: HYPHEN_MARK})
-# translate() is slow per character; most lines need none of it, which a regex finds fast.
-_NEEDS_CLEANING = re.compile("[\x00-\x1f\xad]")
+# translate() is slow per character; most pages need none of it, which a regex finds fast
+# (CR and LF are PDFium's line separator, and only need it when they come alone).
+_NEEDS_CLEANING = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\xad]")
 # Where a word starts: after a space or after PDFium's hyphen mark.
 _WORD_START = re.compile("[ \ufffe](?=[^ ])")
 # Lines with more spaces than this are cut by position, not by testing every space.
@@ -42,26 +45,29 @@ class Piece(NamedTuple):
     size: float
 
 
+make_piece = cast(Callable[[tuple[Box, str, float]], Piece], partial(tuple.__new__, Piece))
+
+
 def page_text(textpage: Any) -> str:
     """All text of the page in PDFium's order, lines separated by CRLF."""
     return str(textpage.get_text_range())
-
-
-def visible_char_count(text: str) -> int:
-    return len(text) - sum(text.count(space) for space in (" ", "\r", "\n", "\t"))
 
 
 def read_pieces(textpage: Any, frame: PageFrame, text: str) -> list[Piece]:
     raw = textpage.raw
     reader = _PieceReader(raw, frame)
     identity = len(text) == pdfium_c.FPDFText_CountChars(raw)
+    lines = text.split("\r\n")
+    breaks = len(lines) - 1
+    if _NEEDS_CLEANING.search(text) or text.count("\n") != breaks or text.count("\r") != breaks:
+        # Cleaning maps one character to one, so offsets into the lines stay valid.
+        lines = [line.translate(_CLEAN) for line in lines]
     # The common case (one rectangle per line) is inlined: this loop runs for every line.
-    count_rects, get_rect = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetRect
-    font_size, to_box = pdfium_c.FPDFText_GetFontSize, frame.box
-    left, top, right, bottom = reader.doubles
+    count_rects, font_size = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetFontSize
+    rect = reader.rect
     pieces: list[Piece] = []
     position = 0
-    for line in text.split("\r\n"):
+    for line in lines:
         start, position = position, position + len(line) + 2
         if not line or line.isspace():
             continue
@@ -76,16 +82,14 @@ def read_pieces(textpage: Any, frame: PageFrame, text: str) -> list[Piece]:
         rect_count = count_rects(raw, first, count)
         if rect_count != 1:
             if rect_count > 1:
-                pieces.extend(reader.pieces(line, first, count, rect_count))
+                reader.add_pieces(pieces, line, first, rect_count)
             continue
-        get_rect(raw, 0, left, top, right, bottom)
-        box = to_box(left.value, bottom.value, right.value, top.value)
+        box = rect(0)
         size = float(font_size(raw, first))
-        if not 0.3 * size <= box.bottom - box.top <= 1.6 * size:
+        if not 0.3 * size <= box[3] - box[1] <= 1.6 * size:
             size = reader.size(first, box)
-        cleaned = clean_text(line)
-        if cleaned:
-            pieces.append(Piece(box, cleaned, size))
+        text = " ".join(line.split()) if "  " in line else line.strip()  # _squeezed, inlined
+        pieces.append(make_piece((box, text, size)))
     return pieces
 
 
@@ -93,38 +97,60 @@ class _PieceReader:
     def __init__(self, raw: Any, frame: PageFrame) -> None:
         self._raw = raw
         self._frame = frame
-        self.doubles = [ctypes.c_double() for _ in range(4)]
-        self._left, self._top, self._right, self._bottom = self.doubles
+        self._origin = frame.upright_origin
+        self._doubles = [ctypes.c_double() for _ in range(4)]
+        self._left, self._top, self._right, self._bottom = self._doubles
         self._matrix = pdfium_c.FS_MATRIX()
 
-    def pieces(self, line: str, first: int, count: int, rect_count: int) -> list[Piece]:
-        """The pieces of a line covering several rectangles."""
-        boxes = [self._rect(i) for i in range(rect_count)]
-        size = self.size(first, boxes[0])
-        groups = _group_runs(boxes, _GAP_EM * size)
+    def add_pieces(self, pieces: list[Piece], line: str, first: int, rect_count: int) -> None:
+        """Add the pieces of a (cleaned) line covering several rectangles."""
+        box = self.rect(0)
+        size = self.size(first, box)
+        # Consecutive rectangles on one baseline and close together are one run: (first
+        # rectangle, box) per run, grown while the rectangles are read.
+        gap_limit = _GAP_EM * size
+        groups: list[tuple[int, Box]] = [(0, box)]
+        x0, top, x1, bottom = box
+        for index in range(1, rect_count):
+            box = self.rect(index)
+            box_x0, box_top, box_x1, box_bottom = box
+            overlap = (bottom if bottom < box_bottom else box_bottom) - (
+                top if top > box_top else box_top
+            )
+            height = bottom - top if bottom - top < box_bottom - box_top else box_bottom - box_top
+            if overlap >= 0.5 * height and box_x0 - x1 <= gap_limit and box_x1 > x0:
+                x0, top = min(x0, box_x0), min(top, box_top)
+                x1, bottom = max(x1, box_x1), max(bottom, box_bottom)
+                groups[-1] = (groups[-1][0], make_box((x0, top, x1, bottom)))
+            else:
+                groups.append((index, box))
+                x0, top, x1, bottom = box
         if len(groups) == 1:
-            text = clean_text(line)
-            return [Piece(groups[0][1], text, size)] if text else []
+            pieces.append(make_piece((groups[0][1], _squeezed(line), size)))
+            return
         cuts = self._generated_cuts(line, first, len(groups) - 1)
         if cuts is None:
             cuts = [0]
             for start, box in groups[1:]:
                 cuts.append(self._cut(line, first, cuts[-1] + 1, start, box))
             cuts.append(len(line))
-        pieces: list[Piece] = []
         first_height = groups[0][1].height
         for number, (_, box) in enumerate(groups):
             begin = cuts[number]
-            # Runs as tall as the first share its size (table cells); others ask PDFium.
-            same = abs(box.bottom - box.top - first_height) <= 0.2 * first_height
-            text = clean_text(line[begin : cuts[number + 1]])
+            text = _squeezed(line[begin : cuts[number + 1]])
             if text:
-                pieces.append(Piece(box, text, size if same else self.size(first + begin, box)))
-        return pieces
+                # Runs as tall as the first share its size (table cells); others ask PDFium.
+                same = abs(box[3] - box[1] - first_height) <= 0.2 * first_height
+                run_size = size if same else self.size(first + begin, box)
+                pieces.append(make_piece((box, text, run_size)))
 
-    def _rect(self, index: int) -> Box:
-        left, top, right, bottom = self.doubles
+    def rect(self, index: int) -> Box:
+        """Rectangle ``index`` of the last FPDFText_CountRects call, in display space."""
+        left, top, right, bottom = self._doubles
         pdfium_c.FPDFText_GetRect(self._raw, index, left, top, right, bottom)
+        if self._origin:
+            x, y = self._origin
+            return make_box((left.value - x, y - top.value, right.value - x, y - bottom.value))
         return self._frame.box(left.value, bottom.value, right.value, top.value)
 
     def size(self, index: int, box: Box) -> float:
@@ -187,30 +213,6 @@ class _PieceReader:
         return box.x0 - slack <= x <= box.x1 and box.top - slack <= y <= box.bottom + slack
 
 
-def _group_runs(boxes: list[Box], gap_limit: float) -> list[tuple[int, Box]]:
-    """Consecutive rectangles on one baseline and close together, as (first index, box)."""
-    groups: list[tuple[int, Box]] = [(0, boxes[0])]
-    x0, top, x1, bottom = boxes[0]
-    for index in range(1, len(boxes)):
-        box = boxes[index]
-        overlap = min(bottom, box.bottom) - max(top, box.top)
-        if (
-            overlap >= 0.5 * min(bottom - top, box.bottom - box.top)
-            and box.x0 - x1 <= gap_limit
-            and box.x1 > x0
-        ):
-            x0, top, x1, bottom = min(x0, box.x0), min(top, box.top), max(x1, box.x1), max(
-                bottom, box.bottom
-            )
-            groups[-1] = (groups[-1][0], Box(x0, top, x1, bottom))
-        else:
-            groups.append((index, box))
-            x0, top, x1, bottom = box
-    return groups
-
-
-def clean_text(text: str) -> str:
-    """Control characters as spaces, hyphen marks unified, runs of spaces collapsed."""
-    if _NEEDS_CLEANING.search(text):
-        text = text.translate(_CLEAN)
+def _squeezed(text: str) -> str:
+    """Runs of spaces collapsed, ends stripped (control characters are spaces already)."""
     return " ".join(text.split()) if "  " in text else text.strip()
