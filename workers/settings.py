@@ -256,8 +256,14 @@ class Settings:
             raise SettingsError(
                 "SLUICE_GRANT_DEFAULT_TTL must be > 0 and at most SLUICE_GRANT_MAX_TTL"
             )
-        if settings.deleted_resource_retention_s < 0:
-            raise SettingsError("SLUICE_DELETED_RESOURCE_RETENTION must be >= 0")
+        # Sweep C hands a deletion stuck past the stale threshold back, files and all: its
+        # tombstones must outlive that, or sweep D would delete the files first.
+        if settings.deleted_resource_retention_s < settings.stale_threshold_s:
+            raise SettingsError(
+                "SLUICE_DELETED_RESOURCE_RETENTION must be at least the stale threshold "
+                f"({settings.stale_threshold_s} s, see SLUICE_STALE_AFTER), not "
+                f"{settings.deleted_resource_retention_s}"
+            )
         try:
             UrlPolicy(allow_hosts=settings.ssrf_allow_hosts)
         except ValueError as exc:

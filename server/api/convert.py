@@ -153,7 +153,8 @@ def span(data: Mapping[str, Any]) -> knowledge_pb2.Span:
     )
 
 
-def chunk(row: Any) -> knowledge_pb2.Chunk:
+def chunk(row: Any, content: str) -> knowledge_pb2.Chunk:
+    """``content``: the row's, as returned (its image links made URLs)."""
     image_info, metadata = struct_pb2.Struct(), struct_pb2.Struct()
     if isinstance(row.image_info, dict):
         image_info.update(row.image_info)
@@ -167,7 +168,7 @@ def chunk(row: Any) -> knowledge_pb2.Chunk:
         chunk_type=_enum(
             knowledge_pb2.ChunkType, "CHUNK_TYPE", row.chunk_type, knowledge_pb2.ChunkType
         ),
-        content=row.content,
+        content=content,
         start_at=row.start_at or 0,
         end_at=row.end_at or 0,
         parent_chunk_id=row.parent_chunk_id or "",

@@ -19,7 +19,8 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from storage.files.base import StorageError, UnsafePathError
+from storage.files.backend_scoped import UnknownBackendError
+from storage.files.base import FileNotFoundInStorage, StorageError, UnsafePathError
 
 log = logging.getLogger(__name__)
 
@@ -148,12 +149,33 @@ def _internal(exc: Exception) -> ApiError:
 
 
 def _storage_failure(exc: StorageError) -> ApiError:
-    """File storage failing (an S3 endpoint down, say) is a transient condition the client
-    may retry, not a bug; the details go to the log, not to the client. An unsafe path
-    reaching an RPC is a bug, though."""
+    """What a storage error the handler did not expect tells the client; the details (paths,
+    provider messages) go to the log, not to the client.
+
+    - A file on a backend this deployment no longer configures: FAILED_PRECONDITION, as
+      retrying cannot help until an operator configures it again.
+    - A stored file that is gone: NOT_FOUND.
+    - An unsafe path: INTERNAL. No client input reaches storage as a path (clients name
+      files by knowledge id or ``resource://`` reference, both resolved to paths the server
+      built and stored, and uploaded names are sanitised first), so it is a bug or a
+      corrupted record, not a bad argument.
+    - Anything else (an S3 endpoint down, say) is transient: UNAVAILABLE, retry later.
+    """
     if isinstance(exc, UnsafePathError):
         return _internal(exc)
     log.warning("file storage failed in an RPC handler: %s", exc)
+    if isinstance(exc, UnknownBackendError):
+        return failed_precondition(
+            "STORAGE_BACKEND_NOT_CONFIGURED",
+            exc.backend_id,
+            f"the file is on storage backend {exc.backend_id!r}, which this deployment "
+            "does not configure",
+        )
+    if isinstance(exc, FileNotFoundInStorage):
+        info = error_details_pb2.ResourceInfo(
+            resource_type="sluice.v1.StoredFile", description="gone from file storage"
+        )
+        return ApiError(grpc.StatusCode.NOT_FOUND, "the stored file is gone", [info])
     return ApiError(grpc.StatusCode.UNAVAILABLE, "file storage is unavailable; try again later")
 
 

@@ -17,6 +17,7 @@ from server.api.errors import invalid_argument, not_found, streaming, unary, uni
 from server.api.progress import read_spans
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
+from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import next_token, page_window
 from server.services.url_import import checked_import_url
 
@@ -126,8 +127,15 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         rows, total = await asyncio.to_thread(
             self._ctx.chunks.list_by_knowledge, request.knowledge_id, limit, offset
         )
+        # Chunks link their images by resource reference: each read gets URLs that work now.
+        contents = await asyncio.to_thread(
+            with_image_urls,
+            self._ctx.catalog,
+            self._ctx.files,
+            [(r.tenant_id, r.content) for r in rows],
+        )
         return pb.ListChunksResponse(
-            chunks=[convert.chunk(r) for r in rows],
+            chunks=[convert.chunk(r, c) for r, c in zip(rows, contents, strict=True)],
             next_page_token=next_token(offset, len(rows), total),
             total=total,
         )
@@ -137,6 +145,10 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.CreateFromURLRequest, context: Ctx
     ) -> pb.CreateFromURLResponse:
         identity = await self._deps.auth.identify(context)
+        # Access first: a caller who may not use the knowledge base learns nothing of the URL.
+        await asyncio.to_thread(
+            self._deps.knowledge_bases.get_row, identity, request.knowledge_base_id
+        )
         # The first line of the SSRF defence: a refused URL goes no further than the handler.
         await asyncio.to_thread(checked_import_url, request.url, self._ctx.settings)
         knowledge = await asyncio.to_thread(self._deps.ingest.create_from_url, identity, request)

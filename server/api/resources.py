@@ -13,6 +13,7 @@ from sluice.v1 import resource_pb2_grpc as pb_grpc
 
 from server.api.deps import ApiDeps
 from server.api.errors import not_found, streaming, unary
+from server.api.threads import close_after
 from server.services.resources import RESOURCE_TYPE
 from storage.files.base import FileNotFoundInStorage
 
@@ -56,12 +57,20 @@ class ResourceServicer(pb_grpc.ResourceServiceServicer):
             stream = await asyncio.to_thread(self._files.open, resource.path)
         except FileNotFoundInStorage as exc:
             raise not_found(RESOURCE_TYPE, resource.ref) from exc
+        reading: asyncio.Task[bytes] | None = None
         try:
             # Opened before the meta frame, so a missing file fails the call before any frame.
             yield pb.ReadResourceResponse(meta=meta)
             # One frame read at a time, each sent before the next is read: the file is
             # never in memory whole, whatever its size.
-            while data := await asyncio.to_thread(stream.read, READ_FRAME_BYTES):
+            while True:
+                # Shielded: a cancelled call must not lose track of a read still running.
+                reading = asyncio.ensure_future(asyncio.to_thread(stream.read, READ_FRAME_BYTES))
+                data = await asyncio.shield(reading)
+                if not data:
+                    break
                 yield pb.ReadResourceResponse(data=data)
         finally:
-            stream.close()
+            # Closed in a thread once the last read has returned (a close waits for the read,
+            # up to the storage's read timeout), never on the event loop.
+            await asyncio.shield(close_after(reading, stream.close))

@@ -2,15 +2,16 @@
 
 Two kinds of health service name (``grpc.health.v1.Health/Check`` with ``service`` set):
 
-- ``sluice.storage``: SERVING while every configured storage backend can be written to,
-  NOT_SERVING as soon as one cannot;
+- ``sluice.storage``: SERVING while every configured storage backend passes its check,
+  NOT_SERVING as soon as one does not;
 - ``sluice.storage.{backend_id}``: each backend on its own.
 
-Each backend's ``check_connectivity`` (a real write and delete of a tiny probe) runs right
-after the server starts and then every ``storage_health_interval_s`` until the server stops;
-until the first check ends the names answer UNKNOWN. The overall ``""`` status and the
-sluice.v1 services stay SERVING: the API still answers (reads, searches) while storage is
-down, so a liveness probe should not restart it for that.
+Each backend's ``check_connectivity`` runs right after the server starts and then every
+``storage_health_interval_s`` until the server stops; until the first check ends the names
+answer UNKNOWN. A local disk writes a probe file each time; S3 writes and deletes a probe
+object at the first check and the first after a failure, and otherwise HEADs its buckets.
+The overall ``""`` status and the sluice.v1 services stay SERVING: the API still answers
+(reads, searches) while storage is down, so a liveness probe should not restart it for that.
 """
 
 from __future__ import annotations

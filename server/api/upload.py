@@ -13,9 +13,9 @@ from sluice.v1 import knowledge_pb2
 
 from server.api.auth import Identity
 from server.api.errors import invalid_argument, resource_exhausted
+from server.api.threads import close_after
 from server.services.ingest import IngestService
 from storage.files.backend_scoped import BackendScopedFileService
-from storage.files.base import Upload
 
 
 async def receive_upload(
@@ -57,18 +57,7 @@ async def receive_upload(
         if writing is not None:
             await asyncio.shield(writing)
     except BaseException:
-        await asyncio.shield(_discard(upload, writing))
+        # Aborted once its last write has finished: the abort closes the file it is using.
+        await asyncio.shield(close_after(writing, upload.abort))
         raise
     return await asyncio.to_thread(ingest.finish_upload, plan, upload)
-
-
-async def _discard(upload: Upload, writing: asyncio.Task[None] | None) -> None:
-    """Abort the upload once its last write has finished: the abort closes the file that
-    write is using."""
-    if writing is not None:
-        await asyncio.wait([writing])
-        # Its error, if any, matters no more than the one being raised; retrieving it keeps
-        # asyncio from logging it as unhandled.
-        if not writing.cancelled():
-            writing.exception()
-    await asyncio.to_thread(upload.abort)

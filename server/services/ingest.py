@@ -1,7 +1,8 @@
 """Creating knowledges: gate, pre-checks, dedup, stored file, initial row, enqueue.
 
 A URL knowledge gets the same gate and pre-checks with nothing stored yet: the worker fetches
-it (see ``create_from_url``).
+it (see ``create_from_url``). Every kind checks its title and channel against their columns,
+so a value too long is INVALID_ARGUMENT rather than a database error.
 
 The order follows the spec: check the extension → (stream to storage while hashing) →
 dedup by MD5 + type or name + size + type → publish the file → row pending/disabled →
@@ -29,8 +30,10 @@ from server.api.errors import (
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
 from server.services.url_import import checked_import_url
+from storage.db.models import Knowledge
+from storage.db.models.knowledge import CHANNEL_MAX_CHARS, TITLE_MAX_CHARS
 from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
-from storage.files.base import Upload
+from storage.files.base import StoredFile, Upload
 from storage.files.keys import content_type_of, safe_file_name
 from workers.context import WorkerContext
 from workers.extensions import (
@@ -41,6 +44,7 @@ from workers.extensions import (
 )
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.pipeline.download_gate import planned_download
+from workers.pipeline.url_source import placeholder_title
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,8 @@ class IngestService:
             file_type = validate_import_file_type(file_name)
         except UnsupportedFileType as exc:
             raise invalid_argument("header.file_name", str(exc)) from exc
+        title = header.title.strip()
+        _check_labels(title, header.channel, "header.")
         kb = self._kbs.get_row(identity, header.knowledge_base_id)
         overrides, multimodal = _processing_choice(kb, header, file_type, "header.process_config")
         return UploadPlan(
@@ -83,7 +89,7 @@ class IngestService:
             knowledge_id=str(uuid.uuid4()),
             file_name=file_name,
             file_type=file_type,
-            title=header.title or file_name,
+            title=title or file_name,
             channel=header.channel,
             metadata=dict(header.metadata),
             enable_multimodel=multimodal,
@@ -105,18 +111,28 @@ class IngestService:
             upload.abort()
             raise _duplicate(plan, existing)
         stored = upload.commit()
-        # The row keeps the catalog's stable reference, not the path: storage may move.
-        original = self._ctx.catalog.register(
+        # The row keeps the catalog's stable reference, not the path: storage may move. A
+        # duplicate or a failed insert (the knowledge base deleted meanwhile, the database
+        # down) removes the file and its record again.
+        with self._ctx.catalog.registered(
             stored.path,
             tenant_id=plan.tenant_id,
             size=stored.size,
             content_type=content_type_of(plan.file_name),
             owner_type=KNOWLEDGE_ORIGINAL,
             owner_id=plan.knowledge_id,
-        )
-        # Checked again atomically with the insert: an identical upload may have finished
-        # while this one was being published.
-        row, created = self._ctx.knowledges.create_unless_duplicate(
+        ) as original:
+            row, created = self._insert(plan, stored, original.ref)
+            if not created:
+                raise _duplicate(plan, row)
+        return self._enqueue(row)
+
+    def _insert(
+        self, plan: UploadPlan, stored: StoredFile, file_path: str
+    ) -> tuple[Knowledge, bool]:
+        """The knowledge row, unless a duplicate exists: checked again atomically with the
+        insert, as an identical upload may have finished while this one was published."""
+        return self._ctx.knowledges.create_unless_duplicate(
             id=plan.knowledge_id,
             tenant_id=plan.tenant_id,
             knowledge_base_id=plan.knowledge_base_id,
@@ -126,7 +142,7 @@ class IngestService:
             file_type=plan.file_type,
             file_size=stored.size,
             file_hash=stored.md5,
-            file_path=original.ref,
+            file_path=file_path,
             storage_size=stored.size,
             parse_status="pending",
             enable_status="disabled",
@@ -137,36 +153,35 @@ class IngestService:
             process_overrides=plan.overrides,
             enable_multimodel=plan.enable_multimodel,
         )
-        if not created:
-            self._ctx.catalog.discard(original.ref)
-            raise _duplicate(plan, row)
-        return self._enqueue(row)
 
     def create_from_url(
         self, identity: Identity, request: knowledge_pb2.CreateFromURLRequest
     ) -> knowledge_pb2.Knowledge:
-        """A URL knowledge, fetched later by the worker: the SSRF check (the service's own,
-        whoever called it), the gate's verdict — a file to download or a web page — the
-        pre-checks an upload of that type gets, then the row unless the knowledge base
-        already imports this URL (normalized; failed and deleting rows do not count)."""
-        url = checked_import_url(request.url, self._ctx.settings)
+        """A URL knowledge, fetched later by the worker: the caller's access to the
+        knowledge base, the SSRF check (the service's own, whoever called it), the gate's
+        verdict — a file to download or a web page — the pre-checks an upload of that type
+        gets, then the row unless the knowledge base already imports this URL (normalized;
+        failed and deleting rows do not count)."""
         kb = self._kbs.get_row(identity, request.knowledge_base_id)
+        url = checked_import_url(request.url, self._ctx.settings)
+        _check_labels(request.title.strip(), request.channel)
         try:
             download = planned_download(url.normalized, request.file_name, request.file_type)
         except UnsupportedFileType as exc:
             raise invalid_argument(_gate_field(request), str(exc)) from exc
+        # A page without a given title shows its URL until the worker reads its <title>.
+        default_title = download.file_name if download else placeholder_title(url.normalized)
         file_type = download.file_type if download is not None else WEB_PAGE_TYPE
         overrides, multimodal = _processing_choice(kb, request, file_type, "process_config")
-        if download is not None:
-            self._kbs.storage_backend_of(kb)  # its backend must still be configured
+        # Its backend must still be configured: a download is stored there, a page's images.
+        self._kbs.storage_backend_of(kb)
         row, created = self._ctx.knowledges.create_unless_url_duplicate(
             id=str(uuid.uuid4()),
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
             type="url",
             source=url.normalized,
-            # A page without a given title shows its URL until the worker reads its <title>.
-            title=request.title.strip() or (download.file_name if download else url.normalized),
+            title=request.title.strip() or default_title,
             file_name=download.file_name if download is not None else "",
             file_type=file_type,
             parse_status="pending",
@@ -193,6 +208,7 @@ class IngestService:
         kb = self._kbs.get_row(identity, request.knowledge_base_id)
         if not request.title.strip():
             raise invalid_argument("title", "is required")
+        _check_labels(request.title.strip(), request.channel)
         publish = request.status == knowledge_pb2.MANUAL_STATUS_PUBLISH
         if publish and not request.content.strip():
             raise invalid_argument("content", "is required to publish")
@@ -222,6 +238,7 @@ class IngestService:
             raise not_found("sluice.v1.Knowledge", request.id)
         fields: dict[str, Any] = {}
         if request.title.strip():
+            _check_labels(request.title.strip(), "")
             fields["title"] = request.title.strip()
         if request.content:
             fields["content"] = request.content
@@ -268,6 +285,16 @@ def _processing_choice(
     )
     precheck_models(file_type, multimodal, kb_config, request.process_config)
     return overrides, multimodal
+
+
+def _check_labels(title: str, channel: str, prefix: str = "") -> None:
+    """INVALID_ARGUMENT for a title or channel (as stored) too long for its column."""
+    for field_name, value, limit in (
+        ("title", title, TITLE_MAX_CHARS),
+        ("channel", channel, CHANNEL_MAX_CHARS),
+    ):
+        if len(value) > limit:
+            raise invalid_argument(f"{prefix}{field_name}", f"is longer than {limit} characters")
 
 
 def _gate_field(request: knowledge_pb2.CreateFromURLRequest) -> str:

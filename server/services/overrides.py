@@ -10,7 +10,7 @@ from sluice.v1 import config_pb2
 from server.api import convert
 from server.api.errors import failed_precondition
 from server.services.knowledge_bases import validate_chunking
-from workers.extensions import AUDIO_EXTENSIONS, IMAGE_EXTENSIONS
+from workers.model_prechecks import missing_model
 
 
 def checked_overrides(config: config_pb2.ProcessConfig, field: str) -> dict[str, Any]:
@@ -27,17 +27,11 @@ def precheck_models(
     over: config_pb2.ProcessConfig,
 ) -> None:
     """Audio needs an ASR model, images with multimodal a VLM (FAILED_PRECONDITION)."""
-    vlm = over.vlm.model.model or kb.vlm.model.model
-    asr = over.asr.model.model or kb.asr.model.model
-    if file_type in AUDIO_EXTENSIONS and not asr:
-        raise failed_precondition(
-            "ASR_MODEL_MISSING",
-            "config.asr.model",
-            "audio files need an ASR model: configure config.asr.model on the knowledge base",
-        )
-    if file_type in IMAGE_EXTENSIONS and multimodal and not vlm:
-        raise failed_precondition(
-            "VLM_MODEL_MISSING",
-            "config.vlm.model",
-            "multimodal image processing needs a VLM model: configure config.vlm.model",
-        )
+    missing = missing_model(
+        file_type,
+        multimodal,
+        asr_model=over.asr.model.model or kb.asr.model.model,
+        vlm_model=over.vlm.model.model or kb.vlm.model.model,
+    )
+    if missing is not None:
+        raise failed_precondition(missing.reason, missing.field, missing.message)

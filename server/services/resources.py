@@ -74,12 +74,11 @@ class ResourceCatalogService:
             raise invalid_argument("target", "give knowledge_id or resource_ref")
         try:
             grant = self._ctx.catalog.create_grant(resource.ref, ttl_s)
-        except DeletedResource as exc:  # deleted since it was read
-            raise not_found(RESOURCE_TYPE, exc.ref) from exc
+        except CatalogError as exc:  # deleted, or even forgotten, since it was read
+            raise not_found(RESOURCE_TYPE, resource.ref) from exc
         return resource_pb2.CreateAccessGrantResponse(
             token=grant.token,
             expires_at=convert.timestamp(grant.expires_at),
-            path=grant.path,
             resource=_message(resource, self._owner(resource)),
         )
 

@@ -9,6 +9,7 @@ from sluice.v1 import search_pb2
 
 from server.api.auth import Identity
 from server.api.errors import invalid_argument
+from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from workers.context import WorkerContext
 from workers.pipeline.effective_config import embedding_model_of
@@ -34,14 +35,16 @@ class SearchService:
             raise invalid_argument("top_k", f"must be between 1 and {MAX_TOP_K}")
         top_k = request.top_k or DEFAULT_TOP_K
         by_model: dict[str, list[Any]] = defaultdict(list)
+        tenant_of: dict[str, str] = {}  # knowledge base id → its tenant's id
         for kb_id in dict.fromkeys(request.knowledge_base_ids):
             kb = self._kbs.get_row(identity, kb_id)
             by_model[kb.embedding_model_key].append(kb)
+            tenant_of[kb.id] = kb.tenant_id
         hits = []
         for model_key, kbs in by_model.items():
             hits += self._search_space(model_key, kbs, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
-        return self._results(hits[:top_k])
+        return self._results(hits[:top_k], tenant_of)
 
     def _search_space(
         self,
@@ -64,7 +67,9 @@ class SearchService:
             return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
         return self._ctx.index.search_dense(model_key, vector, **scope)
 
-    def _results(self, hits: list[Any]) -> list[search_pb2.SearchResult]:
+    def _results(
+        self, hits: list[Any], tenant_of: dict[str, str]
+    ) -> list[search_pb2.SearchResult]:
         titles: dict[str, str] = {}
         for knowledge_id in {h.knowledge_id for h in hits}:
             row = self._ctx.knowledges.get(knowledge_id)
@@ -72,15 +77,21 @@ class SearchService:
         chunk_index = {
             c.id: c.chunk_index for c in self._ctx.chunks.get_many([h.chunk_id for h in hits])
         }
+        # The index holds the images' resource references; the client gets URLs to open.
+        contents = with_image_urls(
+            self._ctx.catalog,
+            self._ctx.files,
+            [(tenant_of[h.knowledge_base_id], h.content) for h in hits],
+        )
         return [
             search_pb2.SearchResult(
                 chunk_id=h.chunk_id,
                 knowledge_id=h.knowledge_id,
                 knowledge_base_id=h.knowledge_base_id,
-                content=h.content,
+                content=content,
                 score=h.score,
                 chunk_index=chunk_index.get(h.chunk_id, 0),
                 knowledge_title=titles.get(h.knowledge_id, ""),
             )
-            for h in hits
+            for h, content in zip(hits, contents, strict=True)
         ]

@@ -1,13 +1,18 @@
 """The check every CreateFromURL passes before anything is written: the URL against the SSRF
 policy. The API handler and the ingest service each call it (two of the spec's three lines;
 the worker checks again right before it fetches), so a service reached some other way is
-still guarded."""
+still guarded. Both call it only once the caller's access to the knowledge base is
+established: a refusal tells the rule, which nobody without access should learn anything
+from."""
 
 from __future__ import annotations
 
 from server.api.errors import invalid_argument, url_refused
 from workers.net.ssrf import Resolver, SsrfBlocked, ValidatedUrl, validate_url
 from workers.settings import Settings
+
+# Longer is no URL anyone means to import (browsers and servers stop at about this much).
+MAX_URL_CHARS = 8 * 1024
 
 
 def checked_import_url(
@@ -18,6 +23,8 @@ def checked_import_url(
     url = url.strip()
     if not url:
         raise invalid_argument(field, "is required")
+    if len(url) > MAX_URL_CHARS:
+        raise invalid_argument(field, f"is longer than {MAX_URL_CHARS} characters")
     try:
         return validate_url(url, settings.url_policy, resolver=resolver)
     except SsrfBlocked as exc:

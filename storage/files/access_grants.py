@@ -1,4 +1,6 @@
-"""Access grants: expiring bearer tokens that open one catalogued resource (``/r/{token}``).
+"""Access grants: expiring bearer tokens that open one catalogued resource (read with the
+gRPC ResourceService.ReadResource, the token in the request: never in a URL, where proxies
+and access logs would keep it).
 
 A token is 32 random bytes (256 bits), URL-safe base64. The database keeps only its SHA-256
 digest: the table is a list of live credentials, and whoever reads it (a backup, a replica,
@@ -16,7 +18,6 @@ from datetime import datetime
 from enum import StrEnum
 
 TOKEN_BYTES = 32
-GRANT_PATH_PREFIX = "/r/"
 
 
 class GrantRefusal(StrEnum):
@@ -38,11 +39,6 @@ class IssuedGrant:
     token: str
     resource_ref: str
     expires_at: datetime
-
-    @property
-    def path(self) -> str:
-        """Where an HTTP front end would serve the resource to the token's holder."""
-        return GRANT_PATH_PREFIX + self.token
 
 
 def new_token() -> str:

@@ -7,8 +7,11 @@ path this service hands out says which instance holds the file:
 
 and every operation on a path goes to that instance. With a single backend paths are the
 backend's own (``local://…``), exactly as without this layer. Paths without the prefix
-(stored before a second backend was configured) still resolve: to the default backend if
-it holds them, else to the first configured backend that does (``owns``).
+(stored before a second backend was configured) still resolve, to a backend that claims
+their kind (``owns``: the scheme, and for S3 the bucket). When several do — two local disks
+both take ``local://`` paths — the one that has the file wins (one stat each, default
+first); when none has it, the default backend if it claims the path, else the first that
+does in configuration order (so a missing file reads as missing, and deleting it is a no-op).
 
 Writes (``begin_upload``, ``save_stream``, ``save_bytes``, ``copy``) go to the *write
 backend*: the default one, or the one chosen with ``for_backend`` (how a knowledge base
@@ -35,12 +38,17 @@ BACKEND_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 class ScopedBackend(FileService, Protocol):
     def owns(self, path: str) -> bool:
-        """Whether ``path`` is one of this backend's own (unwrapped) paths."""
+        """Whether ``path`` is of this backend's kind (an unwrapped path it could hold); no
+        I/O, so several backends may claim one path (see ``unwrap``)."""
         ...
 
 
 class UnknownBackendError(StorageError):
     """A backend id that is not configured in this deployment."""
+
+    def __init__(self, backend_id: str, message: str) -> None:
+        super().__init__(message)
+        self.backend_id = backend_id
 
 
 class _WrappedUpload:
@@ -115,7 +123,8 @@ class BackendScopedFileService:
             return self._backends[backend_id or self._default_id]
         except KeyError:
             raise UnknownBackendError(
-                f"unknown storage backend {backend_id!r}; known: {', '.join(self._backends)}"
+                backend_id,
+                f"unknown storage backend {backend_id!r}; known: {', '.join(self._backends)}",
             ) from None
 
     def for_backend(self, backend_id: str) -> BackendScopedFileService:
@@ -140,18 +149,22 @@ class BackendScopedFileService:
                 raise UnsafePathError(f"malformed storage path {path!r}")
             if backend_id not in self._backends:
                 raise UnknownBackendError(
-                    f"{path!r} is on storage backend {backend_id!r}, which is not configured"
+                    backend_id,
+                    f"{path!r} is on storage backend {backend_id!r}, which is not configured",
                 )
             return backend_id, inner
-        if self._backends[self._default_id].owns(path):
-            return self._default_id, path
-        for backend_id, backend in self._backends.items():
-            if backend.owns(path):
-                return backend_id, path
-        raise UnsafePathError(f"no configured storage backend holds {path!r}")
+        search = [self._default_id, *(b for b in self._backends if b != self._default_id)]
+        claimants = [b for b in search if self._backends[b].owns(path)]
+        if not claimants:
+            raise UnsafePathError(f"no configured storage backend holds {path!r}")
+        if len(claimants) > 1:
+            for backend_id in claimants:
+                if self._backends[backend_id].exists(path):
+                    return backend_id, path
+        return claimants[0], path
 
     def check_backends(self) -> dict[str, StorageError | None]:
-        """Each backend's connectivity: None when it can be written to, else the error."""
+        """Each backend's ``check_connectivity``: None when it passed, else the error."""
         results: dict[str, StorageError | None] = {}
         for backend_id, backend in self._backends.items():
             try:
@@ -210,7 +223,7 @@ class BackendScopedFileService:
         return backend.exists(inner)
 
     def check_connectivity(self) -> None:
-        """Raise StorageError naming every backend that cannot be written to."""
+        """Raise StorageError naming every backend whose check fails."""
         failed = {i: e for i, e in self.check_backends().items() if e is not None}
         if failed:
             raise StorageError("; ".join(f"{i}: {e}" for i, e in failed.items()))

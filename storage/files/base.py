@@ -85,5 +85,6 @@ class FileService(Protocol):
     def exists(self, path: str) -> bool: ...
 
     def check_connectivity(self) -> None:
-        """Raise StorageError unless the backend can be written to right now."""
+        """Raise StorageError unless the backend is usable right now: written to, or (for
+        a backend that proves writes only now and then, see S3) at least answering."""
         ...

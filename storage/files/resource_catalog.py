@@ -10,6 +10,8 @@ catalogued this way, bound to the knowledge.
 Deleting is two steps: ``mark_deleted`` when the owner is deleted (the reference resolves
 no more and its grants stop opening it; the row stays as a tombstone, so a dangling
 reference reads as "deleted", not "unknown"), and later ``forget`` once its file is gone.
+A file stored for an owner that is then never recorded (the owner's insert failed) goes at
+once with ``registered``; what even that could not remove, housekeeping finds (``orphans``).
 
 Access grants (``create_grant``/``check_grant``) hand one resource to whoever holds an
 expiring token, without an API key; see ``storage.files.access_grants``.
@@ -17,15 +19,17 @@ expiring token, without an API key; see ``storage.files.access_grants``.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import BinaryIO
 
 from storage.db.models import StorageResource, utcnow
 from storage.db.repositories.access_grants import AccessGrantRepository
-from storage.db.repositories.resources import StorageResourceRepository
+from storage.db.repositories.resources import Position, StorageResourceRepository
 from storage.files.access_grants import (
     GrantRefusal,
     GrantRefused,
@@ -35,6 +39,8 @@ from storage.files.access_grants import (
 )
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.base import FileNotFoundInStorage
+
+log = logging.getLogger(__name__)
 
 SCHEME = "resource://"
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -130,6 +136,49 @@ class ResourceCatalog:
         )
         return _resource(row)
 
+    @contextmanager
+    def registered(
+        self,
+        path: str,
+        *,
+        tenant_id: str,
+        size: int,
+        content_type: str = "",
+        owner_type: str = "",
+        owner_id: str = "",
+    ) -> Iterator[Resource]:
+        """``register`` a file just stored, for a block that records the reference where it
+        is kept (its owner's row). If registering or the block fails, the file is deleted
+        and the record dropped, so nothing stays that nothing refers to; the error goes on.
+        Cleanup that fails in turn is logged: a record left behind is an orphan housekeeping
+        removes (``orphans``); a file whose record could not even be written stays."""
+        try:
+            resource = self.register(
+                path,
+                tenant_id=tenant_id,
+                size=size,
+                content_type=content_type,
+                owner_type=owner_type,
+                owner_id=owner_id,
+            )
+        except BaseException:
+            self._remove_unrecorded(path, None)
+            raise
+        try:
+            yield resource
+        except BaseException:
+            self._remove_unrecorded(path, resource.id)
+            raise
+
+    def _remove_unrecorded(self, path: str, resource_id: str | None) -> None:
+        """Best effort: the file, then (only once the file is gone) its record."""
+        try:
+            self._files.delete(path)
+            if resource_id is not None:
+                self._resources.forget_ids([resource_id])
+        except Exception:
+            log.exception("could not remove %s after its owner failed to be recorded", path)
+
     def get(self, ref: str, *, include_deleted: bool = False) -> Resource:
         row = self._resources.get(resource_id_of(ref))
         if row is None:
@@ -137,6 +186,19 @@ class ResourceCatalog:
         if row.deleted_at is not None and not include_deleted:
             raise DeletedResource(ref)
         return _resource(row)
+
+    def live(self, refs: Iterable[str]) -> dict[str, Resource]:
+        """The live resources among ``refs``, by reference, read in one query (how a
+        response resolves all the references it returns); malformed, unknown and deleted
+        references are absent."""
+        ids = set()
+        for ref in refs:
+            try:
+                ids.add(resource_id_of(ref))
+            except UnknownResource:
+                continue
+        rows = self._resources.get_many(sorted(ids))
+        return {resource_ref(row.id): _resource(row) for row in rows if row.deleted_at is None}
 
     def physical_path(self, path_or_ref: str) -> str:
         """Where the file is now: a reference resolved (live ones only), a path as it is
@@ -183,8 +245,38 @@ class ResourceCatalog:
         self._files.delete(resource.path)
         self._resources.forget_ids([resource.id])
 
-    def tombstones(self, deleted_before: datetime, limit: int) -> list[Resource]:
-        return [_resource(r) for r in self._resources.deleted_before(deleted_before, limit)]
+    def tombstones(
+        self,
+        deleted_before: datetime,
+        limit: int,
+        *,
+        after: Resource | None = None,
+        skip_backends: Sequence[str] = (),
+    ) -> list[Resource]:
+        """Resources marked deleted at or before ``deleted_before``, oldest first, from just
+        after ``after`` (the previous page's last), none on ``skip_backends``."""
+        position = None if after is None else _position(after.deleted_at, after.id)
+        rows = self._resources.deleted_before(
+            deleted_before, limit, after=position, skip_backends=skip_backends
+        )
+        return [_resource(r) for r in rows]
+
+    def orphans(
+        self,
+        created_before: datetime,
+        limit: int,
+        *,
+        after: Resource | None = None,
+        skip_backends: Sequence[str] = (),
+    ) -> list[Resource]:
+        """Live resources of knowledges that do not exist, created at or before
+        ``created_before`` (long enough ago that no knowledge is still being recorded for
+        them); paged like ``tombstones``, by creation."""
+        position = None if after is None else _position(after.created_at, after.id)
+        rows = self._resources.orphaned_before(
+            created_before, limit, after=position, skip_backends=skip_backends
+        )
+        return [_resource(r) for r in rows]
 
     def forget(self, resources: Sequence[Resource]) -> int:
         """Drop the records (and grants) of resources whose files are gone."""
@@ -199,7 +291,8 @@ class ResourceCatalog:
         resource = self.get(ref)
         token = new_token()
         expires_at = utcnow() + timedelta(seconds=ttl_s)
-        self._grants.add(token_digest(token), resource.id, expires_at)
+        if not self._grants.add(token_digest(token), resource.id, expires_at):
+            raise UnknownResource(ref)  # forgotten since it was read
         return IssuedGrant(token, resource.ref, expires_at)
 
     def check_grant(self, token: str) -> Resource:
@@ -218,6 +311,12 @@ class ResourceCatalog:
 
     def purge_expired_grants(self, now: datetime | None = None) -> int:
         return self._grants.purge_expired(now or utcnow())
+
+
+def _position(moment: datetime | None, resource_id: str) -> Position:
+    if moment is None:
+        raise ValueError(f"resource {resource_id} has no timestamp to page after")
+    return moment, resource_id
 
 
 def _resource(row: StorageResource) -> Resource:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
 
 SCHEME = "s3://"
-# check_connectivity writes and deletes one object under this prefix; no key of ours starts
+# check_connectivity's write probe is one object under this prefix; no key of ours starts
 # with "." (tenant ids cannot), so it never meets data.
 PROBE_PREFIX = ".sluice-probe/"
 
@@ -66,6 +66,8 @@ class S3FileService:
         self._config = config
         self._client = client or build_client(config)
         self._buckets = frozenset(b for b in (config.bucket, config.temp_bucket) if b)
+        # Whether a write probe passed, with no failed check since (see check_connectivity).
+        self._writes_proven = False
 
     def owns(self, path: str) -> bool:
         """Whether ``path`` names an object in one of this service's buckets."""
@@ -144,16 +146,27 @@ class S3FileService:
         return True
 
     def check_connectivity(self) -> None:
-        """Write and delete a tiny probe object (reachable, credentials valid, the bucket
-        exists and takes writes), and check the temporary bucket exists."""
-        probe = f"{PROBE_PREFIX}{uuid.uuid4().hex}"
+        """The endpoint answers, the credentials are valid and the buckets exist.
+
+        The first check, and the first after a failed one, also proves the bucket takes
+        writes: it writes and deletes a tiny probe object. The others only HEAD the bucket
+        (which needs s3:ListBucket): a probe every health interval from every API process
+        would leave a version behind each time in a versioned bucket, and an object each
+        time a delete failed. A write permission lost in between shows as failing uploads."""
+        proven, self._writes_proven = self._writes_proven, False
         bucket = self._config.bucket
-        with s3_errors("writing a probe to", self._path(bucket, probe)):
-            self._client.put_object(Bucket=bucket, Key=probe, Body=b"ok")
-            self._client.delete_object(Bucket=bucket, Key=probe)
+        if proven:
+            with s3_errors("checking", self._path(bucket, "")):
+                self._client.head_bucket(Bucket=bucket)
+        else:
+            probe = f"{PROBE_PREFIX}{uuid.uuid4().hex}"
+            with s3_errors("writing a probe to", self._path(bucket, probe)):
+                self._client.put_object(Bucket=bucket, Key=probe, Body=b"ok")
+                self._client.delete_object(Bucket=bucket, Key=probe)
         if self._config.temp_bucket:
             with s3_errors("checking", self._path(self._config.temp_bucket, "")):
                 self._client.head_bucket(Bucket=self._config.temp_bucket)
+        self._writes_proven = True
 
     def _upload(self, bucket: str, key: str) -> S3Upload:
         return S3Upload(

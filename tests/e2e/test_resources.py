@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import re
 import time
 import uuid
@@ -17,8 +18,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import pytest
 from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from sluice.v1 import resource_pb2, resource_pb2_grpc
 from sluice_client import (
     FailedPrecondition,
     InvalidArgument,
@@ -32,10 +36,10 @@ from sluice_client.cli import main as cli
 
 from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
-from storage.db.repositories.resources import StorageResourceRepository
+from storage.db.repositories.resources import KNOWLEDGE_IMAGE, StorageResourceRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.backends import build_file_service
-from storage.files.resource_catalog import ResourceCatalog
+from storage.files.resource_catalog import ResourceCatalog, resource_ref
 from tests.e2e.lifecycle_support import done, html_with_image, notes, wait_until
 from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.support.s3_server import S3Server
@@ -70,6 +74,8 @@ class StackStorage:
 
     catalog: ResourceCatalog
     files: BackendScopedFileService
+    # The catalog's table itself: a record as an older configuration wrote it.
+    resources: StorageResourceRepository
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +83,10 @@ def storage(stack: Stack) -> Iterator[StackStorage]:
     settings = Settings.from_env(env=stack.env)
     db = Database.from_url(settings.database_url)
     files = build_file_service(settings.file_backends, settings.file_default_backend)
+    resources = StorageResourceRepository(db)
     try:
         yield StackStorage(
-            ResourceCatalog(StorageResourceRepository(db), AccessGrantRepository(db), files),
-            files,
+            ResourceCatalog(resources, AccessGrantRepository(db), files), files, resources
         )
     finally:
         db.dispose()
@@ -138,7 +144,6 @@ def test_grants_stream_the_original_and_its_image_back_byte_for_byte(
     to_original = client.create_access_grant(knowledge_id=knowledge.id, ttl_seconds=120)
     to_image = client.create_access_grant(resource_ref=image.ref)
 
-    assert to_original.path == f"/r/{to_original.token}"
     assert to_original.resource is not None and to_original.resource.ref == original.ref
     meta, data = _read(client, to_original.token)
     assert (meta.ref, meta.file_name, meta.size) == (original.ref, "puffin.html", len(page))
@@ -262,3 +267,51 @@ def test_the_cli_grants_and_fetches(
     assert "PERMISSION_DENIED" in capsys.readouterr().err
     assert not (tmp_path / "nothing").exists()
     client.delete_knowledge(knowledge.id)
+
+
+def test_a_resource_on_a_backend_no_longer_configured_is_a_failed_precondition(
+    client: SluiceClient, storage: StackStorage
+) -> None:
+    record = storage.resources.record(
+        tenant_id="t", path="storage://retired/local://t/k/old.png", owner_type=KNOWLEDGE_IMAGE,
+        owner_id=str(uuid.uuid4()), size=3, backend_id="retired",
+    )
+    grant = storage.catalog.create_grant(resource_ref(record.id), 60)
+    try:
+        with pytest.raises(FailedPrecondition, match="'retired'"):
+            _read(client, grant.token)
+    finally:
+        storage.resources.forget_ids([record.id])
+
+
+def test_a_read_cancelled_while_storage_is_slow_does_not_stall_the_server(
+    stack: Stack, storage: StackStorage
+) -> None:
+    # A named pipe stands for a slow store: a read of it blocks until something is written.
+    inner = f"local://t/{uuid.uuid4()}/slow.bin"
+    pipe = stack.storage_dir / inner.removeprefix("local://")
+    pipe.parent.mkdir(parents=True)
+    os.mkfifo(pipe)
+    writer = os.open(pipe, os.O_RDWR)  # the server's open does not wait for a writer then
+    resource = storage.catalog.register(
+        f"storage://disk/{inner}", tenant_id="t", size=1 << 20, owner_type=KNOWLEDGE_IMAGE,
+        owner_id=str(uuid.uuid4()),
+    )
+    grant = storage.catalog.create_grant(resource.ref, 60)
+    try:
+        with grpc.insecure_channel(stack.target) as channel:
+            request = resource_pb2.ReadResourceRequest(token=grant.token)
+            call = resource_pb2_grpc.ResourceServiceStub(channel).ReadResource(request, timeout=60)
+            assert next(call).HasField("meta")
+            time.sleep(0.5)  # the server is reading the first data frame now, and waits
+            call.cancel()
+            time.sleep(0.5)  # ...and is told of the cancel
+
+            health = health_pb2_grpc.HealthStub(channel)
+            started = time.monotonic()
+            answer = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+            assert time.monotonic() - started < 2, "the server stalled on the cancelled read"
+    finally:
+        os.close(writer)  # the read ends (end of file), whatever happened
+        storage.catalog.discard(resource.ref)

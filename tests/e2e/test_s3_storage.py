@@ -110,7 +110,8 @@ def test_a_knowledge_base_bound_to_s3_keeps_its_files_in_the_bucket_until_delete
     assert objects[originals[0]] == page
     assert objects[images[0]].startswith(b"\x89PNG")
     assert stored_files(stack) == local_before  # nothing went to the default backend
-    # The Markdown links the image by a presigned URL of the S3 endpoint, which serves it.
+    # The chunks store the image's resource reference; ListChunks links it by a presigned
+    # URL of the S3 endpoint, signed for this response, which serves it.
     links = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", _markdown(client, knowledge.id))
     assert links and all(link.startswith(f"{s3_server.endpoint}/{bucket}/") for link in links)
     with urllib.request.urlopen(links[0], timeout=10) as response:

@@ -1,6 +1,7 @@
 """store_images end to end: the docreader's frames, inline image data and remote images all end
-up in real storage with the Markdown pointing at them — and a remote image the SSRF policy
-refuses never reaches its server, proved by a canary server that records every request."""
+up in real storage with the Markdown linking their catalog references — a remote image the
+SSRF policy refuses never reaches its server, proved by a canary server that records every
+request, and an image the catalog fails to record leaves no file behind."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from storage.events.memory_bus import InMemoryEventBus
@@ -24,7 +27,7 @@ from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
 from workers.net.ssrf import UrlPolicy
-from workers.pipeline.images import StoredImage, store_images
+from workers.pipeline.images import DocumentImages, StoredImage, store_images
 from workers.settings import Settings
 from workers.wiring import build_context
 
@@ -184,17 +187,20 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
         s.path for s in result.stored
     )
     assert stored["figure"] == StoredImage(
-        stored["figure"].url, stored["figure"].path, 120, 90, "image/png", 2
+        stored["figure"].ref, stored["figure"].path, 120, 90, "image/png", 2
     )
     assert (stored["photo"].width, stored["photo"].height, stored["photo"].page) == (80, 80, 0)
-    url = {name: image.url for name, image in stored.items()}
+    # The Markdown links each stored image by its catalog reference, never by a URL.
+    for image in stored.values():
+        assert ctx.catalog.get(image.ref).path == image.path
+    ref = {name: image.ref for name, image in stored.items()}
     assert result.markdown == "\n\n".join([
         "# Report",
-        f"![figure]({url['figure']}) and again ![same bytes]({url['figure']})",
-        f"tiny![orig]({url['original']})[measured](https://x.example)",
-        f"![inline]({url['inline']}) <img alt=\"html\" src=\"{url['inline']}\">",
-        f"Bare ![image]({url['bare']}) data.",
-        f"![remote]({url['photo']}) ![remote again]({url['photo']})",
+        f"![figure]({ref['figure']}) and again ![same bytes]({ref['figure']})",
+        f"tiny![orig]({ref['original']})[measured](https://x.example)",
+        f"![inline]({ref['inline']}) <img alt=\"html\" src=\"{ref['inline']}\">",
+        f"Bare ![image]({ref['bare']}) data.",
+        f"![remote]({ref['photo']}) ![remote again]({ref['photo']})",
         f"remote icon ![page]({base}/page.html)",
         *(f"![refused {n}]({target})" for n, target in enumerate(refused)),
         "```\n![code](image-1.png)\n```",
@@ -228,3 +234,39 @@ def test_a_document_whose_remote_images_all_fail_still_gets_its_markdown(
     result = store_images(ctx, knowledge, markdown, [])
     assert result.markdown == "![down](http://127.0.0.1:9/a.png) bad ![nothing](relative/path.png)"
     assert (result.remote_failed, result.invalid_dropped, result.stored) == (1, 1, [])
+
+
+def test_an_image_the_catalog_cannot_record_leaves_no_file_behind(
+    ctx: WorkerContext, knowledge: Any
+) -> None:
+    figure = _png(120, 90, 8)
+    before = {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()}
+    # A real failure of the catalog's database: its table is gone.
+    with ctx.db.session() as session:
+        session.execute(text("DROP TABLE storage_resources"))
+
+    with pytest.raises(OperationalError, match="storage_resources"):
+        store_images(ctx, knowledge, "![figure](image-1.png)", [
+            DocumentImage("image-1.png", figure, "image/png", 120, 90, False, page=1)
+        ])
+
+    # The file was saved before the registration failed, and removed again: no orphan.
+    assert {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()} == before
+
+
+def test_a_pages_non_ascii_image_link_is_fetched_percent_encoded(
+    ctx: WorkerContext, knowledge: Any
+) -> None:
+    """A page-relative <img src> with Cyrillic in it, joined against the page's URL, reaches
+    the server as UTF-8 escapes instead of failing the whole document."""
+    photo = _png(80, 80, 9)
+    encoded = "/%D1%81%D1%82%D0%B0%D1%82%D1%8C%D0%B8/%D0%BC%D0%B0%D1%8F%D0%BA.png"
+    origin = _server("127.0.0.1", {encoded: _reply(200, photo, "image/png")})
+    intake = DocumentImages(ctx, knowledge, base_url=f"http://127.0.0.1:{origin.port}/статьи/")
+    try:
+        result = intake.finish('<img alt="маяк" src="маяк.png"> ![двойник](./маяк.png)')
+    finally:
+        origin.close()
+    assert origin.paths == [encoded], "fetched once, percent-encoded"
+    assert (result.remote_fetched, result.remote_failed, len(result.stored)) == (1, 0, 1)
+    assert "маяк.png" not in result.markdown, "both links point at the stored copy"

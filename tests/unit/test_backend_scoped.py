@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from storage.files.backend_scoped import BackendScopedFileService, UnknownBackendError
-from storage.files.base import StorageError, UnsafePathError
+from storage.files.base import FileNotFoundInStorage, StorageError, UnsafePathError
 from storage.files.dummy import DummyFileService
 from storage.files.local import LocalFileService
 
@@ -110,6 +110,29 @@ def test_unprefixed_paths_from_before_go_to_the_default_backend_if_it_holds_them
     assert not files.exists(legacy)
     with pytest.raises(UnsafePathError, match="no configured storage backend holds"):
         files.read_bytes("s3://bucket/t/k/a.pdf")
+
+
+def test_unprefixed_local_paths_go_to_the_local_backend_that_has_the_file(
+    files: BackendScopedFileService, dirs: tuple[Path, Path]
+) -> None:
+    # Written when disk-b was the only backend: its paths carry no backend prefix, and both
+    # local backends take local:// paths.
+    on_b = LocalFileService(dirs[1]).save_stream(TENANT, KNOWLEDGE, "old.txt", [b"on b"]).path
+    on_a = LocalFileService(dirs[0]).save_stream(TENANT, KNOWLEDGE, "old.txt", [b"on a"]).path
+
+    assert files.unwrap(on_b) == ("disk-b", on_b)
+    assert files.read_bytes(on_b) == b"on b"
+    assert files.exists(on_b)
+    assert files.unwrap(on_a) == ("disk-a", on_a)
+    assert files.read_bytes(on_a) == b"on a"
+    files.delete(on_b)
+    assert not (dirs[1] / on_b.removeprefix("local://")).exists()
+    assert not files.exists(on_b)
+    # A file neither has reads as missing (on the default), and deleting it is a no-op.
+    assert files.unwrap(on_b) == ("disk-a", on_b)
+    with pytest.raises(FileNotFoundInStorage):
+        files.read_bytes(on_b)
+    files.delete(on_b)
 
 
 @pytest.mark.parametrize(

@@ -107,6 +107,7 @@ def test_a_clue_that_changes_the_type_renames_the_file() -> None:
         ("http://cdn/movie.mkv", "", "", VIDEO_NOT_SUPPORTED),
         ("http://h/report.pdf", "", "video/mp4",
          f"the server sent video/mp4: {VIDEO_NOT_SUPPORTED}"),
+        ("http://h/report.pdf", "", "video", f"the server sent video: {VIDEO_NOT_SUPPORTED}"),
         ("http://h/report.pdf", "", "application/x-msdownload",
          f"the server sent application/x-msdownload (a Windows executable): {GATE_SAYS_EXE}"),
         ("http://h/report.pdf", "", "application/x-7z-compressed", "'7z' is not supported"),
@@ -166,3 +167,8 @@ def test_a_web_page_must_answer_html() -> None:
         check_page_type("application/pdf")
     with pytest.raises(UnsupportedFileType, match=VIDEO_NOT_SUPPORTED):
         check_page_type("video/webm")
+    # A top-level type alone still says what came.
+    with pytest.raises(UnsupportedFileType, match=f"answered video: {VIDEO_NOT_SUPPORTED}"):
+        check_page_type("video")
+    with pytest.raises(UnsupportedFileType, match="answered audio, not a web page"):
+        check_page_type("audio")

@@ -100,3 +100,20 @@ def test_read_switches_come_out_of_the_engine_options() -> None:
     assert not pdf.switch("enable_ocr")
     assert pdf.switch("first_row_header")
     assert pdf.engine_options == {"dpi": "300"}
+
+
+def test_the_asr_and_vlm_models_are_the_uploads_when_it_names_them_else_the_kbs() -> None:
+    """As the upload pre-check decides, so the worker's re-check agrees with it."""
+    kb = {
+        **KB,
+        "asr": {"model": {"provider": "openai", "model": "whisper-1"}},
+        "vlm": {"model": {"provider": "openai", "model": "gpt-4o"}},
+    }
+    assert (resolve(kb, None).asr_model, resolve(kb, None).vlm_model) == ("whisper-1", "gpt-4o")
+    over = {"asr": {"model": {"model": "large-v3"}}, "vlm": {"model": {"model": "qwen-vl"}}}
+    assert (resolve(kb, over).asr_model, resolve(kb, over).vlm_model) == ("large-v3", "qwen-vl")
+    unnamed = {"asr": {"language": "ru"}, "vlm": {"model": {"model": ""}}}
+    assert (resolve(kb, unnamed).asr_model, resolve(kb, unnamed).vlm_model) == (
+        "whisper-1", "gpt-4o"
+    )
+    assert (resolve(KB, None).asr_model, resolve(KB, None).vlm_model) == ("", "")

@@ -14,6 +14,20 @@ from workers.net.ssrf import SsrfBlocked, UrlPolicy, validate_url
 
 LOCAL = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}))
 BODY = bytes(range(256)) * 1024  # 256 KiB: several pieces
+MOSCOW = "%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0"
+# Content-Type header → (media type, charset) as the response reports them.
+CONTENT_TYPES = {
+    "Text/HTML; Charset=UTF-8": ("text/html", "utf-8"),
+    "text/html, text/plain": ("text/html", ""),
+    "text/html, text/plain; charset=koi8-r": ("text/html", ""),
+    'application/xhtml+xml; q=1; charset="ISO-8859-5"': ("application/xhtml+xml", "iso-8859-5"),
+    "video": ("video", ""),
+    "Audio ; charset=x": ("audio", "x"),
+    "html": ("", ""),
+    "text/": ("", ""),
+    "text/html garbage": ("", ""),
+    ";charset=utf-8": ("", ""),
+}
 
 
 def _reply(body: bytes, headers: dict[str, str]) -> Reply:
@@ -23,6 +37,18 @@ def _reply(body: bytes, headers: dict[str, str]) -> Reply:
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(body)
+
+    return handle
+
+
+def _raw_redirect(location: bytes) -> Reply:
+    """A redirect whose Location is sent as these very bytes (raw UTF-8, say)."""
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(302)
+        # send_header writes Latin-1: decoding the bytes so puts them on the wire unchanged.
+        handler.send_header("Location", location.decode("latin-1"))
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
 
     return handle
 
@@ -48,6 +74,12 @@ def server() -> Iterator[RecordingServer]:
         "/gone": _status(410),
         "/busy": _status(503),
         "/slow-down": _status(429),
+        f"/wiki/{MOSCOW}?q={MOSCOW}": _reply(b"moscow", {"Content-Type": "text/html"}),
+        "/to-moscow": _raw_redirect("/wiki/Москва?q=Москва".encode()),
+        "/to-latin1": _raw_redirect("/caf\u00e9".encode("latin-1")),
+        "/caf%E9": _reply(b"latin-1 path", {}),
+        **{f"/type/{n}": _reply(b"x", {"Content-Type": header})
+           for n, header in enumerate(CONTENT_TYPES)},
     }
     local = RecordingServer(routes, default=_status(404))
     yield local
@@ -121,11 +153,40 @@ def test_the_connection_goes_to_the_validated_answer_never_to_a_later_one(
     assert validate_url(rebind_url, UrlPolicy(), resolver=rebinding).addresses == (
         "93.184.216.34",
     )
-    refused = r"rebind\.example resolves to 127\.0\.0\.1, a loopback"
+    refused = r"^rebind\.example resolves to a loopback address$"
     with pytest.raises(SsrfBlocked, match=refused), \
             open_stream(rebind_url, UrlPolicy(), max_bytes=10, timeout_s=5, resolver=rebinding):
         pass
     assert len(server.requests) == 1, "the rebound request never left"
+
+
+def test_the_media_type_is_read_from_the_header_as_written(server: RecordingServer) -> None:
+    """Not through email parsing, which turns "video" or a list of types into text/plain."""
+    for n, expected in enumerate(CONTENT_TYPES.values()):
+        with open_stream(server.url(f"/type/{n}"), LOCAL, max_bytes=10, timeout_s=5) as got:
+            assert (got.content_type, got.charset) == expected, list(CONTENT_TYPES)[n]
+
+
+def test_non_ascii_urls_and_redirects_go_out_percent_encoded(server: RecordingServer) -> None:
+    """A page's own URL, and a Location sent as raw UTF-8 bytes, reach the server as UTF-8
+    escapes; raw bytes that are not UTF-8 are escaped as they came."""
+    encoded = f"/wiki/{MOSCOW}?q={MOSCOW}"
+    with open_stream(server.url("/wiki/Москва?q=Москва"), LOCAL, max_bytes=10, timeout_s=5) as got:
+        assert b"".join(got.chunks()) == b"moscow"
+    with open_stream(server.url("/to-moscow"), LOCAL, max_bytes=10, timeout_s=5) as moved:
+        assert b"".join(moved.chunks()) == b"moscow"
+    with open_stream(server.url("/to-latin1"), LOCAL, max_bytes=20, timeout_s=5) as latin:
+        assert b"".join(latin.chunks()) == b"latin-1 path"
+    assert server.paths == [encoded, "/to-moscow", encoded, "/to-latin1", "/caf%E9"]
+
+
+def test_what_http_client_cannot_send_is_a_permanent_fetch_error(server: RecordingServer) -> None:
+    with pytest.raises(FetchError, match="the request cannot be sent") as refused, \
+            open_stream(server.url("/page"), LOCAL, max_bytes=10, timeout_s=5,
+                        accept="text/html\r\nX-Injected: yes"):
+        pass
+    assert refused.value.permanent
+    assert server.requests == []
 
 
 def test_limits_are_checked() -> None:

@@ -87,12 +87,32 @@ def test_access_grant_lifetimes_default_to_15_minutes_and_a_day_and_must_be_orde
     assert settings.deleted_resource_retention_s == 7 * 86400
     tuned = Settings.from_env(env={
         "SLUICE_GRANT_DEFAULT_TTL": "60", "SLUICE_GRANT_MAX_TTL": "120",
-        "SLUICE_DELETED_RESOURCE_RETENTION": "0",
+        "SLUICE_STALE_AFTER": "300", "SLUICE_DELETED_RESOURCE_RETENTION": "300",
     })
     assert (tuned.grant_default_ttl_s, tuned.grant_max_ttl_s) == (60, 120)
-    assert tuned.deleted_resource_retention_s == 0
+    assert tuned.deleted_resource_retention_s == 300
     for env in ({"SLUICE_GRANT_DEFAULT_TTL": "0"}, {"SLUICE_GRANT_MAX_TTL": "600"}):
         with pytest.raises(SettingsError, match="SLUICE_GRANT_DEFAULT_TTL must be > 0"):
             Settings.from_env(env=env)
-    with pytest.raises(SettingsError, match="SLUICE_DELETED_RESOURCE_RETENTION"):
-        Settings.from_env(env={"SLUICE_DELETED_RESOURCE_RETENTION": "-1"})
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"SLUICE_DELETED_RESOURCE_RETENTION": "0"},
+        {"SLUICE_DELETED_RESOURCE_RETENTION": "-1"},
+        {"SLUICE_DELETED_RESOURCE_RETENTION": "7799"},  # the default threshold is 2h10m
+        {"SLUICE_STALE_AFTER": "300", "SLUICE_DELETED_RESOURCE_RETENTION": "299"},
+    ],
+)
+def test_deleted_resources_are_retained_at_least_the_stale_threshold(
+    env: dict[str, str],
+) -> None:
+    # Sweep C may hand a stuck deletion back, files and all, once the threshold has passed.
+    threshold = Settings.from_env(env={"SLUICE_STALE_AFTER": env.get("SLUICE_STALE_AFTER", "0")})
+    with pytest.raises(
+        SettingsError,
+        match=rf"SLUICE_DELETED_RESOURCE_RETENTION must be at least the stale threshold "
+        rf"\({threshold.stale_threshold_s} s",
+    ):
+        Settings.from_env(env=env)

@@ -19,22 +19,35 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.client
+import re
 import socket
 import ssl
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from email.message import Message
 from urllib.parse import urljoin
 
-from workers.net.ssrf import Resolver, UrlPolicy, ValidatedUrl, validate_url
+from workers.net.ssrf import (
+    Resolver,
+    UrlPolicy,
+    ValidatedUrl,
+    percent_encoded,
+    validate_url,
+)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 # Client errors a later attempt may not get: timeouts, "too early", rate limits.
 _TRANSIENT_CLIENT_ERRORS = frozenset({408, 425, 429})
 _READ_SIZE = 64 * 1024
 USER_AGENT = "sluice-fetch/1.0"
+# RFC 9110 token characters: a media type is token "/" token.
+_TOKEN = r"[!#$%&'*+.^_`|~0-9a-z-]+"
+_MEDIA_TYPE = re.compile(f"{_TOKEN}/{_TOKEN}")
+# Top-level types a careless server may send alone ("video"): still telling, so kept.
+_TOP_LEVEL_TYPES = frozenset(
+    {"application", "audio", "font", "image", "message", "model", "multipart", "text", "video"}
+)
 
 
 class FetchError(ValueError):
@@ -163,12 +176,12 @@ def open_stream(
                     deadline.check()
                     raise FetchError(f"{target.host}: {type(exc).__name__}: {exc}") from exc
                 if response.status in _REDIRECTS:
-                    location = response.getheader("Location")
+                    location = _location(response)
                     if not location:
                         raise FetchError(
                             f"HTTP {response.status} redirect without a Location", permanent=True
                         )
-                    current = urljoin(current, location.strip())
+                    current = urljoin(current, location)
                     continue
                 if response.status != 200:
                     raise _status_error(response)
@@ -186,6 +199,17 @@ def _status_error(response: http.client.HTTPResponse) -> FetchError:
     return FetchError(f"HTTP {status} {response.reason}".strip(), permanent=permanent)
 
 
+def _location(response: http.client.HTTPResponse) -> str:
+    """The redirect's Location as a URL. http.client reads header bytes as Latin-1, while a
+    server sending raw non-ASCII there means UTF-8 (as browsers take it); bytes that are not
+    UTF-8 are percent-encoded as they came."""
+    raw = (response.getheader("Location") or "").strip().encode("latin-1")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return percent_encoded(raw)
+
+
 def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) -> None:
     announced = (response.getheader("Content-Length") or "").strip()
     if announced.isdigit() and int(announced) > max_bytes:
@@ -195,12 +219,24 @@ def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) 
 
 
 def _media_type(header: str) -> tuple[str, str]:
-    """(media type, charset) of a Content-Type header, lower-case; "" for what is missing."""
-    if not header.strip():
+    """(media type, charset) of a Content-Type header, lower-case; "" for what is missing
+    or unreadable. The first type of a list counts ("text/html, text/plain" is text/html);
+    a top-level type alone ("video") stays as it is, since it still says what came."""
+    media, _, parameters = header.partition(";")
+    if "," in media:  # the parameters, if any, belong to a later type
+        media, parameters = media.split(",", 1)[0], ""
+    media = media.strip().lower()
+    if not (_MEDIA_TYPE.fullmatch(media) or media in _TOP_LEVEL_TYPES):
         return "", ""
-    parsed = Message()
-    parsed["Content-Type"] = header
-    return parsed.get_content_type(), (parsed.get_content_charset() or "").strip()
+    return media, _charset(parameters)
+
+
+def _charset(parameters: str) -> str:
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"').strip().lower()
+    return ""
 
 
 class _Deadline:
@@ -302,16 +338,24 @@ def _send(
     connection: http.client.HTTPConnection, target: ValidatedUrl, accept: str, deadline: _Deadline
 ) -> http.client.HTTPResponse:
     connection.timeout = deadline.remaining()
-    connection.request(
-        "GET",
-        target.target,
-        headers={
-            "Accept": accept,
-            "Accept-Encoding": "identity",
-            "User-Agent": USER_AGENT,
-            "Connection": "close",
-        },
-    )
+    try:
+        connection.request(
+            "GET",
+            target.target,
+            headers={
+                "Accept": accept,
+                "Accept-Encoding": "identity",
+                "User-Agent": USER_AGENT,
+                "Connection": "close",
+            },
+        )
+    except (ValueError, http.client.InvalidURL) as exc:
+        # What http.client cannot put on the wire (a character a request line or header
+        # cannot carry) fails the same way every time.
+        raise FetchError(
+            f"{target.host}: the request cannot be sent: {type(exc).__name__}: {exc}",
+            permanent=True,
+        ) from exc
     return connection.getresponse()
 
 

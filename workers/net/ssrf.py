@@ -12,16 +12,22 @@ the check and the connection (DNS rebinding).
 Hosts on the allow-list (exact names or IPs from configuration) skip the address checks
 only: scheme, credentials and port rules still apply. A name is allowed by its spelling,
 never by what it resolves to — allowing "127.0.0.1" does not allow "localhost".
+
+A refusal's reason goes back to whoever asked for the URL, so it names the rule but never
+what a name resolved to (that would map the internal network for them); the address is
+logged here instead. What is validated comes out ASCII: the host IDNA-encoded, path and query
+percent-encoded, as a request line must be.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # host, port → the addresses it stands for (textual IPs), like getaddrinfo.
@@ -38,6 +44,10 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SUPPORTED_SCHEMES = frozenset(_DEFAULT_PORTS)
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$")
 _NUMERIC_LABEL = re.compile(r"^(?:[0-9]+|0x[0-9a-f]*)$")
+# Printable ASCII stays as it is (existing %-escapes included); the rest is percent-encoded.
+_PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
+
+log = logging.getLogger(__name__)
 
 
 class SsrfBlocked(ValueError):
@@ -73,7 +83,8 @@ class ValidatedUrl:
     # Lower-case, IDNA-encoded, without brackets or a trailing dot.
     host: str
     port: int
-    # What goes on the request line: path and query (the fragment never leaves).
+    # What goes on the request line: path and query, percent-encoded to ASCII (the fragment
+    # never leaves).
     target: str
     # Connect to these, in order, and to nothing else.
     addresses: tuple[str, ...]
@@ -121,11 +132,19 @@ def validate_url(
     if not allow_listed:
         for address in addresses:
             problem = address_problem(address)
-            if problem is not None:
-                if literal is not None:
-                    raise SsrfBlocked(f"{host} is {problem}")
-                raise SsrfBlocked(f"{host} resolves to {address}, {problem}")
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            if problem is None:
+                continue
+            if literal is not None:
+                raise SsrfBlocked(f"{host} is {problem}")
+            log.warning("URL refused: %s resolves to %s, %s", host, address, problem)
+            raise SsrfBlocked(
+                f"{host} resolves to {address_problem(address, name_embedded=False)}"
+            )
+    try:
+        path, query = percent_encoded(parts.path or "/"), percent_encoded(parts.query)
+    except UnicodeEncodeError as exc:  # a lone surrogate
+        raise SsrfBlocked(f"malformed URL: {exc}") from exc
+    target = path + (f"?{query}" if query else "")
     authority = _url_host(host, literal) + ("" if port == _DEFAULT_PORTS[scheme] else f":{port}")
     return ValidatedUrl(
         url=url,
@@ -144,7 +163,14 @@ def _url_host(host: str, literal: IPAddress | None) -> str:
         return host
     if isinstance(literal, ipaddress.IPv4Address):
         return str(literal)
-    return f"[{str(literal).replace('%', '%25')}]"
+    return f"[{literal}]"
+
+
+def percent_encoded(text: str | bytes) -> str:
+    """``text`` with everything beyond printable ASCII percent-encoded (a str as UTF-8) and
+    the rest, existing escapes included, as it is: "/wiki/Москва" becomes
+    "/wiki/%D0%9C%D0%BE%D1%81%D0%BA%D0%B2%D0%B0"."""
+    return quote(text, safe=_PRINTABLE_ASCII)
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -177,6 +203,9 @@ def parse_ip_literal(host: str) -> IPAddress | None:
     A host whose last label is a number can only be an IPv4 address (no top-level domain is
     numeric); if ``inet_aton`` would not accept it either, it is refused, not resolved."""
     if ":" in host:
+        # A zone id ("fe80::1%25eth0") picks a local interface: nothing a public URL needs.
+        if "%" in host:
+            raise SsrfBlocked(f"the IPv6 address {host!r} carries a zone id")
         try:
             return ipaddress.IPv6Address(host)
         except ValueError as exc:
@@ -230,7 +259,8 @@ def _resolve(host: str, port: int, resolver: Resolver) -> list[IPAddress]:
         try:
             address = ipaddress.ip_address(answer)
         except ValueError as exc:
-            raise SsrfBlocked(f"{host} resolves to {answer!r}, not an address") from exc
+            log.warning("URL refused: %s resolves to %r, not an IP address", host, answer)
+            raise SsrfBlocked(f"{host} resolves to something that is not an IP address") from exc
         if address not in addresses:
             addresses.append(address)
     if not addresses:
@@ -293,21 +323,28 @@ _V4_CARRIERS = (
 _V4_COMPATIBLE = ipaddress.IPv6Network("::/96")
 
 
-def address_problem(address: IPAddress) -> str | None:
-    """Why a fetch must not connect to ``address`` ("a loopback address"...), or None."""
+def address_problem(address: IPAddress, *, name_embedded: bool = True) -> str | None:
+    """Why a fetch must not connect to ``address`` ("a loopback address"...), or None.
+
+    An IPv6 address carrying an IPv4 one names that address ("an IPv4-mapped address of
+    10.0.0.1, a private address") unless ``name_embedded`` is false ("an IPv4-mapped address
+    of a private address")."""
     if isinstance(address, ipaddress.IPv4Address):
         return _v4_problem(address)
     for carrier, label, shift in _V4_CARRIERS:
         if address in carrier:
             embedded = ipaddress.IPv4Address((int(address) >> shift) & 0xFFFFFFFF)
             problem = _v4_problem(embedded)
-            return None if problem is None else f"{label} of {embedded}, {problem}"
+            if problem is None:
+                return None
+            return f"{label} of {embedded}, {problem}" if name_embedded else f"{label} of {problem}"
     for network, label in _V6_BLOCKED:
         if address in network:
             return label
     if address in _V4_COMPATIBLE:
         embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        return f"an IPv4-compatible address (deprecated) of {embedded}"
+        compatible = "an IPv4-compatible address (deprecated)"
+        return f"{compatible} of {embedded}" if name_embedded else compatible
     if address not in _GLOBAL_UNICAST or not address.is_global:
         return "a reserved address"
     return None

@@ -113,7 +113,7 @@ def checked_download(
 ) -> DownloadName:
     """The download's name and type once its headers are in; UnsupportedFileType when the
     server says it is something the gate refuses."""
-    if content_type.startswith("video/"):
+    if _is_video(content_type):
         raise UnsupportedFileType(f"the server sent {content_type}: {VIDEO_NOT_SUPPORTED}")
     if content_type in _REFUSED_MEDIA_TYPES:
         extension, what = _REFUSED_MEDIA_TYPES[content_type]
@@ -131,7 +131,7 @@ def checked_download(
 
 def check_page_type(content_type: str) -> None:
     """UnsupportedFileType unless a web page's answer is HTML (or says nothing of its type)."""
-    if content_type.startswith("video/"):
+    if _is_video(content_type):
         raise UnsupportedFileType(f"the URL answered {content_type}: {VIDEO_NOT_SUPPORTED}")
     if content_type and content_type not in HTML_MEDIA_TYPES:
         raise UnsupportedFileType(
@@ -167,6 +167,11 @@ def _signature(head: bytes, file_type: str) -> tuple[str, str] | None:
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")) and file_type not in _ZIP_BASED:
         return "zip", "a zip archive"
     return None
+
+
+def _is_video(content_type: str) -> bool:
+    """"video/mp4", or the top-level type alone ("video") a careless server sends."""
+    return content_type.partition("/")[0] == "video"
 
 
 def _refusal(extension: str, context: str) -> UnsupportedFileType:

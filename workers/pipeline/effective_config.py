@@ -48,10 +48,17 @@ class EffectiveConfig:
     embedding: EmbeddingModel
     # The ASRConfig JSON ({"model": {...}, "language": ...}); the upload's model wins.
     asr: Mapping[str, Any]
+    # The VLM model's name ("" = none); the upload's wins, as in the upload pre-check.
+    vlm_model: str
 
     @property
     def needs_embedding(self) -> bool:
         return self.vector_enabled or self.keyword_enabled
+
+    @property
+    def asr_model(self) -> str:
+        """The ASR model's name ("" = none)."""
+        return _model_name(self.asr)
 
     def parser_choice(self, file_type: str) -> ParserChoice:
         return self.parser_rules.get(file_type, ParserChoice())
@@ -106,7 +113,13 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         graph_enabled=graph and extract_enabled,
         embedding=embedding_model_of(kb_config),
         asr=_asr(kb_config.get("asr") or {}, over.get("asr") or {}),
+        vlm_model=_model_name(over.get("vlm")) or _model_name(kb_config.get("vlm")),
     )
+
+
+def _model_name(section: Mapping[str, Any] | None) -> str:
+    """The model a VLMConfig/ASRConfig JSON names ("" = none)."""
+    return str(((section or {}).get("model") or {}).get("model") or "")
 
 
 def _asr(kb_asr: Mapping[str, Any], over_asr: Mapping[str, Any]) -> dict[str, Any]:

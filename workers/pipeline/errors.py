@@ -38,6 +38,15 @@ class UnsupportedDownload(StageError):
     code = "UNSUPPORTED_FILE_TYPE"
 
 
+class ModelMissing(StageError):
+    """A URL download turned out to be a type that needs a model the configuration lacks
+    (the upload pre-check's verdict, ``code`` its reason: ASR_MODEL_MISSING...)."""
+
+    def __init__(self, stage: str, message: str, reason: str) -> None:
+        super().__init__(stage, message, permanent=True)
+        self.code = reason
+
+
 class ChunkingFailed(StageError):
     code = "CHUNKING_FAILED"
 

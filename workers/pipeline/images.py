@@ -3,7 +3,7 @@
 Following the spec («Извлечение и загрузка изображений»), in this order:
 
 1. the docreader's images, consumed one frame at a time as they arrive — only each stored
-   image's URL is kept, never the bytes of the whole set;
+   image's reference is kept, never the bytes of the whole set;
 2. images inline in the Markdown: ``data:`` URIs and base64 payloads in image links and
    ``<img src>``, and bare image data standing in the text;
 3. remote http(s) images, fetched under the SSRF policy from the settings (a web page's
@@ -15,12 +15,16 @@ becomes its alt text. Identical bytes are stored once per document. Every stored
 recorded in the resource catalog as the knowledge's (``KNOWLEDGE_IMAGE``), which is how a
 reparse or a delete finds it later. A remote image that is refused or fails keeps its
 original link and is only counted: a remote image never fails the document.
+
+The Markdown links a stored image by its catalog reference, ``![alt](resource://{uuid})``,
+never by a storage URL: a presigned URL expires (in 7 days at most) and a relocated file
+lives elsewhere, while the reference keeps resolving. The API turns references into URLs
+afresh whenever it returns content, and the index holds the short, stable references.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,6 +32,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
+from storage.files.base import StorageError
 from storage.files.image_bytes import (
     InvalidImageData,
     decode_inline_image,
@@ -39,7 +44,15 @@ from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import FetchError, fetch
 from workers.net.ssrf import SsrfBlocked, UrlPolicy
-from workers.pipeline.markdown_images import ImageLink, find_bare_image_data, find_image_links
+from workers.pipeline.markdown_images import (
+    Edit,
+    ImageLink,
+    apply_edits,
+    drop_image,
+    find_bare_image_data,
+    find_image_links,
+    replace_target,
+)
 from workers.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -53,8 +66,8 @@ _DROP = ""  # a link target resolved to this loses its image (an icon, invalid d
 
 @dataclass(frozen=True)
 class StoredImage:
-    url: str
-    path: str
+    ref: str  # resource://{uuid}, what the Markdown links
+    path: str  # where the file was stored (the catalog follows it if it moves)
     width: int  # 0 when unknown (an SVG, say)
     height: int
     mime_type: str
@@ -80,7 +93,8 @@ def remote_image_policy(settings: Settings) -> UrlPolicy:
 def store_images(
     ctx: WorkerContext, knowledge: Any, markdown: str, images: Iterable[DocumentImage]
 ) -> StoredImages:
-    """Store the document's images and return the Markdown linking to the stored copies."""
+    """Store the document's images and return the Markdown linking to the stored copies
+    (by their resource references)."""
     intake = DocumentImages(ctx, knowledge)
     for image in images:
         intake.add(image)
@@ -119,19 +133,19 @@ class DocumentImages:
         store, by_ref = self._store, self._by_ref
         links = find_image_links(markdown)
         bare = find_bare_image_data(markdown, links)
-        edits: list[tuple[int, int, str]] = []
+        edits: list[Edit] = []
         for link in links:
-            url = by_ref[link.target] if link.target in by_ref else store.resolve(link.target)
-            if url is not None:
-                edits.append(_drop(link) if url == _DROP else _retarget(markdown, link, url))
+            ref = by_ref[link.target] if link.target in by_ref else store.resolve(link.target)
+            if ref is not None:
+                edits.append(drop_image(link) if ref == _DROP else _retarget(markdown, link, ref))
         for start, end in bare:
-            url = store.resolve(markdown[start:end])
-            if url == _DROP:
+            ref = store.resolve(markdown[start:end])
+            if ref == _DROP:
                 edits.append((start, end, ""))
-            elif url is not None:
-                edits.append((start, end, f"![image]({url})"))
+            elif ref is not None:
+                edits.append((start, end, f"![image]({ref})"))
         result = store.result
-        result.markdown = _apply(markdown, edits)
+        result.markdown = apply_edits(markdown, edits)
         return result
 
 
@@ -158,7 +172,7 @@ class _ImageStore:
     def add(
         self, data: bytes, mime_type: str, width: int, height: int, page: int, *, keep: bool
     ) -> str:
-        """The URL of the stored copy, or _DROP for an icon."""
+        """The reference of the stored copy (``resource://{uuid}``), or _DROP for an icon."""
         if not width or not height:
             width, height = image_size(data)
         if not keep and _is_icon(len(data), width, height):
@@ -172,21 +186,32 @@ class _ImageStore:
         tenant_id, knowledge_id = self._knowledge.tenant_id, self._knowledge.id
         name = f"{knowledge_id}-{digest[:16]}.{extension_for(mime_type)}"
         path = self._files.save_bytes(tenant_id, name, data)
-        self._ctx.catalog.register(
-            path,
-            tenant_id=tenant_id,
-            size=len(data),
-            content_type=mime_type,
-            owner_type=KNOWLEDGE_IMAGE,
-            owner_id=knowledge_id,
-        )
-        url = self._ctx.files.url(path)
-        self.result.stored.append(StoredImage(url, path, width, height, mime_type, page))
-        self._by_digest[digest] = url
-        return url
+        try:
+            ref = self._ctx.catalog.register(
+                path,
+                tenant_id=tenant_id,
+                size=len(data),
+                content_type=mime_type,
+                owner_type=KNOWLEDGE_IMAGE,
+                owner_id=knowledge_id,
+            ).ref
+        except BaseException:
+            # Uncatalogued, the file would be an orphan: no reparse or delete finds it.
+            self._discard(path)
+            raise
+        self.result.stored.append(StoredImage(ref, path, width, height, mime_type, page))
+        self._by_digest[digest] = ref
+        return ref
+
+    def _discard(self, path: str) -> None:
+        try:
+            self._files.delete(path)
+        except StorageError as exc:  # the registration's error is the one to report
+            log.warning("knowledge %s: could not remove uncatalogued image %s: %s",
+                        self._knowledge.id, path, exc)
 
     def resolve(self, target: str) -> str | None:
-        """A stored URL, _DROP, or None to leave the link as it is (not an image we handle,
+        """A stored reference, _DROP, or None to leave the link as it is (not an image we handle,
         or a remote image that could not be had)."""
         try:
             inline = decode_inline_image(target, max_bytes=self._max_bytes)
@@ -196,8 +221,11 @@ class _ImageStore:
             return _DROP
         if inline is not None:
             return self.add(inline.data, inline.mime_type, 0, 0, 0, keep=False)
-        if self._base_url and not urlsplit(target).scheme:
-            target = urljoin(self._base_url, target)
+        try:
+            if self._base_url and not urlsplit(target).scheme:
+                target = urljoin(self._base_url, target)
+        except ValueError:  # "http://[oops": nothing that can be fetched
+            return None
         if target[:8].lower().startswith(("http://", "https://")):
             if target not in self._remote:
                 self._remote[target] = self._fetch(target)
@@ -232,6 +260,10 @@ class _ImageStore:
             log.warning("knowledge %s: remote image %s failed: %s",
                         self._knowledge.id, url, exc.reason)
             return None
+        except Exception:  # whatever else went wrong, one image never fails the document
+            result.remote_failed += 1
+            log.exception("knowledge %s: remote image %s failed", self._knowledge.id, url)
+            return None
         mime_type = sniff_image_type(fetched.data)
         if mime_type is None and fetched.content_type.startswith("image/"):
             mime_type = fetched.content_type
@@ -251,32 +283,13 @@ def _is_icon(size: int, width: int, height: int) -> bool:
     return bool(width and height) and (width < MIN_IMAGE_SIDE_PX or height < MIN_IMAGE_SIDE_PX)
 
 
-def _retarget(markdown: str, link: ImageLink, url: str) -> tuple[int, int, str]:
-    """Point the link at ``url``; a linked image ``[![alt](x)](page)`` is unwrapped."""
-    if link.syntax == "html":
-        url = html.escape(url, quote=True)
+def _retarget(markdown: str, link: ImageLink, target: str) -> Edit:
+    """Point the link at ``target``; a linked image ``[![alt](x)](page)`` is unwrapped (only
+    Markdown images are ever wrapped)."""
     if not link.wrapped:
-        return link.target_start, link.target_end, url
+        return replace_target(link, target)
     image = (
-        markdown[link.image_start : link.target_start] + url
+        markdown[link.image_start : link.target_start] + target
         + markdown[link.target_end : link.image_end]
     )
     return link.start, link.end, image
-
-
-def _drop(link: ImageLink) -> tuple[int, int, str]:
-    """The image gives way to its alt text; a wrapping link stays unless nothing is left."""
-    alt = link.alt.strip()
-    if link.wrapped and alt:
-        return link.image_start, link.image_end, alt
-    return link.start, link.end, alt
-
-
-def _apply(markdown: str, edits: list[tuple[int, int, str]]) -> str:
-    pieces: list[str] = []
-    position = 0
-    for start, end, text in sorted(edits):
-        pieces += [markdown[position:start], text]
-        position = end
-    pieces.append(markdown[position:])
-    return "".join(pieces)

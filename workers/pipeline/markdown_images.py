@@ -7,6 +7,10 @@ payload standing in the text outside any link. An image wrapped in a link,
 ``[![alt](image)](page)``, is reported with the wrapper's span too: the spec unwraps such
 images to the flat form when it resolves them. Nothing inside fenced code, inline code or
 an HTML comment counts: an example in a code block is text, not an image.
+
+The edits that rewrite found links in place (``replace_target``, ``drop_image``,
+``apply_edits``) are shared by the workers, which point links at the images they store, and
+the API, which points stored references at fresh URLs when it returns content.
 """
 
 from __future__ import annotations
@@ -324,3 +328,33 @@ def _html_images(text: str, ignored: _Ignored) -> list[ImageLink]:
             ImageLink("html", tag.start(), tag.end(), tag.start(), tag.end(), *src, alt)
         )
     return links
+
+
+# -- rewriting the links found above -------------------------------------------------------
+
+# Replace ``text[start:end]`` with the string.
+Edit = tuple[int, int, str]
+
+
+def replace_target(link: ImageLink, url: str) -> Edit:
+    """Point the image at ``url``, everything else about the link as written."""
+    return link.target_start, link.target_end, html.escape(url) if link.syntax == "html" else url
+
+
+def drop_image(link: ImageLink) -> Edit:
+    """The image gives way to its alt text; a wrapping link stays unless nothing is left."""
+    alt = link.alt.strip()
+    if link.wrapped and alt:
+        return link.image_start, link.image_end, alt
+    return link.start, link.end, alt
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """``text`` with the (non-overlapping) edits made."""
+    pieces: list[str] = []
+    position = 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[position:start], replacement]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)

@@ -79,7 +79,7 @@ def read_document(
     fetched: FetchedUrl | None = None
     if is_url:
         fetched = fetch_url_knowledge(
-            ctx, knowledge, tracker.attempt, should_stop=checkpoint.should_stop
+            ctx, knowledge, tracker.attempt, config=config, should_stop=checkpoint.should_stop
         )
         tracker.progress("docreader", fetched.fetch.span_fields())
         knowledge = fetched.knowledge

@@ -8,14 +8,17 @@ time limits. Then, as creation planned it:
 
 - a **file download** streams to storage through FileService as it arrives, never whole in
   memory, capped at ``url_download_max_bytes``; the gate judges the response's headers and
-  first bytes before anything is stored (download_gate). The committed file becomes the
-  knowledge's original — name, type, size, hash, path — and is read like an uploaded file;
-  the file an earlier round downloaded is replaced.
+  first bytes before anything is stored (download_gate). A download that turns out to be
+  another type than planned passes the model pre-check creation ran for the planned one (an
+  MP3 needs an ASR model). The committed file becomes the knowledge's original — name, type,
+  size, hash, path — and is read like an uploaded file; the file an earlier round downloaded
+  is replaced.
 - a **web page** is read into memory, capped at ``url_page_max_bytes``, and handed to the
   docreader as an HTML document, so the docreader never touches the network. A charset the
   server declared only in its Content-Type travels as a UTF-8 byte-order mark, which the
   docreader's HTML loader honours first, as a browser honours the header. The page's
-  <title> becomes the knowledge's title unless the caller gave one.
+  <title> replaces the placeholder title creation gave it (its URL, ``placeholder_title``)
+  unless the caller gave one.
 
 What the fetch did (URL, final URL, status, bytes, content type) is returned for the span.
 """
@@ -23,19 +26,22 @@ What the fetch did (URL, final URL, status, bytes, content type) is returned for
 from __future__ import annotations
 
 import codecs
+import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from storage.db.models import Knowledge
+from storage.db.models.knowledge import TITLE_MAX_CHARS
 from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
 from storage.db.statuses import ParseStatus
 from storage.files.base import StoredFile
 from storage.files.keys import content_type_of
-from storage.files.resource_catalog import is_resource_ref
+from storage.files.resource_catalog import UnknownResource, is_resource_ref
 from workers.context import WorkerContext
 from workers.extensions import WEB_PAGE_TYPE, UnsupportedFileType
+from workers.model_prechecks import missing_model
 from workers.net.safe_fetch import FetchError, StreamedResponse, open_stream
 from workers.net.ssrf import Resolver, SsrfBlocked
 from workers.pipeline.checkpoint import ROUND_STATUSES
@@ -46,7 +52,14 @@ from workers.pipeline.download_gate import (
     check_page_type,
     checked_download,
 )
-from workers.pipeline.errors import Superseded, UnsupportedDownload, UrlFetchFailed, UrlRefused
+from workers.pipeline.effective_config import EffectiveConfig
+from workers.pipeline.errors import (
+    ModelMissing,
+    Superseded,
+    UnsupportedDownload,
+    UrlFetchFailed,
+    UrlRefused,
+)
 
 STAGE = "docreader"
 # The name and type a web page is handed to the docreader under.
@@ -54,7 +67,6 @@ PAGE_FILE_NAME = "page.html"
 PAGE_FILE_TYPE = "html"
 _PAGE_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-_MAX_TITLE_CHARS = 1024
 
 
 @dataclass(frozen=True)
@@ -84,21 +96,27 @@ class FetchedUrl:
     page: bytes | None = None
 
 
+def placeholder_title(source: str) -> str:
+    """The title a URL knowledge has until its page's <title> is read: its URL, cut to fit."""
+    return source[:TITLE_MAX_CHARS]
+
+
 def fetch_url_knowledge(
     ctx: WorkerContext,
     knowledge: Knowledge,
     attempt: int,
     *,
+    config: EffectiveConfig,
     should_stop: Callable[[], bool],
     resolver: Resolver | None = None,
 ) -> FetchedUrl:
-    """Fetch ``knowledge.source`` for round ``attempt``: a StageError of the docreader stage
-    saying why it failed, or Superseded when the round must stop. ``resolver`` replaces the
-    system's DNS resolver."""
+    """Fetch ``knowledge.source`` for round ``attempt`` (processed under ``config``): a
+    StageError of the docreader stage saying why it failed, or Superseded when the round
+    must stop. ``resolver`` replaces the system's DNS resolver."""
     try:
         if knowledge.file_type == WEB_PAGE_TYPE:
             return _fetch_page(ctx, knowledge, should_stop, resolver)
-        return _download(ctx, knowledge, attempt, should_stop, resolver)
+        return _download(ctx, knowledge, attempt, config, should_stop, resolver)
     except SsrfBlocked as exc:
         raise UrlRefused(STAGE, f"URL refused: {exc.reason}", permanent=True) from exc
     except FetchError as exc:
@@ -114,8 +132,9 @@ def record_page_title(
 ) -> None:
     """A web page's <title> (from the docreader's metadata) becomes the knowledge's title,
     unless the caller gave one: creation stores the URL as a placeholder title."""
-    title = " ".join(metadata.get("title", "").split())[:_MAX_TITLE_CHARS]
-    if knowledge.file_type == WEB_PAGE_TYPE and title and knowledge.title == knowledge.source:
+    title = " ".join(metadata.get("title", "").split())[:TITLE_MAX_CHARS]
+    is_placeholder = knowledge.title == placeholder_title(knowledge.source)
+    if knowledge.file_type == WEB_PAGE_TYPE and title and is_placeholder:
         ctx.knowledges.update_fields(knowledge.id, attempt=attempt, title=title)
 
 
@@ -152,6 +171,7 @@ def _download(
     ctx: WorkerContext,
     knowledge: Knowledge,
     attempt: int,
+    config: EffectiveConfig,
     should_stop: Callable[[], bool],
     resolver: Resolver | None,
 ) -> FetchedUrl:
@@ -164,10 +184,27 @@ def _download(
             content_disposition=response.content_disposition,
             content_type=response.content_type,
         )
+        if name.file_type != planned.file_type:
+            _check_models(knowledge, name.file_type, config)
         stored = _store(ctx, knowledge, name, _pieces(response, should_stop, knowledge.id))
     return FetchedUrl(
         _fetch_record(url, response), _record_download(ctx, knowledge, attempt, name, stored)
     )
+
+
+def _check_models(knowledge: Knowledge, file_type: str, config: EffectiveConfig) -> None:
+    """The pre-check creation ran for the planned type, for the type that came instead;
+    multimodal as creation decided it for this knowledge."""
+    missing = missing_model(
+        file_type,
+        bool(knowledge.enable_multimodel),
+        asr_model=config.asr_model,
+        vlm_model=config.vlm_model,
+    )
+    if missing is not None:
+        raise ModelMissing(
+            STAGE, f"the download is a {file_type} file: {missing.message}", missing.reason
+        )
 
 
 def _pieces(
@@ -209,37 +246,39 @@ def _store(
 def _record_download(
     ctx: WorkerContext, knowledge: Knowledge, attempt: int, name: DownloadName, stored: StoredFile
 ) -> Knowledge:
-    """Make the stored file the knowledge's original while the round is still current (else
-    the file is removed and the round stops); the previous round's download goes. Like an
-    upload's, the original is catalogued and the row keeps its stable reference."""
-    original = ctx.catalog.register(
+    """Make the stored file the knowledge's original while the round is still current; the
+    previous round's download goes. Like an upload's, the original is catalogued and the row
+    keeps its stable reference. A round no longer current (Superseded) or a failure to
+    record it (the database down) removes the file and its record again."""
+    with ctx.catalog.registered(
         stored.path,
         tenant_id=knowledge.tenant_id,
         size=stored.size,
         content_type=content_type_of(name.file_name),
         owner_type=KNOWLEDGE_ORIGINAL,
         owner_id=knowledge.id,
-    )
-    fields: dict[str, Any] = {
-        "file_name": name.file_name,
-        "file_type": name.file_type,
-        "file_size": stored.size,
-        "file_hash": stored.md5,
-        "file_path": original.ref,
-        "storage_size": stored.size,
-    }
-    if knowledge.title == knowledge.file_name:  # the title was only the planned file name
-        fields["title"] = name.file_name
-    recorded = ctx.knowledges.transition(
-        knowledge.id,
-        from_statuses=ROUND_STATUSES,
-        to_status=ParseStatus.PROCESSING,
-        attempt=attempt,
-        **fields,
-    )
-    row = ctx.knowledges.get(knowledge.id) if recorded else None
-    if row is None:
-        ctx.catalog.discard(original.ref)
+    ) as original:
+        fields: dict[str, Any] = {
+            "file_name": name.file_name,
+            "file_type": name.file_type,
+            "file_size": stored.size,
+            "file_hash": stored.md5,
+            "file_path": original.ref,
+            "storage_size": stored.size,
+        }
+        if knowledge.title == knowledge.file_name:  # the title was only the planned file name
+            fields["title"] = name.file_name
+        if not ctx.knowledges.transition(
+            knowledge.id,
+            from_statuses=ROUND_STATUSES,
+            to_status=ParseStatus.PROCESSING,
+            attempt=attempt,
+            **fields,
+        ):
+            raise Superseded(knowledge.id)
+    # Recorded: the row refers to the file now, whatever happens next.
+    row = ctx.knowledges.get(knowledge.id)
+    if row is None:  # deleted right after; the deletion takes this file with the rest
         raise Superseded(knowledge.id)
     _discard_previous(ctx, knowledge.file_path)
     return row
@@ -250,7 +289,9 @@ def _discard_previous(ctx: WorkerContext, path_or_ref: str) -> None:
     if not path_or_ref:
         return
     if is_resource_ref(path_or_ref):
-        ctx.catalog.discard(path_or_ref)
+        # Already forgotten, e.g. by a try of this round that failed after discarding it.
+        with contextlib.suppress(UnknownResource):
+            ctx.catalog.discard(path_or_ref)
     else:
         ctx.files.delete(path_or_ref)
 

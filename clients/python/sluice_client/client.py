@@ -446,7 +446,8 @@ class SluiceClient:
         self, token: str, destination: FileSource, *, timeout: float | None = None
     ) -> v1.Resource:
         """Writes the file a grant opens to `destination` (a path, or a binary stream the
-        caller keeps) as it arrives, never whole in memory; returns its meta."""
+        caller keeps) as it arrives, never whole in memory; returns its meta. A path is
+        replaced only once the whole file has arrived: a failure leaves it as it was."""
         return write_resource(self.read_resource(token, timeout=timeout), destination)
 
     # Search

@@ -10,6 +10,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from storage.db.models.base import Base, new_id, utcnow
 
+# Column widths the API checks before a row is written (a longer value is a database error).
+TITLE_MAX_CHARS = 1024
+CHANNEL_MAX_CHARS = 64
+
 
 class Knowledge(Base):
     __tablename__ = "knowledges"
@@ -25,7 +29,7 @@ class Knowledge(Base):
         String(36), ForeignKey("knowledge_bases.id", ondelete="CASCADE")
     )
     type: Mapped[str] = mapped_column(String(16), default="file")
-    title: Mapped[str] = mapped_column(String(1024), default="")
+    title: Mapped[str] = mapped_column(String(TITLE_MAX_CHARS), default="")
     description: Mapped[str] = mapped_column(Text, default="")
     # The URL a URL knowledge was imported from.
     source: Mapped[str] = mapped_column(Text, default="")
@@ -47,7 +51,7 @@ class Knowledge(Base):
     summary: Mapped[str | None] = mapped_column(Text, default=None)
     error_message: Mapped[str | None] = mapped_column(Text, default=None)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
-    channel: Mapped[str] = mapped_column(String(64), default="")
+    channel: Mapped[str] = mapped_column(String(CHANNEL_MAX_CHARS), default="")
     # The current processing round; only ever grows (KnowledgeRepository.next_attempt).
     attempt: Mapped[int] = mapped_column(default=0)
     pending_subtasks_count: Mapped[int] = mapped_column(default=0)

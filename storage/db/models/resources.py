@@ -1,5 +1,5 @@
 """The resource catalog: stable ``resource://{id}`` references to stored files, and the
-temporary access grants (``/r/{token}``) that expose them."""
+temporary access grants that expose them (see ``storage.files.access_grants``)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 
 from storage.db.engine import Database
 from storage.db.models import AccessGrant, StorageResource
@@ -19,11 +20,17 @@ class AccessGrantRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def add(self, token_digest: str, resource_id: str, expires_at: datetime) -> AccessGrant:
+    def add(self, token_digest: str, resource_id: str, expires_at: datetime) -> bool:
+        """Record a grant; False when the resource's record is gone (forgotten since it was
+        read: the foreign key refuses the row)."""
         grant = AccessGrant(token=token_digest, resource_id=resource_id, expires_at=expires_at)
-        with self._db.session() as session:
-            session.add(grant)
-        return grant
+        try:
+            with self._db.session() as session:
+                session.add(grant)
+        except IntegrityError:
+            # The digest of 256 random bits cannot collide: the resource is what is missing.
+            return False
+        return True
 
     def find(self, token_digest: str) -> tuple[AccessGrant, StorageResource] | None:
         """The grant and its resource, read together."""

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import ColumnElement, Select, and_, delete, exists, or_, select, update
+from sqlalchemy.orm import InstrumentedAttribute
 
 from storage.db.engine import Database
-from storage.db.models import StorageResource, utcnow
+from storage.db.models import Knowledge, StorageResource, utcnow
 from storage.db.sql import affected_rows
 
 # A knowledge's original file (the one its row's file_path refers to).
@@ -23,6 +24,9 @@ KNOWLEDGE_ORIGINAL = "knowledge"
 KNOWLEDGE_IMAGE = "knowledge_image"
 # Every file a knowledge owns.
 KNOWLEDGE_FILES = (KNOWLEDGE_ORIGINAL, KNOWLEDGE_IMAGE)
+
+# Where a page of records ended: the last one's (timestamp, id), in the page's order.
+Position = tuple[datetime, str]
 
 
 class StorageResourceRepository:
@@ -56,6 +60,14 @@ class StorageResourceRepository:
     def get(self, resource_id: str) -> StorageResource | None:
         with self._db.session() as session:
             return session.get(StorageResource, resource_id)
+
+    def get_many(self, resource_ids: Sequence[str]) -> list[StorageResource]:
+        """The rows of those ids that exist (deleted ones included), in one query."""
+        if not resource_ids:
+            return []
+        query = select(StorageResource).where(StorageResource.id.in_(list(resource_ids)))
+        with self._db.session() as session:
+            return list(session.scalars(query))
 
     def owned_by(
         self, owner_types: Sequence[str], owner_ids: Sequence[str], *, include_deleted: bool
@@ -106,16 +118,37 @@ class StorageResourceRepository:
         with self._db.session() as session:
             return affected_rows(session.execute(statement))
 
-    def deleted_before(self, cutoff: datetime, limit: int) -> list[StorageResource]:
-        """Tombstones marked deleted at or before ``cutoff``, oldest first."""
-        query = (
-            select(StorageResource)
-            .where(StorageResource.deleted_at <= cutoff)
-            .order_by(StorageResource.deleted_at, StorageResource.id)
-            .limit(limit)
+    def deleted_before(
+        self,
+        cutoff: datetime,
+        limit: int,
+        *,
+        after: Position | None = None,
+        skip_backends: Sequence[str] = (),
+    ) -> list[StorageResource]:
+        """Tombstones marked deleted at or before ``cutoff``, oldest first: the page after
+        ``after`` (a previous page's last (deleted_at, id)), none on ``skip_backends``."""
+        query = select(StorageResource).where(StorageResource.deleted_at <= cutoff)
+        return self._page(query, StorageResource.deleted_at, limit, after, skip_backends)
+
+    def orphaned_before(
+        self,
+        cutoff: datetime,
+        limit: int,
+        *,
+        after: Position | None = None,
+        skip_backends: Sequence[str] = (),
+    ) -> list[StorageResource]:
+        """Live records of knowledge files, created at or before ``cutoff``, whose knowledge
+        row does not exist: left behind by a failure between storing a file and recording
+        its knowledge. Oldest first, paged like ``deleted_before`` by (created_at, id)."""
+        query = select(StorageResource).where(
+            StorageResource.deleted_at.is_(None),
+            StorageResource.owner_type.in_(KNOWLEDGE_FILES),
+            StorageResource.created_at <= cutoff,
+            ~exists().where(Knowledge.id == StorageResource.owner_id),
         )
-        with self._db.session() as session:
-            return list(session.scalars(query))
+        return self._page(query, StorageResource.created_at, limit, after, skip_backends)
 
     def forget(self, owner_type: str, owner_ids: Sequence[str], paths: Sequence[str]) -> int:
         """Drop the records of ``paths`` owned by ``owner_ids`` (once their files are gone);
@@ -137,6 +170,23 @@ class StorageResourceRepository:
         with self._db.session() as session:
             return affected_rows(session.execute(statement))
 
+    def _page(
+        self,
+        query: Select[StorageResource],
+        moment: InstrumentedAttribute[datetime] | InstrumentedAttribute[datetime | None],
+        limit: int,
+        after: Position | None,
+        skip_backends: Sequence[str],
+    ) -> list[StorageResource]:
+        """``query``'s rows in (moment, id) order, from just after ``after``."""
+        if after is not None:
+            query = query.where(_past(moment, after))
+        if skip_backends:
+            query = query.where(StorageResource.backend_id.not_in(list(skip_backends)))
+        query = query.order_by(moment, StorageResource.id).limit(limit)
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
     def _update_live(self, resource_id: str, **values: str) -> bool:
         statement = (
             update(StorageResource)
@@ -146,3 +196,11 @@ class StorageResourceRepository:
         )
         with self._db.session() as session:
             return affected_rows(session.execute(statement)) > 0
+
+
+def _past(
+    moment: InstrumentedAttribute[datetime] | InstrumentedAttribute[datetime | None],
+    after: Position,
+) -> ColumnElement[bool]:
+    at, resource_id = after
+    return or_(moment > at, and_(moment == at, StorageResource.id > resource_id))

@@ -6,6 +6,9 @@ from __future__ import annotations
 import uuid
 
 from storage.db.engine import Database
+from storage.db.repositories.access_grants import AccessGrantRepository
+from storage.db.repositories.resources import StorageResourceRepository
+from storage.files.resource_catalog import ResourceCatalog
 from storage.queue.base import QueueName, TaskSpec
 from tests.integration.housekeeping.conftest import (
     STALE_AFTER_S,
@@ -126,12 +129,16 @@ def test_one_housekeeper_at_a_time_runs_a_round(ctx: WorkerContext, key_prefix: 
 def test_a_round_survives_an_unreachable_database(ctx: WorkerContext, scope: Scope) -> None:
     row = add_knowledge(ctx, scope, parse_status="deleting")
     backdate(ctx, row.id, QUIET_S)
-    healthy = ctx.db
+    healthy, healthy_catalog = ctx.db, ctx.catalog
     ctx.db = Database.from_url(f"postgresql://postgres@127.0.0.1:1/{uuid.uuid4().hex}")
+    # Sweep D works through the catalog, on the same database.
+    ctx.catalog = ResourceCatalog(
+        StorageResourceRepository(ctx.db), AccessGrantRepository(ctx.db), ctx.files
+    )
     try:
         report = run_round(ctx)
     finally:
         ctx.db.dispose()
-        ctx.db = healthy
+        ctx.db, ctx.catalog = healthy, healthy_catalog
     assert all(counts == {"errors": 1} for counts in report.as_dict().values())
     assert _status(ctx, row.id)[0] == "deleting"

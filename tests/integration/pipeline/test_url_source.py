@@ -15,28 +15,37 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 
 from server.api.errors import ApiError
 from server.services.url_import import checked_import_url
 from storage.db.migrate import upgrade_to_head
+from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
 from tests.support.http_server import RecordingServer, Reply
 from workers.context import WorkerContext
 from workers.extensions import WEB_PAGE_TYPE
+from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import (
+    ModelMissing,
     Superseded,
     UnsupportedDownload,
     UrlFetchFailed,
     UrlRefused,
 )
-from workers.pipeline.url_source import fetch_url_knowledge, record_page_title
+from workers.pipeline.url_source import fetch_url_knowledge, placeholder_title, record_page_title
 from workers.settings import Settings
 from workers.wiring import build_context
 
 CAP = 64 * 1024
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 100  # about 25 KiB
 RUSSIAN = "Смотритель маяка красит перила в бирюзовый цвет каждый апрель."
+MP3 = b"ID3\x04\x00\x00\x00\x00\x00\x00" + bytes(2000)
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(2000)
+# A knowledge base configured with neither an ASR nor a VLM model.
+NO_MODELS = resolve({}, None)
 
 
 def _reply(body: bytes, headers: dict[str, str]) -> Reply:
@@ -81,6 +90,8 @@ def server() -> Iterator[RecordingServer]:
         "/big.pdf": _reply(b"%PDF-1.4\n" + b"x" * (3 * CAP), {"Connection": "close"}),
         "/setup.pdf": _reply(b"MZ\x90\x00\x03\x00\x00\x00" + bytes(4000), {}),
         "/page": _reply(page.encode("cp1251"), {"Content-Type": "text/html; charset=windows-1251"}),
+        "/get?id=7": _reply(MP3, {"Content-Disposition": 'attachment; filename="briefing.mp3"'}),
+        "/chart.png": _reply(PNG, {"Content-Type": "image/png"}),
     }, default=_not_found)
     yield local
     local.close()
@@ -146,12 +157,13 @@ def test_a_download_streams_into_storage_and_replaces_an_earlier_rounds_file(
     earlier = ctx.files.save_stream("t", "k", "old.pdf", [b"%PDF-1.4 earlier round"])
     row = make(server.url("/report.pdf", host="localhost"), "pdf", "report.pdf",
                file_path=earlier.path)
-    fetched = fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+    fetched = fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
     assert fetched.page is None
     got = fetched.knowledge
     assert (got.file_name, got.file_type, got.file_size) == ("report.pdf", "pdf", len(PDF))
     assert got.file_hash == hashlib.md5(PDF).hexdigest()
-    assert ctx.files.read_bytes(got.file_path) == PDF
+    with ctx.catalog.open(got.file_path) as original:  # the row keeps the catalog's reference
+        assert original.read() == PDF
     assert not ctx.files.exists(earlier.path), "the earlier round's download is gone"
     assert fetched.fetch.span_fields() == {
         "url": row.source, "final_url": row.source, "http_status": 200,
@@ -174,7 +186,7 @@ def test_a_failed_download_says_why_and_leaves_nothing_stored(
 ) -> None:
     row = make(server.url(path, host="localhost"), "pdf", "a.pdf")
     with pytest.raises(error, match=message) as failed:
-        fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+        fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
     assert getattr(failed.value, "permanent", None) is True
     assert _stored_files(ctx) == []
     assert _row(ctx, row.id).file_path == ""
@@ -191,13 +203,32 @@ def test_a_round_told_to_stop_mid_download_stores_nothing(
         return len(asked) > 1
 
     with pytest.raises(Superseded):
-        fetch_url_knowledge(ctx, row, 1, should_stop=stop_after_the_first_piece)
+        fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=stop_after_the_first_piece)
     assert _stored_files(ctx) == []
     # A round superseded while its file was being stored removes the file it stored.
     ctx.knowledges.next_attempt(row.id)
     with pytest.raises(Superseded):
-        fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+        fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
     assert _stored_files(ctx) == []
+    assert _row(ctx, row.id).file_path == ""
+
+
+def test_a_download_that_cannot_be_recorded_leaves_no_file_and_no_record(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    row = make(server.url("/report.pdf", host="localhost"), "pdf", "report.pdf")
+    # The database refuses to point the row at the new file (as it would if it failed then).
+    with ctx.db.session() as session:
+        session.execute(text(
+            "CREATE TRIGGER refuse_originals BEFORE UPDATE OF file_path ON knowledges "
+            "BEGIN SELECT RAISE(ABORT, 'knowledges refused'); END"
+        ))
+
+    with pytest.raises(IntegrityError, match="knowledges refused"):
+        fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
+
+    assert _stored_files(ctx) == []
+    assert ctx.catalog.owned_by(KNOWLEDGE_FILES, [row.id], include_deleted=True) == []
     assert _row(ctx, row.id).file_path == ""
 
 
@@ -206,7 +237,7 @@ def test_a_web_page_arrives_as_utf8_html_and_titles_its_knowledge(
 ) -> None:
     source = server.url("/page", host="localhost")
     row = make(source, WEB_PAGE_TYPE)
-    fetched = fetch_url_knowledge(ctx, row, 1, should_stop=_never)
+    fetched = fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
     assert fetched.page is not None
     assert fetched.page.startswith(codecs.BOM_UTF8)
     assert RUSSIAN in fetched.page.decode("utf-8-sig")
@@ -235,12 +266,50 @@ def test_a_url_rebound_after_the_api_check_is_refused_by_the_worker(
     accepted = checked_import_url(url, ctx.settings, resolver=rebinding)
     assert accepted.addresses == ("93.184.216.34",)
     row = make(accepted.normalized, "pdf", "report.pdf")
-    with pytest.raises(UrlRefused, match=r"URL refused: rebind\.example resolves to 127\.0\.0\.1, "
-                       "a loopback address") as refused:
-        fetch_url_knowledge(ctx, row, 1, should_stop=_never, resolver=rebinding)
+    with pytest.raises(UrlRefused, match=r"^URL refused: rebind\.example resolves to a loopback "
+                       "address$") as refused:
+        fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never, resolver=rebinding)
     assert refused.value.permanent and refused.value.code == "URL_REFUSED"
     assert server.requests == []
     assert _stored_files(ctx) == []
     # The API's own check refuses the rebound name the same way.
     with pytest.raises(ApiError, match=r"refused by the SSRF policy: rebind\.example resolves"):
         checked_import_url(url, ctx.settings, resolver=rebinding)
+
+
+def test_a_download_of_another_type_than_planned_passes_that_types_model_precheck(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    """Planned as a PDF, the link serves an MP3 (or, planned under multimodal, a PNG): with
+    no ASR (VLM) model configured it fails at once with the creation pre-check's message,
+    and nothing is stored."""
+    cases = [
+        ("/get?id=7", False, NO_MODELS, "ASR_MODEL_MISSING", "audio files need an ASR model"),
+        ("/chart.png", True, NO_MODELS, "VLM_MODEL_MISSING", "needs a VLM model"),
+    ]
+    for path, multimodal, config, code, message in cases:
+        row = make(server.url(path, host="localhost"), "pdf", "report.pdf",
+                   enable_multimodel=multimodal)
+        with pytest.raises(ModelMissing, match=message) as refused:
+            fetch_url_knowledge(ctx, row, 1, config=config, should_stop=_never)
+        assert refused.value.permanent and refused.value.code == code
+        assert _stored_files(ctx) == []
+    # With the model configured (or without multimodal) the same downloads go through.
+    with_asr = resolve({"asr": {"model": {"provider": "openai", "model": "whisper-1"}}}, None)
+    audio = make(server.url("/get?id=7&v=2", host="localhost"), "pdf", "report.pdf")
+    server.routes["/get?id=7&v=2"] = server.routes["/get?id=7"]
+    got = fetch_url_knowledge(ctx, audio, 1, config=with_asr, should_stop=_never).knowledge
+    assert (got.file_name, got.file_type) == ("briefing.mp3", "mp3")
+    image = make(server.url("/chart.png", host="localhost"), "pdf", "chart.pdf")
+    got = fetch_url_knowledge(ctx, image, 1, config=NO_MODELS, should_stop=_never).knowledge
+    assert got.file_type == "png"
+
+
+def test_a_long_urls_placeholder_title_is_cut_to_fit_and_still_replaced(
+    ctx: WorkerContext, make: Make, server: RecordingServer
+) -> None:
+    source = server.url("/page?q=" + "x" * 3000, host="localhost")
+    row = make(source, WEB_PAGE_TYPE, title=placeholder_title(source))
+    assert len(row.title) == 1024
+    record_page_title(ctx, row, 1, {"title": "Маяк"})
+    assert _row(ctx, row.id).title == "Маяк"

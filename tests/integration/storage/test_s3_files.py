@@ -8,6 +8,7 @@ import os
 import re
 import threading
 import urllib.request
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -282,6 +283,51 @@ def test_check_connectivity_writes_a_probe_and_removes_it(
     )
     with pytest.raises(StorageError):
         S3FileService(unreachable).check_connectivity()
+
+
+def test_periodic_checks_head_the_bucket_and_write_a_probe_only_first_and_after_a_failure(
+    s3_server: S3Server,
+) -> None:
+    name = f"sluice-versioned-{uuid.uuid4().hex[:12]}"
+    service = S3FileService(s3_server.config(name))
+    with pytest.raises(StorageError):
+        service.check_connectivity()  # no bucket yet
+    s3_server.create_bucket(name)
+    s3_server.client.put_bucket_versioning(
+        Bucket=name, VersioningConfiguration={"Status": "Enabled"}
+    )
+
+    def probe_versions() -> tuple[int, int]:
+        listed = s3_server.client.list_object_versions(Bucket=name, Prefix=PROBE_PREFIX)
+        return len(listed.get("Versions", [])), len(listed.get("DeleteMarkers", []))
+
+    try:
+        for _ in range(5):
+            service.check_connectivity()
+        # A versioned bucket keeps every probe written: one, after the failed check.
+        assert probe_versions() == (1, 1)
+        # The bucket goes: the HEAD notices; once it is back, writes are proven again.
+        _empty_versions(s3_server, name)
+        s3_server.client.delete_bucket(Bucket=name)
+        with pytest.raises(StorageError):
+            service.check_connectivity()
+        s3_server.client.create_bucket(Bucket=name)
+        s3_server.client.put_bucket_versioning(
+            Bucket=name, VersioningConfiguration={"Status": "Enabled"}
+        )
+        service.check_connectivity()
+        service.check_connectivity()
+        assert probe_versions() == (1, 1)
+    finally:
+        _empty_versions(s3_server, name)
+
+
+def _empty_versions(s3_server: S3Server, bucket: str) -> None:
+    listed = s3_server.client.list_object_versions(Bucket=bucket)
+    for entry in [*listed.get("Versions", []), *listed.get("DeleteMarkers", [])]:
+        s3_server.client.delete_object(
+            Bucket=bucket, Key=entry["Key"], VersionId=entry["VersionId"]
+        )
 
 
 @pytest.mark.parametrize(

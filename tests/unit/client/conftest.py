@@ -8,7 +8,12 @@ from typing import Any
 
 import grpc
 import pytest
-from sluice.v1 import knowledge_base_pb2_grpc, knowledge_pb2_grpc, search_pb2_grpc
+from sluice.v1 import (
+    knowledge_base_pb2_grpc,
+    knowledge_pb2_grpc,
+    resource_pb2_grpc,
+    search_pb2_grpc,
+)
 
 _ADD_TO_SERVER: list[tuple[type[Any], Callable[[Any, grpc.Server], None]]] = [
     (
@@ -20,6 +25,10 @@ _ADD_TO_SERVER: list[tuple[type[Any], Callable[[Any, grpc.Server], None]]] = [
         knowledge_base_pb2_grpc.add_KnowledgeBaseServiceServicer_to_server,
     ),
     (search_pb2_grpc.SearchServiceServicer, search_pb2_grpc.add_SearchServiceServicer_to_server),
+    (
+        resource_pb2_grpc.ResourceServiceServicer,
+        resource_pb2_grpc.add_ResourceServiceServicer_to_server,
+    ),
 ]
 
 Serve = Callable[..., str]

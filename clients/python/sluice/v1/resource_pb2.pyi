@@ -60,16 +60,14 @@ class CreateAccessGrantRequest(_message.Message):
     def __init__(self, knowledge_id: _Optional[str] = ..., resource_ref: _Optional[str] = ..., ttl_seconds: _Optional[int] = ...) -> None: ...
 
 class CreateAccessGrantResponse(_message.Message):
-    __slots__ = ("token", "expires_at", "path", "resource")
+    __slots__ = ("token", "expires_at", "resource")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
-    PATH_FIELD_NUMBER: _ClassVar[int]
     RESOURCE_FIELD_NUMBER: _ClassVar[int]
     token: str
     expires_at: _timestamp_pb2.Timestamp
-    path: str
     resource: Resource
-    def __init__(self, token: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., path: _Optional[str] = ..., resource: _Optional[_Union[Resource, _Mapping]] = ...) -> None: ...
+    def __init__(self, token: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., resource: _Optional[_Union[Resource, _Mapping]] = ...) -> None: ...
 
 class ReadResourceRequest(_message.Message):
     __slots__ = ("token",)

@@ -1028,18 +1028,13 @@ default_message_pool.register_message(
 class CreateAccessGrantResponse(betterproto2.Message):
     token: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
     """
-    A bearer token: whoever holds it may read the resource until expires_at, without an
-    API key. It is shown once; the server keeps only its digest.
+    A bearer token: whoever holds it may read the resource with ReadResource until
+    expires_at, without an API key. It is shown once; the server keeps only its digest.
     """
 
     expires_at: "datetime.datetime | None" = betterproto2.field(
         2, betterproto2.TYPE_MESSAGE, unwrap=lambda: __google__protobuf__.Timestamp, optional=True
     )
-
-    path: "str" = betterproto2.field(3, betterproto2.TYPE_STRING)
-    """
-    "/r/{token}": where an HTTP front end serves the resource.
-    """
 
     resource: "Resource | None" = betterproto2.field(4, betterproto2.TYPE_MESSAGE, optional=True)
 
