@@ -16,6 +16,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
@@ -65,6 +66,7 @@ class WorkerContext:
     spans: SpanRepository
     resources: StorageResourceRepository
     enrichment: EnrichmentRepository
+    tags: TagRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

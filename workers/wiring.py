@@ -10,6 +10,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
 from storage.events.redis_bus import RedisEventBus
@@ -39,6 +40,7 @@ def build_context(
         spans=SpanRepository(db),
         resources=resources,
         enrichment=EnrichmentRepository(db),
+        tags=TagRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files),
         index=MilvusIndex(settings.milvus_uri),

@@ -19,6 +19,7 @@ from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import next_token, page_window
+from server.services.tags import knowledge_message, knowledge_messages
 from server.services.url_import import checked_import_url
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
@@ -76,7 +77,8 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.GetKnowledgeRequest, context: Ctx
     ) -> pb.GetKnowledgeResponse:
         _, row = await self._owned(context, request.id)
-        return pb.GetKnowledgeResponse(knowledge=convert.knowledge(row))
+        knowledge = await asyncio.to_thread(knowledge_message, self._ctx.tags, row)
+        return pb.GetKnowledgeResponse(knowledge=knowledge)
 
     @unary
     async def ListKnowledge(
@@ -99,8 +101,9 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             limit=limit,
             offset=offset,
         )
+        knowledges = await asyncio.to_thread(knowledge_messages, self._ctx.tags, rows)
         return pb.ListKnowledgeResponse(
-            knowledges=[convert.knowledge(r) for r in rows],
+            knowledges=knowledges,
             next_page_token=next_token(offset, len(rows), total),
             total=total,
         )

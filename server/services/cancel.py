@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from sluice.v1 import knowledge_pb2
 
-from server.api import convert
 from server.api.auth import Identity
 from server.api.errors import aborted, failed_precondition, not_found
 from server.services.lookup import owned_knowledge
+from server.services.tags import knowledge_message
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
@@ -79,7 +79,7 @@ class CancelService:
         row = ctx.knowledges.get(before.id)
         if row is None:
             raise not_found("sluice.v1.Knowledge", before.id)
-        return Cancellation(convert.knowledge(row), held)
+        return Cancellation(knowledge_message(ctx.tags, row), held)
 
     def _move_to_cancelled(self, row: Knowledge) -> Knowledge:
         """The guarded move from exactly the status read (re-read when a worker moved it

@@ -29,6 +29,7 @@ from server.api.errors import (
 )
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.tags import checked_tag_ids, knowledge_message
 from server.services.url_import import checked_import_url
 from storage.db.models import Knowledge
 from storage.db.models.knowledge import CHANNEL_MAX_CHARS, TITLE_MAX_CHARS
@@ -61,6 +62,8 @@ class UploadPlan:
     metadata: dict[str, str]
     enable_multimodel: bool
     overrides: dict[str, Any] = field(default_factory=dict)
+    # Checked to be the knowledge base's tags: linked when the row is inserted.
+    tag_ids: list[str] = field(default_factory=list)
     # Where the file is stored: the knowledge base's backend instance ("" = the default).
     storage_backend_id: str = ""
 
@@ -83,6 +86,8 @@ class IngestService:
         _check_labels(title, header.channel, "header.")
         kb = self._kbs.get_row(identity, header.knowledge_base_id)
         overrides, multimodal = _processing_choice(kb, header, file_type, "header.process_config")
+        # Before any byte is stored: an unknown tag leaves nothing behind.
+        tag_ids = checked_tag_ids(self._ctx.tags, kb.id, header.tag_ids, "header.tag_ids")
         return UploadPlan(
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
@@ -94,6 +99,7 @@ class IngestService:
             metadata=dict(header.metadata),
             enable_multimodel=multimodal,
             overrides=overrides,
+            tag_ids=tag_ids,
             storage_backend_id=self._kbs.storage_backend_of(kb),
         )
 
@@ -109,7 +115,7 @@ class IngestService:
         )
         if existing is not None:
             upload.abort()
-            raise _duplicate(plan, existing)
+            raise self._duplicate(plan, existing)
         stored = upload.commit()
         # The row keeps the catalog's stable reference, not the path: storage may move. A
         # duplicate or a failed insert (the knowledge base deleted meanwhile, the database
@@ -124,15 +130,17 @@ class IngestService:
         ) as original:
             row, created = self._insert(plan, stored, original.ref)
             if not created:
-                raise _duplicate(plan, row)
-        return self._enqueue(row)
+                raise self._duplicate(plan, row)
+        return self._enqueue(row, plan.tag_ids)
 
     def _insert(
         self, plan: UploadPlan, stored: StoredFile, file_path: str
     ) -> tuple[Knowledge, bool]:
-        """The knowledge row, unless a duplicate exists: checked again atomically with the
-        insert, as an identical upload may have finished while this one was published."""
+        """The knowledge row and its tag links, unless a duplicate exists: checked again
+        atomically with the insert, as an identical upload may have finished while this one
+        was published."""
         return self._ctx.knowledges.create_unless_duplicate(
+            tag_ids=plan.tag_ids,
             id=plan.knowledge_id,
             tenant_id=plan.tenant_id,
             knowledge_base_id=plan.knowledge_base_id,
@@ -173,9 +181,11 @@ class IngestService:
         default_title = download.file_name if download else placeholder_title(url.normalized)
         file_type = download.file_type if download is not None else WEB_PAGE_TYPE
         overrides, multimodal = _processing_choice(kb, request, file_type, "process_config")
+        tag_ids = checked_tag_ids(self._ctx.tags, kb.id, request.tag_ids, "tag_ids")
         # Its backend must still be configured: a download is stored there, a page's images.
         self._kbs.storage_backend_of(kb)
         row, created = self._ctx.knowledges.create_unless_url_duplicate(
+            tag_ids=tag_ids,
             id=str(uuid.uuid4()),
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
@@ -198,9 +208,9 @@ class IngestService:
                 row.id,
                 f"URL {url.normalized!r} is already imported into this knowledge base as "
                 f"knowledge {row.id}",
-                convert.knowledge(row),
+                knowledge_message(self._ctx.tags, row),
             )
-        return self._enqueue(row)
+        return self._enqueue(row, tag_ids)
 
     def create_manual(
         self, identity: Identity, request: knowledge_pb2.CreateManualRequest
@@ -212,7 +222,9 @@ class IngestService:
         publish = request.status == knowledge_pb2.MANUAL_STATUS_PUBLISH
         if publish and not request.content.strip():
             raise invalid_argument("content", "is required to publish")
+        tag_ids = checked_tag_ids(self._ctx.tags, kb.id, request.tag_ids, "tag_ids")
         row = self._ctx.knowledges.create(
+            tag_ids=tag_ids,
             id=str(uuid.uuid4()),
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
@@ -228,11 +240,12 @@ class IngestService:
             attempt=1 if publish else 0,
             process_overrides=checked_overrides(request.process_config, "process_config"),
         )
-        return self._enqueue(row) if publish else convert.knowledge(row)
+        return self._enqueue(row, tag_ids) if publish else convert.knowledge(row, tag_ids)
 
     def update_manual(
         self, identity: Identity, request: knowledge_pb2.UpdateManualRequest
     ) -> knowledge_pb2.Knowledge:
+        """Title, content and publishing; the tags stay as created (the request has none)."""
         row = self._ctx.knowledges.get(request.id)
         if row is None or row.type != "manual" or not identity.owns(row.tenant_id):
             raise not_found("sluice.v1.Knowledge", request.id)
@@ -246,7 +259,7 @@ class IngestService:
         if request.status != knowledge_pb2.MANUAL_STATUS_PUBLISH:
             if fields:
                 self._ctx.knowledges.update_fields(row.id, **fields)
-            return convert.knowledge(self._ctx.knowledges.get(row.id))
+            return convert.knowledge(self._ctx.knowledges.get(row.id), self._tag_ids_of(row.id))
         if row.parse_status != "draft":
             raise failed_precondition(
                 "NOT_A_DRAFT", row.id, f"knowledge is {row.parse_status}, not a draft; use Reparse"
@@ -258,14 +271,26 @@ class IngestService:
             row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
         ):
             raise failed_precondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
-        return self._enqueue(self._ctx.knowledges.get(row.id))
+        return self._enqueue(self._ctx.knowledges.get(row.id), self._tag_ids_of(row.id))
 
-    def _enqueue(self, row: Any) -> knowledge_pb2.Knowledge:
+    def _enqueue(self, row: Any, tag_ids: list[str]) -> knowledge_pb2.Knowledge:
         """Answer with the row as it was queued (pending), so the reply does not depend on
         how fast a worker picks it up; a refused enqueue is re-read to show the failure."""
         if enqueue_processing(self._ctx, row):
-            return convert.knowledge(row)
-        return convert.knowledge(self._ctx.knowledges.get(row.id))
+            return convert.knowledge(row, tag_ids)
+        return convert.knowledge(self._ctx.knowledges.get(row.id), tag_ids)
+
+    def _tag_ids_of(self, knowledge_id: str) -> list[str]:
+        return self._ctx.tags.tags_of([knowledge_id])[knowledge_id]
+
+    def _duplicate(self, plan: UploadPlan, existing: Knowledge) -> ApiError:
+        return already_exists(
+            "sluice.v1.Knowledge",
+            existing.id,
+            f"file {plan.file_name!r} already exists in this knowledge base as knowledge "
+            f"{existing.id}",
+            knowledge_message(self._ctx.tags, existing),
+        )
 
 
 def _processing_choice(
@@ -302,12 +327,3 @@ def _gate_field(request: knowledge_pb2.CreateFromURLRequest) -> str:
     if request.file_type.strip():
         return "file_type"
     return "file_name" if file_type_of(request.file_name) else "url"
-
-
-def _duplicate(plan: UploadPlan, existing: Any) -> ApiError:
-    return already_exists(
-        "sluice.v1.Knowledge",
-        existing.id,
-        f"file {plan.file_name!r} already exists in this knowledge base as knowledge {existing.id}",
-        convert.knowledge(existing),
-    )

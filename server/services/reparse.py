@@ -19,6 +19,7 @@ from server.api.errors import aborted, failed_precondition, invalid_argument, no
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.tags import knowledge_message
 from storage.db.models import Knowledge
 from workers import task_specs
 from workers.context import WorkerContext
@@ -63,7 +64,7 @@ class ReparseService:
                 row.id,
                 "the knowledge was reparsed or changed meanwhile; read it again and retry",
             )
-        return convert.knowledge(result.row)
+        return knowledge_message(self._ctx.tags, result.row)
 
     def _precheck(
         self, identity: Identity, row: Knowledge, config: config_pb2.ProcessConfig

@@ -24,16 +24,17 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.orm import Session
 
 from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Knowledge, KnowledgeTag, UTCDateTime, utcnow
+from storage.db.repositories import tags
 from storage.db.sql import affected_rows
 from storage.db.statuses import DEDUP_IGNORED, KnowledgeType, ParseStatus, SummaryStatus
 
 KnowledgePage = tuple[list[Knowledge], int]
 KnowledgeList = list[Knowledge]
-TagIdsByKnowledge = dict[str, list[str]]
 
 _COLUMNS = frozenset(inspect(Knowledge).column_attrs.keys())
 # Changed only through transition / next_attempt / always by the repository itself.
@@ -54,10 +55,11 @@ class KnowledgeRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def create(self, **fields: Any) -> Knowledge:
+    def create(self, *, tag_ids: Sequence[str] = (), **fields: Any) -> Knowledge:
+        """Insert the row, linked to ``tag_ids`` in the same transaction."""
         knowledge = Knowledge(**fields)
         with self._db.session() as session:
-            session.add(knowledge)
+            _add_tagged(session, knowledge, tag_ids)
         return knowledge
 
     def get(self, knowledge_id: str, tenant_id: str | None = None) -> Knowledge | None:
@@ -88,11 +90,14 @@ class KnowledgeRepository:
         with self._db.session() as session:
             return session.scalars(query).first()
 
-    def create_unless_duplicate(self, **fields: Any) -> tuple[Knowledge, bool]:
-        """Insert a file knowledge unless a duplicate (find_duplicate's rule) exists, as one
-        step: two identical uploads racing each other cannot both get in. Returns the row
-        and whether it is the new one. The knowledge base is locked for the check (an
-        advisory lock on PostgreSQL; SQLite transactions here start with BEGIN IMMEDIATE)."""
+    def create_unless_duplicate(
+        self, *, tag_ids: Sequence[str] = (), **fields: Any
+    ) -> tuple[Knowledge, bool]:
+        """Insert a file knowledge (linked to ``tag_ids``) unless a duplicate
+        (find_duplicate's rule) exists, as one step: two identical uploads racing each other
+        cannot both get in. Returns the row and whether it is the new one. The knowledge
+        base is locked for the check (an advisory lock on PostgreSQL; SQLite transactions
+        here start with BEGIN IMMEDIATE)."""
         query = _duplicate_query(
             fields["tenant_id"],
             fields["knowledge_base_id"],
@@ -101,12 +106,15 @@ class KnowledgeRepository:
             fields["file_name"],
             fields["file_size"],
         )
-        return self._insert_unless_found(query, fields)
+        return self._insert_unless_found(query, fields, tag_ids)
 
-    def create_unless_url_duplicate(self, **fields: Any) -> tuple[Knowledge, bool]:
-        """Insert a URL knowledge unless the knowledge base already holds one for the same
-        (normalized) URL in ``source`` that is neither failed nor being deleted — one step,
-        like create_unless_duplicate. Returns the row and whether it is the new one."""
+    def create_unless_url_duplicate(
+        self, *, tag_ids: Sequence[str] = (), **fields: Any
+    ) -> tuple[Knowledge, bool]:
+        """Insert a URL knowledge (linked to ``tag_ids``) unless the knowledge base already
+        holds one for the same (normalized) URL in ``source`` that is neither failed nor
+        being deleted — one step, like create_unless_duplicate. Returns the row and whether
+        it is the new one."""
         query = (
             select(Knowledge)
             .where(
@@ -119,10 +127,10 @@ class KnowledgeRepository:
             .order_by(Knowledge.created_at, Knowledge.id)
             .limit(1)
         )
-        return self._insert_unless_found(query, fields)
+        return self._insert_unless_found(query, fields, tag_ids)
 
     def _insert_unless_found(
-        self, query: Select[Knowledge], fields: dict[str, Any]
+        self, query: Select[Knowledge], fields: dict[str, Any], tag_ids: Sequence[str]
     ) -> tuple[Knowledge, bool]:
         with self._db.session() as session:
             if session.get_bind().dialect.name == "postgresql":
@@ -134,7 +142,7 @@ class KnowledgeRepository:
             if existing is not None:
                 return existing, False
             knowledge = Knowledge(**fields)
-            session.add(knowledge)
+            _add_tagged(session, knowledge, tag_ids)
         return knowledge, True
 
     def list(
@@ -346,23 +354,7 @@ class KnowledgeRepository:
         """Replace the knowledge's tags."""
         with self._db.session() as session:
             session.execute(delete(KnowledgeTag).where(KnowledgeTag.knowledge_id == knowledge_id))
-            session.add_all(
-                KnowledgeTag(knowledge_id=knowledge_id, tag_id=tag_id)
-                for tag_id in dict.fromkeys(tag_ids)
-            )
-
-    def tag_ids(self, knowledge_ids: Sequence[str]) -> TagIdsByKnowledge:
-        """Tag ids per knowledge (every requested id is a key)."""
-        found: TagIdsByKnowledge = {knowledge_id: [] for knowledge_id in knowledge_ids}
-        query = (
-            select(KnowledgeTag.knowledge_id, KnowledgeTag.tag_id)
-            .where(KnowledgeTag.knowledge_id.in_(found))
-            .order_by(KnowledgeTag.knowledge_id, KnowledgeTag.tag_id)
-        )
-        with self._db.session() as session:
-            for knowledge_id, tag_id in session.execute(query):
-                found[knowledge_id].append(tag_id)
-        return found
+            tags.link(session, knowledge_id, tag_ids)
 
     def _guarded_update(
         self,
@@ -406,6 +398,13 @@ class KnowledgeRepository:
         with self._db.session() as session:
             row = session.execute(statement).one_or_none()
         return None if row is None else (row[0], row[1])
+
+
+def _add_tagged(session: Session, knowledge: Knowledge, tag_ids: Sequence[str]) -> None:
+    session.add(knowledge)
+    if tag_ids:
+        session.flush()  # the row first: its links refer to it
+        tags.link(session, knowledge.id, tag_ids)
 
 
 def _duplicate_query(

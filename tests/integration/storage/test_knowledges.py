@@ -10,6 +10,7 @@ from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Knowledge, Tag
 from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.tags import TagRepository
 from storage.db.statuses import ParseStatus
 from tests.integration.storage.conftest import Scope, new_scope, run_together
 
@@ -162,8 +163,8 @@ def test_list_filters_and_pages(database: Database, scope: Scope) -> None:
     assert [k.id for k in page + rest] == [c.id, b.id, a.id]  # newest first
 
 
-def test_list_by_tag_and_tag_ids(database: Database, scope: Scope) -> None:
-    repo = KnowledgeRepository(database)
+def test_list_by_tag_and_set_tags(database: Database, scope: Scope) -> None:
+    repo, tags = KnowledgeRepository(database), TagRepository(database)
     tagged, untagged = make(database, scope), make(database, scope, file_name="x.pdf")
     with database.session() as session:
         tag_a = Tag(tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id, name="a")
@@ -173,13 +174,13 @@ def test_list_by_tag_and_tag_ids(database: Database, scope: Scope) -> None:
     repo.set_tags(tagged.id, [tag_a.id, tag_b.id, tag_a.id])
     items, total = repo.list(scope.tenant_id, scope.knowledge_base_id, tag_id=tag_b.id)
     assert [k.id for k in items] == [tagged.id] and total == 1
-    assert repo.tag_ids([tagged.id, untagged.id]) == {
+    assert tags.tags_of([tagged.id, untagged.id]) == {
         tagged.id: sorted([tag_a.id, tag_b.id]),
         untagged.id: [],
     }
 
     repo.set_tags(tagged.id, [tag_a.id])
-    assert repo.tag_ids([tagged.id]) == {tagged.id: [tag_a.id]}
+    assert tags.tags_of([tagged.id]) == {tagged.id: [tag_a.id]}
 
 
 # --- the guarded state machine ---------------------------------------------------------

@@ -12,6 +12,7 @@ from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE, StorageResourceRepository
+from storage.db.repositories.tags import TagRepository
 from tests.integration.storage.conftest import Scope, run_together
 
 
@@ -140,7 +141,7 @@ def test_the_delete_chain_rows(database: Database, scope: Scope) -> None:
     assert rows.delete_many([doomed.id, "no-such-id"]) == 1
 
     assert rows.get(doomed.id) is None
-    assert rows.tag_ids([kept.id]) == {kept.id: [tag.id]}
+    assert TagRepository(database).tags_of([kept.id]) == {kept.id: [tag.id]}
     assert enrichment.delete_graph([kept.id]) == 2
 
 

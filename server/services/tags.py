@@ -1,0 +1,56 @@
+"""Tag ids on knowledges: the ones a create names, checked before anything is stored, and
+the ones a reply shows, read with the row.
+
+There is no tag-management RPC yet: tags are rows of the knowledge base (``tags``), and a
+create may only name tags that exist there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sluice.v1 import knowledge_pb2
+
+from server.api import convert
+from server.api.errors import invalid_argument
+from storage.db.models import Knowledge
+from storage.db.repositories.tags import TagRepository
+
+# Tags are labels to filter by; more than this on one document is a client bug.
+MAX_TAG_IDS = 64
+# An unknown id is echoed back shortened: the error's details travel in a trailer.
+_ECHOED_ID_CHARS = 40
+
+
+def checked_tag_ids(
+    tags: TagRepository, knowledge_base_id: str, tag_ids: Sequence[str], field: str
+) -> list[str]:
+    """The distinct ids, sorted (as replies list them), once each is a tag of the knowledge
+    base; INVALID_ARGUMENT on ``field`` naming the unknown ones, or when there are too many."""
+    wanted = sorted(set(tag_ids))
+    if len(wanted) > MAX_TAG_IDS:
+        raise invalid_argument(field, f"at most {MAX_TAG_IDS} distinct tag ids are allowed")
+    unknown = set(wanted) - tags.existing(knowledge_base_id, wanted)
+    if unknown:
+        names = ", ".join(repr(_shortened(tag_id)) for tag_id in sorted(unknown))
+        raise invalid_argument(field, f"not tags of this knowledge base: {names}")
+    return wanted
+
+
+def knowledge_message(tags: TagRepository, row: Knowledge) -> knowledge_pb2.Knowledge:
+    """The row as a message, with its tag ids."""
+    return convert.knowledge(row, tags.tags_of([row.id])[row.id])
+
+
+def knowledge_messages(
+    tags: TagRepository, rows: Sequence[Knowledge]
+) -> list[knowledge_pb2.Knowledge]:
+    """The rows as messages, their tag ids read in one query."""
+    tag_ids = tags.tags_of([row.id for row in rows])
+    return [convert.knowledge(row, tag_ids[row.id]) for row in rows]
+
+
+def _shortened(tag_id: str) -> str:
+    if len(tag_id) <= _ECHOED_ID_CHARS:
+        return tag_id
+    return tag_id[:_ECHOED_ID_CHARS] + "…"
