@@ -88,3 +88,15 @@ class FileService(Protocol):
         """Raise StorageError unless the backend is usable right now: written to, or (for
         a backend that proves writes only now and then, see S3) at least answering."""
         ...
+
+
+def write_upload(upload: Upload, chunks: Iterable[bytes]) -> StoredFile:
+    """Every backend's ``save_stream``: the chunks written into ``upload`` and committed, or
+    the upload aborted when anything fails on the way."""
+    try:
+        for chunk in chunks:
+            upload.write(chunk)
+        return upload.commit()
+    except BaseException:
+        upload.abort()
+        raise

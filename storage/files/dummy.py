@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from storage.files.base import FileNotFoundInStorage, StoredFile
+from storage.files.base import FileNotFoundInStorage, StoredFile, write_upload
 from storage.files.keys import export_key, original_key
 
 SCHEME = "dummy://"
@@ -49,10 +49,7 @@ class DummyFileService:
     def save_stream(
         self, tenant_id: str, knowledge_id: str, file_name: str, chunks: Iterable[bytes]
     ) -> StoredFile:
-        upload = self.begin_upload(tenant_id, knowledge_id, file_name)
-        for chunk in chunks:
-            upload.write(chunk)
-        return upload.commit()
+        return write_upload(self.begin_upload(tenant_id, knowledge_id, file_name), chunks)
 
     def save_bytes(self, tenant_id: str, file_name: str, data: bytes, *, temp: bool = False) -> str:
         return SCHEME + export_key(tenant_id, file_name)

@@ -11,7 +11,13 @@ from types import TracebackType
 from typing import BinaryIO
 from urllib.parse import quote
 
-from storage.files.base import FileNotFoundInStorage, StorageError, StoredFile, UnsafePathError
+from storage.files.base import (
+    FileNotFoundInStorage,
+    StorageError,
+    StoredFile,
+    UnsafePathError,
+    write_upload,
+)
 from storage.files.keys import export_key, original_key, safe_path_under_base
 
 SCHEME = "local://"
@@ -105,10 +111,7 @@ class LocalFileService:
     def save_stream(
         self, tenant_id: str, knowledge_id: str, file_name: str, chunks: Iterable[bytes]
     ) -> StoredFile:
-        with self.begin_upload(tenant_id, knowledge_id, file_name) as upload:
-            for chunk in chunks:
-                upload.write(chunk)
-            return upload.commit()
+        return write_upload(self.begin_upload(tenant_id, knowledge_id, file_name), chunks)
 
     def save_bytes(self, tenant_id: str, file_name: str, data: bytes, *, temp: bool = False) -> str:
         # One directory serves both: a local disk has no separate short-lived area.

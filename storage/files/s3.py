@@ -22,7 +22,7 @@ from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from storage.files.base import StorageError, StoredFile, UnsafePathError
+from storage.files.base import StorageError, StoredFile, UnsafePathError, write_upload
 from storage.files.keys import export_key, original_key, safe_object_key
 from storage.files.s3_config import S3Config
 from storage.files.s3_errors import is_not_found, s3_errors
@@ -80,10 +80,7 @@ class S3FileService:
     def save_stream(
         self, tenant_id: str, knowledge_id: str, file_name: str, chunks: Iterable[bytes]
     ) -> StoredFile:
-        with self.begin_upload(tenant_id, knowledge_id, file_name) as upload:
-            for chunk in chunks:
-                upload.write(chunk)
-            return upload.commit()
+        return write_upload(self.begin_upload(tenant_id, knowledge_id, file_name), chunks)
 
     def save_bytes(self, tenant_id: str, file_name: str, data: bytes, *, temp: bool = False) -> str:
         config = self._config

@@ -3,10 +3,12 @@ RQ workers, milvus-lite server, on PostgreSQL and Redis)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tests.support.databases import REDIS_URL, postgres_database, redis_prefix
 from tests.support.processes import Process, free_port, python, wait_for_port
@@ -114,3 +116,29 @@ def full_stack(
 def _stop_all(processes: dict[str, Process]) -> None:
     for process in reversed(processes.values()):
         process.stop()
+
+
+@contextmanager
+def disk_and_objects_stack(
+    mode: str,
+    data_dir: Path,
+    objects: dict[str, Any],
+    *,
+    more_backends: dict[str, dict[str, Any]] | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[Stack]:
+    """A lite or full stack with two storage backends: "disk" (local, the default) and
+    "objects" (``objects``: an S3 backend's settings), plus ``more_backends``."""
+    backends = {
+        "disk": {"provider": "local", "dir": str(data_dir / "files")},
+        "objects": objects,
+        **(more_backends or {}),
+    }
+    env = {
+        "SLUICE_STORAGE_BACKENDS": json.dumps(backends),
+        "SLUICE_STORAGE_DEFAULT_BACKEND": "disk",
+        **(extra_env or {}),
+    }
+    make = lite_stack if mode == "lite" else full_stack
+    with make(data_dir, extra_env=env) as running:
+        yield running

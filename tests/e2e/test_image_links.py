@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import re
 import time
 import urllib.error
@@ -30,7 +29,7 @@ from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.backends import build_file_service
 from storage.files.resource_catalog import ResourceCatalog
 from tests.e2e.lifecycle_support import done, html_with_image, wait_until
-from tests.e2e.stacks import Stack, full_stack, lite_stack
+from tests.e2e.stacks import Stack, disk_and_objects_stack
 from tests.support.s3_server import S3Server
 from workers.settings import Settings
 
@@ -42,17 +41,11 @@ _IMAGE_LINK = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 def stack(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, s3_server: S3Server
 ) -> Iterator[Stack]:
-    data_dir = tmp_path_factory.mktemp(f"image-links-{request.param}")
-    backends = {
-        "disk": {"provider": "local", "dir": str(data_dir / "files")},
-        "objects": s3_server.backend_json(s3_server.new_bucket("sluice-image-links")),
-    }
-    env = {
-        "SLUICE_STORAGE_BACKENDS": json.dumps(backends),
-        "SLUICE_STORAGE_DEFAULT_BACKEND": "disk",
-    }
-    make = lite_stack if request.param == "lite" else full_stack
-    with make(data_dir, extra_env=env) as running:
+    with disk_and_objects_stack(
+        request.param,
+        tmp_path_factory.mktemp(f"image-links-{request.param}"),
+        s3_server.backend_json(s3_server.new_bucket("sluice-image-links")),
+    ) as running:
         yield running
 
 

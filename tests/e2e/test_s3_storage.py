@@ -31,7 +31,7 @@ from tests.e2e.lifecycle_support import (
     stored_files,
     wait_until,
 )
-from tests.e2e.stacks import Stack, full_stack, lite_stack
+from tests.e2e.stacks import Stack, disk_and_objects_stack
 from tests.support.s3_server import S3Server
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -50,19 +50,14 @@ def stack(
     s3_server: S3Server,
     bucket: str,
 ) -> Iterator[Stack]:
-    data_dir = tmp_path_factory.mktemp(f"s3-storage-{request.param}")
-    backends = {
-        "disk": {"provider": "local", "dir": str(data_dir / "files")},
-        "objects": s3_server.backend_json(bucket),
-        "unreachable": s3_server.backend_json(f"sluice-missing-{uuid.uuid4().hex[:8]}"),
-    }
-    env = {
-        "SLUICE_STORAGE_BACKENDS": json.dumps(backends),
-        "SLUICE_STORAGE_DEFAULT_BACKEND": "disk",
-        "SLUICE_STORAGE_HEALTH_INTERVAL": "1",
-    }
-    make = lite_stack if request.param == "lite" else full_stack
-    with make(data_dir, extra_env=env) as running:
+    missing = s3_server.backend_json(f"sluice-missing-{uuid.uuid4().hex[:8]}")
+    with disk_and_objects_stack(
+        request.param,
+        tmp_path_factory.mktemp(f"s3-storage-{request.param}"),
+        s3_server.backend_json(bucket),
+        more_backends={"unreachable": missing},
+        extra_env={"SLUICE_STORAGE_HEALTH_INTERVAL": "1"},
+    ) as running:
         yield running
 
 
