@@ -1,9 +1,11 @@
 """(e) Format parsing speed: Sluice's own parsers on large files against the raw library read
 of the same file in the same run, and against markitdown.
 
-Inputs (tests/support/corpus_large.py, seeded): a 50-page text PDF with tables, a 10,000-row
-x 10-column xlsx, a 100-page docx (2,500 paragraphs, 20 tables) and a 1 MB HTML article.
-Rows per format, each the median of `-n` runs taken in turn (one unmeasured warm-up each):
+Inputs (tests/support/corpus_large.py, seeded): a 50-page text PDF with a 40-cell ruled
+table on every page ("pdf"), the same number of pages of prose and headings only
+("pdf-text"), a 10,000-row x 10-column xlsx, a 100-page docx (2,500 paragraphs, 20 tables)
+and a 1 MB HTML article. Rows per input, each the median of `-n` runs taken in turn (one
+unmeasured warm-up each):
 
 - ours: the parser in this process, ``parse_to_document(Parser(), path, ParseOptions(...))``;
 - raw: the library alone — pypdfium2 text of every page; openpyxl read-only iteration of
@@ -15,8 +17,9 @@ Rows per format, each the median of `-n` runs taken in turn (one unmeasured warm
   child would re-import this script as its main module, heavy imports included.)
 - markitdown: ``MarkItDown().convert(path)``, the reference-class converter.
 
-Target: raw/ours >= 0.5 for every format (PDF: pages/s at least half of pypdfium2's; the
-others: at most twice the raw read's time). The gRPC and markitdown rows are reported only.
+Target: raw/ours >= 0.5 for every input (PDF: pages/s at least half of pypdfium2's, for
+each PDF; the others: at most twice the raw read's time). The gRPC and markitdown rows are
+reported only.
 
     .venv/bin/python -m bench.formats [-n 5] [--quick]
 """
@@ -40,6 +43,7 @@ from markitdown import MarkItDown
 from bench.report import verdict, write_result
 from server.docreader.parsers.base import ParseOptions, Parser, parse_to_document
 from tests.support.corpus import LargeFile, build_large_files
+from tests.support.corpus_large import build_text_pdf
 from tests.support.processes import Process, free_port, python, wait_for_port
 from workers.docreader_client import DocReaderClient
 
@@ -220,6 +224,16 @@ def _print(kind: str, figures: dict[str, object]) -> None:
     print("\n".join(lines), flush=True)
 
 
+def _inputs(directory: Path) -> list[tuple[str, LargeFile]]:
+    """(row name, file): each format's file, the text-only PDF right after the other PDF."""
+    rows: list[tuple[str, LargeFile]] = []
+    for file in build_large_files(directory):
+        rows.append((file.file_type, file))
+        if file.file_type == "pdf":
+            rows.append(("pdf-text", build_text_pdf(directory)))
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     parser = argparse.ArgumentParser(prog="bench.formats", description=__doc__)
     parser.add_argument("-n", type=int, default=5, help="measured runs per row (median)")
@@ -240,10 +254,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
             f"127.0.0.1:{port}", timeout_s=CALL_TIMEOUT_S, max_message_bytes=MESSAGE_BYTES
         ) as client:
             converter = MarkItDown()
-            for file in build_large_files(Path(tmp)):
+            for row, file in _inputs(Path(tmp)):
                 figures = _summary(file, _measure(file, runs, client, converter))
-                per_format[file.file_type] = figures
-                _print(file.file_type, figures)
+                per_format[row] = figures
+                _print(row, figures)
     finally:
         docreader.stop()
     met = all(f["met"] for f in per_format.values())

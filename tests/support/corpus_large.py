@@ -1,6 +1,6 @@
 """Large benchmark inputs: a 50-page text PDF with tables, a 10,000-row, 10-column workbook,
 a 100-page Word document (~2,500 paragraphs with headings and 20 tables) and a ~1 MB HTML
-article.
+article; and apart (``build_text_pdf``), a 50-page PDF of prose and headings only.
 
 The prose is seeded, so every run benchmarks the same bytes. ``scale`` shrinks everything
 proportionally, for tests that only check the generators work.
@@ -80,6 +80,23 @@ def write_pdf(path: Path, pages: int) -> None:
     SimpleDocTemplate(str(path), pagesize=A4, title="Large survey").build(story)
 
 
+def write_text_pdf(path: Path, pages: int) -> None:
+    """``pages`` pages of prose without tables: a section heading, a subheading half-way
+    and six paragraphs on each page."""
+    rng = random.Random(_SEED)
+    styles = getSampleStyleSheet()
+    story: list[object] = []
+    for page in range(pages):
+        if page:
+            story.append(PageBreak())
+        story.append(Paragraph(f"Section {page + 1}: {_sentence(rng)}", styles["Heading2"]))
+        for n in range(6):
+            if n == 3:
+                story.append(Paragraph(_sentence(rng, (3, 6)), styles["Heading3"]))
+            story.append(Paragraph(_paragraph(rng), styles["BodyText"]))
+    SimpleDocTemplate(str(path), pagesize=A4, title="Large report").build(story)
+
+
 def write_xlsx(path: Path, rows: int) -> None:
     rng = random.Random(_SEED)
     workbook = Workbook(write_only=True)
@@ -146,6 +163,14 @@ def write_html(path: Path, size_bytes: int) -> None:
     path.write_text("".join(parts), encoding="utf-8")
 
 
+def build_text_pdf(directory: Path, scale: float = 1.0) -> LargeFile:
+    """The text-only counterpart of the large PDF: as many pages, no tables."""
+    pages = max(2, round(50 * scale))
+    path = directory / "large-text.pdf"
+    write_text_pdf(path, pages)
+    return LargeFile(path, "pdf", f"{pages} text-only pages")
+
+
 def build_large_files(directory: Path, scale: float = 1.0) -> list[LargeFile]:
     pages = max(2, round(50 * scale))
     rows = max(20, round(10_000 * scale))
@@ -158,7 +183,7 @@ def build_large_files(directory: Path, scale: float = 1.0) -> list[LargeFile]:
     write_docx(word, paragraphs, tables)
     write_html(page, html_bytes)
     return [
-        LargeFile(pdf, "pdf", f"{pages} pages"),
+        LargeFile(pdf, "pdf", f"{pages} pages with ruled tables"),
         LargeFile(xlsx, "xlsx", f"{rows} rows x {len(_COLUMNS)} columns"),
         LargeFile(word, "docx", f"{paragraphs} paragraphs, {tables} tables"),
         LargeFile(page, "html", f"{html_bytes // 1000} kB"),

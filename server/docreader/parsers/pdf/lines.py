@@ -7,13 +7,16 @@ letter when the next line starts with a lower-case letter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from operator import attrgetter
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from server.docreader.parsers.pdf.geometry import Box, union_all
 from server.docreader.parsers.pdf.text import HYPHEN_MARK, Piece
 
+# Line ends that may be hyphenation (see join_lines).
+_HYPHENS = "-" + HYPHEN_MARK
 _TOP = attrgetter("box.top")
 _LEFT = attrgetter("box.x0")
 
@@ -22,6 +25,10 @@ class Line(NamedTuple):
     box: Box
     text: str
     size: float
+
+
+# Line(...) runs a Python-level __new__; a line per piece is built as a plain tuple instead.
+_make_line = cast(Callable[[Piece], Line], partial(tuple.__new__, Line))
 
 
 def group_lines(pieces: Iterable[Piece]) -> list[Line]:
@@ -57,7 +64,7 @@ def group_rows(pieces: Iterable[Piece]) -> list[list[Piece]]:
 def row_line(row: list[Piece]) -> Line:
     """The line made of one row of pieces (see ``group_rows``)."""
     if len(row) == 1:
-        return Line(*row[0])
+        return _make_line(row[0])
     text = " ".join(piece.text for piece in row)
     size = max(row, key=lambda p: len(p.text)).size
     return Line(union_all([piece.box for piece in row]), text, size)
@@ -65,11 +72,12 @@ def row_line(row: list[Piece]) -> Line:
 
 def join_lines(texts: Iterable[str]) -> str:
     """Lines of one paragraph as a single string, with line-end hyphenation undone."""
+    parts = [stripped for stripped in (text.strip() for text in texts) if stripped]
+    if not any(part[-1] in _HYPHENS for part in parts[:-1]):
+        # No line but the last ends with a hyphen (most paragraphs): nothing to undo.
+        return finish_text(" ".join(parts))
     result = ""
-    for raw in texts:
-        text = raw.strip()
-        if not text:
-            continue
+    for text in parts:
         if not result:
             result = text
         elif result.endswith(HYPHEN_MARK) or _hyphenated(result, text):

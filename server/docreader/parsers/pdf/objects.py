@@ -3,11 +3,11 @@
 Objects are walked with PDFium's raw calls (one type query per object), descending into form
 XObjects with their matrices composed, because the bounds PDFium reports for an object inside
 a form are in the form's space. Most objects are text, which the walk only skips: it asks for
-their types through prototypes taking and returning plain addresses, because pypdfium2's
-typed handles cost a new ctypes object per call. Thin paths become horizontal or vertical
-rules; a stroked axis-aligned rectangle contributes its four edges (cell borders are often
-drawn that way). The walk stops after a fixed number of objects so a page of dense vector
-art stays cheap.
+their types through prototypes taking and returning plain addresses (calls.py), because
+pypdfium2's typed handles cost a new ctypes object and a type check per call. Thin paths
+become horizontal or vertical rules; a stroked axis-aligned rectangle contributes its four
+edges (cell borders are often drawn that way). The walk stops after a fixed number of
+objects so a page of dense vector art stays cheap.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import pypdfium2.raw as pdfium_c
 
+from server.docreader.parsers.pdf.calls import declared, handle
 from server.docreader.parsers.pdf.geometry import Box, PageFrame
 
 MAX_OBJECTS = 50_000
@@ -37,21 +38,15 @@ _SHADING, _FORM = pdfium_c.FPDF_PAGEOBJ_SHADING, pdfium_c.FPDF_PAGEOBJ_FORM
 Matrix = tuple[float, float, float, float, float, float]
 
 
-def _by_address(function: Any, restype: Any, *argtypes: Any) -> Any:
-    """``function`` declared anew with untyped handles (addresses, or None for NULL)."""
-    address = ctypes.cast(function, ctypes.c_void_p).value
-    assert address is not None  # a bound library function
-    return ctypes.CFUNCTYPE(restype, *argtypes)(address)
-
-
-_VOID_P, _INT = ctypes.c_void_p, ctypes.c_int
-_PAGE_OBJECT = _by_address(pdfium_c.FPDFPage_GetObject, _VOID_P, _VOID_P, _INT)
-_FORM_OBJECT = _by_address(pdfium_c.FPDFFormObj_GetObject, _VOID_P, _VOID_P, ctypes.c_ulong)
+_VOID_P, _FLOAT_P = ctypes.c_void_p, ctypes.POINTER(ctypes.c_float)
+# Objects are known by their addresses (ints) in the walk: untyped, the page's object getter
+# returns one for a page handle; the others take it as a c_void_p.
+_PAGE_OBJECT = declared(pdfium_c.FPDFPage_GetObject, _VOID_P)
+_FORM_OBJECT = declared(pdfium_c.FPDFFormObj_GetObject, _VOID_P, _VOID_P, ctypes.c_ulong)
 # NULL gives FPDF_PAGEOBJ_UNKNOWN, which the walk skips.
-_OBJECT_TYPE = _by_address(pdfium_c.FPDFPageObj_GetType, _INT, _VOID_P)
-_FLOAT_P = ctypes.POINTER(ctypes.c_float)
-_BOUNDS = _by_address(
-    pdfium_c.FPDFPageObj_GetBounds, _INT, _VOID_P, _FLOAT_P, _FLOAT_P, _FLOAT_P, _FLOAT_P
+_OBJECT_TYPE = declared(pdfium_c.FPDFPageObj_GetType, ctypes.c_int, _VOID_P)
+_BOUNDS = declared(
+    pdfium_c.FPDFPageObj_GetBounds, ctypes.c_int, _VOID_P, _FLOAT_P, _FLOAT_P, _FLOAT_P, _FLOAT_P
 )
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
@@ -93,19 +88,21 @@ class _Scanner:
         self._matrix = pdfium_c.FS_MATRIX()
 
     def walk(self, page_raw: Any, form: Any, matrix: Matrix, depth: int) -> None:
+        parent: Any
         if form is None:
             count = pdfium_c.FPDFPage_CountObjects(page_raw)
-            get_object, parent = pdfium_c.FPDFPage_GetObject, page_raw
-            address_at = _PAGE_OBJECT
+            get_object, typed_parent = pdfium_c.FPDFPage_GetObject, page_raw
+            # The untyped getter takes the page as a plain pointer.
+            address_at, parent = _PAGE_OBJECT, handle(page_raw)
         else:
             count = pdfium_c.FPDFFormObj_CountObjects(form)
-            get_object, parent = pdfium_c.FPDFFormObj_GetObject, form
-            address_at = _FORM_OBJECT
+            get_object, typed_parent = pdfium_c.FPDFFormObj_GetObject, form
+            address_at, parent = _FORM_OBJECT, handle(form).value
         count = min(count, MAX_OBJECTS - self._visited)
         self._visited += max(count, 0)
-        parent_address, object_type = ctypes.cast(parent, _VOID_P).value, _OBJECT_TYPE
+        object_type = _OBJECT_TYPE
         for index in range(count):
-            address = address_at(parent_address, index)
+            address = address_at(parent, index)
             kind = object_type(address)
             # Text objects are most objects on most pages: test for them first.
             if kind == _TEXT:
@@ -114,7 +111,7 @@ class _Scanner:
                 self.found.drawings += 1
                 self._path(address, matrix)
                 continue
-            obj = get_object(parent, index)
+            obj = get_object(typed_parent, index)
             if kind == _IMAGE:
                 self._image(obj, matrix)
             elif kind == _SHADING:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+import struct
 from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple, cast
 
 import pypdfium2.raw as pdfium_c
 
+from server.docreader.parsers.pdf.calls import declared, handle
 from server.docreader.parsers.pdf.geometry import Box, PageFrame, make_box
 
 # PDFium marks a hyphen it removed when joining a word split across two lines with U+FFFE
@@ -36,6 +38,14 @@ _WORD_START = re.compile("[ \ufffe](?=[^ ])")
 _MAX_SPACES_TESTED = 12
 # Runs further apart than this many font sizes are separate pieces (word spaces are ~0.3 em).
 _GAP_EM = 0.8
+# The per-line and per-run queries, untyped (see calls.py): a page makes hundreds of them.
+_COUNT_RECTS = declared(pdfium_c.FPDFText_CountRects, ctypes.c_int)
+_GET_RECT = declared(pdfium_c.FPDFText_GetRect, ctypes.c_int)
+_FONT_SIZE = declared(pdfium_c.FPDFText_GetFontSize, ctypes.c_double)
+_IS_GENERATED = declared(pdfium_c.FPDFText_IsGenerated, ctypes.c_int)
+_CHAR_INDEX = declared(pdfium_c.FPDFText_GetCharIndexFromTextIndex, ctypes.c_int)
+# Reads the four doubles FPDFText_GetRect wrote (left, top, right, bottom) in one call.
+_RECT_VALUES = struct.Struct("4d").unpack_from
 
 
 class Piece(NamedTuple):
@@ -56,6 +66,7 @@ def page_text(textpage: Any) -> str:
 def read_pieces(textpage: Any, frame: PageFrame, text: str) -> list[Piece]:
     raw = textpage.raw
     reader = _PieceReader(raw, frame)
+    page = reader.page
     identity = len(text) == pdfium_c.FPDFText_CountChars(raw)
     lines = text.split("\r\n")
     breaks = len(lines) - 1
@@ -63,7 +74,7 @@ def read_pieces(textpage: Any, frame: PageFrame, text: str) -> list[Piece]:
         # Cleaning maps one character to one, so offsets into the lines stay valid.
         lines = [line.translate(_CLEAN) for line in lines]
     # The common case (one rectangle per line) is inlined: this loop runs for every line.
-    count_rects, font_size = pdfium_c.FPDFText_CountRects, pdfium_c.FPDFText_GetFontSize
+    count_rects, font_size = _COUNT_RECTS, _FONT_SIZE
     rect = reader.rect
     pieces: list[Piece] = []
     position = 0
@@ -74,18 +85,18 @@ def read_pieces(textpage: Any, frame: PageFrame, text: str) -> list[Piece]:
         if identity:
             first, count = start, len(line)
         else:
-            first = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw, start)
-            last = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw, start + len(line) - 1)
+            first = _CHAR_INDEX(page, start)
+            last = _CHAR_INDEX(page, start + len(line) - 1)
             if first < 0 or last < first:
                 continue
             count = last - first + 1
-        rect_count = count_rects(raw, first, count)
+        rect_count = count_rects(page, first, count)
         if rect_count != 1:
             if rect_count > 1:
                 reader.add_pieces(pieces, line, first, rect_count)
             continue
         box = rect(0)
-        size = float(font_size(raw, first))
+        size = font_size(page, first)
         if not 0.3 * size <= box[3] - box[1] <= 1.6 * size:
             size = reader.size(first, box)
         text = " ".join(line.split()) if "  " in line else line.strip()  # _squeezed, inlined
@@ -96,10 +107,13 @@ def read_pieces(textpage: Any, frame: PageFrame, text: str) -> list[Piece]:
 class _PieceReader:
     def __init__(self, raw: Any, frame: PageFrame) -> None:
         self._raw = raw
+        self.page = handle(raw)
         self._frame = frame
         self._origin = frame.upright_origin
-        self._doubles = [ctypes.c_double() for _ in range(4)]
-        self._left, self._top, self._right, self._bottom = self._doubles
+        # FPDFText_GetRect writes into one buffer allocated per page.
+        self._rect = (ctypes.c_double * 4)()
+        self._rect_refs = [ctypes.byref(self._rect, 8 * n) for n in range(4)]
+        self._left, self._top = ctypes.c_double(), ctypes.c_double()
         self._matrix = pdfium_c.FS_MATRIX()
 
     def add_pieces(self, pieces: list[Piece], line: str, first: int, rect_count: int) -> None:
@@ -146,15 +160,15 @@ class _PieceReader:
 
     def rect(self, index: int) -> Box:
         """Rectangle ``index`` of the last FPDFText_CountRects call, in display space."""
-        left, top, right, bottom = self._doubles
-        pdfium_c.FPDFText_GetRect(self._raw, index, left, top, right, bottom)
+        _GET_RECT(self.page, index, *self._rect_refs)
+        left, top, right, bottom = _RECT_VALUES(self._rect)
         if self._origin:
             x, y = self._origin
-            return make_box((left.value - x, y - top.value, right.value - x, y - bottom.value))
-        return self._frame.box(left.value, bottom.value, right.value, top.value)
+            return make_box((left - x, y - top, right - x, y - bottom))
+        return self._frame.box(left, bottom, right, top)
 
     def size(self, index: int, box: Box) -> float:
-        size = float(pdfium_c.FPDFText_GetFontSize(self._raw, index))
+        size: float = _FONT_SIZE(self.page, index)
         if 0.3 * size <= box.height <= 1.6 * size:
             return size
         if pdfium_c.FPDFText_GetMatrix(self._raw, index, self._matrix):
@@ -175,7 +189,7 @@ class _PieceReader:
         cuts = [0]
         index = line.find(" ")
         while index >= 0:
-            if pdfium_c.FPDFText_IsGenerated(self._raw, first + index) == 1:
+            if _IS_GENERATED(self.page, first + index) == 1:
                 cuts.append(index + 1)
             index = line.find(" ", index + 1)
         if len(cuts) != wanted + 1:
@@ -200,7 +214,7 @@ class _PieceReader:
         high = len(line)
         while low < high:
             middle = (low + high) // 2
-            if pdfium_c.FPDFText_CountRects(self._raw, first, middle) > rects_before:
+            if _COUNT_RECTS(self.page, first, middle) > rects_before:
                 high = middle
             else:
                 low = middle + 1
