@@ -24,6 +24,7 @@ from PIL import Image
 from pptx import Presentation
 
 from tests.support.corpus import GATE_EXTENSIONS, CorpusFile, build_corpus, build_large_files
+from tests.support.corpus_large import build_text_pdf
 from tests.support.hostile import BOMB_MEMBER_BYTES, HUGE_TEXT_BYTES, Hostile, build_hostile
 
 _ZIP = b"PK\x03\x04"
@@ -179,6 +180,29 @@ def test_large_files_scaled_down(tmp_path: Path) -> None:
     assert len(document.paragraphs) == 100 and len(document.tables) == 1
     assert files["html"].stat().st_size >= 40_000
     etree.fromstring(files["html"].read_bytes(), etree.HTMLParser())
+
+
+def _pdf_pages_and_rules(path: Path) -> tuple[list[str], int]:
+    pdf = pypdfium2.PdfDocument(str(path))
+    pages = [page.get_textpage().get_text_range() for page in pdf]
+    paths = [pypdfium2.raw.FPDF_PAGEOBJ_PATH]
+    rules = sum(len(list(page.get_objects(filter=paths))) for page in pdf)
+    pdf.close()
+    return pages, rules
+
+
+def test_text_pdf_scaled_down(tmp_path: Path) -> None:
+    file = build_text_pdf(tmp_path, scale=0.04)
+    assert file.file_type == "pdf" and file.description == "2 text-only pages"
+    assert file.path.read_bytes().startswith(_MAGIC["pdf"])
+    pages, rules = _pdf_pages_and_rules(file.path)
+    assert len(pages) == 2 and rules == 0  # prose and headings: no table rules
+    assert all(page.startswith(f"Section {n}: ") for n, page in enumerate(pages, 1))
+    # Seeded: every build writes the same text.
+    (tmp_path / "again").mkdir()
+    assert _pdf_pages_and_rules(build_text_pdf(tmp_path / "again", scale=0.04).path) == (
+        pages, 0
+    )
 
 
 def test_zip_bombs_are_small_and_inflate_a_gigabyte(hostile: dict[str, Hostile]) -> None:

@@ -38,6 +38,8 @@ _WORD_START = re.compile("[ \ufffe](?=[^ ])")
 _MAX_SPACES_TESTED = 12
 # Runs further apart than this many font sizes are separate pieces (word spaces are ~0.3 em).
 _GAP_EM = 0.8
+# A run this short (with its separator) may be a list number: its height tells no size.
+_FEW_CHARS = 4
 # The per-line and per-run queries, untyped (see calls.py): a page makes hundreds of them.
 _COUNT_RECTS = declared(pdfium_c.FPDFText_CountRects, ctypes.c_int)
 _GET_RECT = declared(pdfium_c.FPDFText_GetRect, ctypes.c_int)
@@ -148,12 +150,14 @@ class _PieceReader:
             for start, box in groups[1:]:
                 cuts.append(self._cut(line, first, cuts[-1] + 1, start, box))
             cuts.append(len(line))
-        first_height = groups[0][1].height
+        # Runs as tall as the first share its size (table cells); others ask PDFium. A first
+        # run of a few characters is no yardstick: a list number in 12 pt is as tall as its
+        # item's 10 pt text (a negative height matches no run: each asks, the first too).
+        first_height = groups[0][1].height if cuts[1] > _FEW_CHARS else -1.0
         for number, (_, box) in enumerate(groups):
             begin = cuts[number]
             text = _squeezed(line[begin : cuts[number + 1]])
             if text:
-                # Runs as tall as the first share its size (table cells); others ask PDFium.
                 same = abs(box[3] - box[1] - first_height) <= 0.2 * first_height
                 run_size = size if same else self.size(first + begin, box)
                 pieces.append(make_piece((box, text, run_size)))
