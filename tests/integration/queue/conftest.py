@@ -110,7 +110,9 @@ class WorkerProcesses:
     def stop(self, process: subprocess.Popen[str], timeout: float = 10.0) -> int:
         """SIGTERM (warm shutdown) and wait; returns the exit code."""
         process.send_signal(signal.SIGTERM)
-        process.communicate(timeout=timeout)
+        output, _ = process.communicate(timeout=timeout)
+        if process.returncode != 0:
+            print(output)  # shown by pytest with the failing test
         return process.returncode
 
     def close(self) -> None:
