@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from server.docreader.html.tags import has_ancestor, tag_id, tag_ids
+from server.docreader.html.tags import AncestorCheck, tag_id, tag_ids
 
 NEVER_CONTENT = tag_ids((
     "script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "object",
@@ -62,7 +62,8 @@ def drop_boilerplate(body: LexborNode) -> None:
             dropped.append(element)
         elif tag in _PAGE_CHROME:
             chrome.append(element)
-    dropped.extend(element for element in chrome if not has_ancestor(element, _CONTENT_ROOTS))
+    in_content = AncestorCheck(_CONTENT_ROOTS)
+    dropped.extend(element for element in chrome if not in_content(element))
     for element in dropped:
         # Unlinked, not freed: an element may sit inside another one dropped before it, and
         # the document's memory is released as a whole.

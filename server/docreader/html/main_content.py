@@ -18,7 +18,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from server.docreader.html.cleanup import NEVER_CONTENT, drop_boilerplate
 from server.docreader.html.loading import body
-from server.docreader.html.tags import TEXT, has_ancestor, tag_ids
+from server.docreader.html.tags import TEXT, AncestorCheck, tag_ids
 
 # Elements that wrap page regions; paragraphs, headings and lists are content, not wrappers.
 _CONTAINERS = tag_ids((
@@ -37,7 +37,8 @@ def main_content(tree: LexborHTMLParser) -> LexborNode:
     for main in tree.tags("main"):  # lexbor's walk by tag name: cheaper than a selector
         if _has_text(main):
             return main
-    articles = [a for a in tree.tags("article") if not has_ancestor(a, _NESTED_OR_DROPPED)]
+    nested_or_dropped = AncestorCheck(_NESTED_OR_DROPPED)
+    articles = [a for a in tree.tags("article") if not nested_or_dropped(a)]
     if len(articles) == 1 and _has_text(articles[0]):
         return articles[0]
     page = body(tree)
@@ -74,11 +75,11 @@ def _text_size(element: LexborNode) -> int:
 def _has_text(element: LexborNode) -> bool:
     """Whether ``element`` holds text other than whitespace, outside never-content elements
     (``element`` itself being in none); stops at the first such text."""
-    if has_ancestor(element, NEVER_CONTENT):
+    in_never_content = AncestorCheck(NEVER_CONTENT)
+    if in_never_content(element):
         return False
     return any(
-        node.tag_id == TEXT and not node.is_empty_text_node
-        and not has_ancestor(node, NEVER_CONTENT)
+        node.tag_id == TEXT and not node.is_empty_text_node and not in_never_content(node)
         for node in element.traverse(include_text=True)
     )
 

@@ -34,11 +34,31 @@ def tag_ids(names: tuple[str, ...]) -> frozenset[int]:
     return frozenset(map(tag_id, names))
 
 
-def has_ancestor(element: LexborNode, tags: frozenset[int]) -> bool:
-    """Whether an element above ``element`` has one of the tag ids ``tags``."""
-    ancestor = element.parent
-    while ancestor is not None:
-        if ancestor.tag_id in tags:
-            return True
-        ancestor = ancestor.parent
-    return False
+class AncestorCheck:
+    """Whether an element above a node has one of the tag ids ``tags``, for many nodes of one
+    tree: each node's answer is remembered, so a walk up stops where an earlier one passed
+    and deep nesting (16k nested headers, say) costs linear time, not quadratic."""
+
+    def __init__(self, tags: frozenset[int]) -> None:
+        self._tags = tags
+        # mem_id → whether that node or one above it has one of the tags
+        self._known: dict[int, bool] = {}
+
+    def __call__(self, element: LexborNode) -> bool:
+        passed: list[int] = []
+        found = False
+        ancestor = element.parent
+        while ancestor is not None:
+            key = ancestor.mem_id
+            known = self._known.get(key)
+            if known is not None:
+                found = known
+                break
+            passed.append(key)
+            if ancestor.tag_id in self._tags:
+                found = True
+                break
+            ancestor = ancestor.parent
+        for key in passed:
+            self._known[key] = found
+        return found

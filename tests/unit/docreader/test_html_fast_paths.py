@@ -14,6 +14,7 @@ from selectolax.lexbor import LexborNode
 from server.docreader.errors import ParseError
 from server.docreader.html.loading import body, parse_html
 from server.docreader.html.tables import text_grid
+from server.docreader.html.tags import AncestorCheck, tag_ids
 from server.docreader.html.text_only import text_items
 from server.docreader.html.whitespace import all_collapsed, collapse_space, is_collapsed
 from server.docreader.parsers.base import ParseOptions, parse_to_document
@@ -188,3 +189,39 @@ def test_deep_nesting_is_read_or_refused_quickly(tmp_path: Path) -> None:
     paragraphs = "".join(f"<p>paragraph <b>{n}</b></p>" for n in range(20_000))
     markdown = convert(tmp_path, f"<article><h1>Long</h1>{paragraphs}</article>")
     assert markdown.startswith("# Long\n\nparagraph **0**") and markdown.endswith("**19999**")
+
+
+def test_ancestor_check_remembers_answers_that_match_a_plain_walk() -> None:
+    rng = random.Random(7)
+    tags = ["div", "header", "main", "article", "section", "p"]
+    parts: list[str] = []
+    for _ in range(400):  # random nesting, opened and closed in order
+        depth = rng.randint(1, 6)
+        chosen = [rng.choice(tags) for _ in range(depth)]
+        parts += [f"<{t}>" for t in chosen] + ["x"] + [f"</{t}>" for t in reversed(chosen)]
+    tree = parse_html(("<body>" + "".join(parts) + "</body>").encode())
+    wanted = tag_ids(("main", "article"))
+    check = AncestorCheck(wanted)
+
+    def plain_walk(node: LexborNode) -> bool:
+        above = node.parent
+        while above is not None:
+            if above.tag_id in wanted:
+                return True
+            above = above.parent
+        return False
+
+    nodes = list(body(tree).traverse(include_text=True))
+    assert [check(node) for node in nodes] == [plain_walk(node) for node in nodes]
+    assert any(check(node) for node in nodes) and not all(check(node) for node in nodes)
+
+
+def test_deeply_nested_page_chrome_is_dropped_and_the_content_kept(tmp_path: Path) -> None:
+    # 12k nested headers: a walk up from each would be quadratic (7e7 steps).
+    chrome = "<header>" * 12_000 + "<p>Site menu</p>" + "</header>" * 12_000
+    html = f"<html><body>{chrome}<p>The sluice opens at dawn and closes at dusk.</p></body></html>"
+
+    markdown = convert(tmp_path, html)
+
+    assert "The sluice opens at dawn and closes at dusk." in markdown
+    assert "Site menu" not in markdown
