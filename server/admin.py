@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from storage.db.engine import Database
 from storage.db.migrate import upgrade_to_head
 from storage.db.repositories.tenants import TenantRepository
-from workers.settings import Settings
+from workers.settings import settings_or_exit
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,7 +18,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     create.add_argument("tenant_name")
     create.add_argument("--admin", action="store_true", help="the key may act on every tenant")
     args = parser.parse_args(argv)
-    settings = Settings.from_env()
+    settings = settings_or_exit(parser.prog)
     upgrade_to_head(settings.database_url)
     db = Database.from_url(settings.database_url)
     try:

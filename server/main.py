@@ -6,17 +6,20 @@ import argparse
 import asyncio
 import logging
 import signal
+import sys
 from collections.abc import Sequence
 
+from server.binding import BindError
 from server.runtime import start_full_api, start_lite
-from workers.settings import Settings
+from workers.settings import Settings, settings_or_exit
 
 
 async def _serve(settings: Settings) -> None:
     runtime = await (start_lite(settings) if settings.mode == "lite" else start_full_api(settings))
+    where = f" (data in {settings.data_dir})" if settings.mode == "lite" else ""
     print(
         f"sluice {settings.mode} mode listening on {settings.api_address.rsplit(':', 1)[0]}:"
-        f"{runtime.port} (data in {settings.data_dir})",
+        f"{runtime.port}{where}",
         flush=True,
     )
     stop = asyncio.Event()
@@ -43,7 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["api_address"] = args.address
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
-    asyncio.run(_serve(Settings.from_env(overrides)))
+    settings = settings_or_exit(parser.prog, overrides)
+    try:
+        asyncio.run(_serve(settings))
+    except BindError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -54,8 +54,11 @@ class Runtime:
 
 
 def _prepare(settings: Settings) -> None:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    settings.storage_dir.mkdir(parents=True, exist_ok=True)
+    # Full mode keeps nothing in the data directory (a local storage backend creates its
+    # own folder): it must not appear, empty, wherever the API was started.
+    if settings.mode == "lite":
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        settings.storage_dir.mkdir(parents=True, exist_ok=True)
     upgrade_to_head(settings.database_url)
 
 
@@ -90,8 +93,15 @@ async def start_lite(settings: Settings) -> Runtime:
     # The previous process's queue died with it: nothing in flight can still be queued.
     # Handlers of the tasks the recovery enqueues find this context.
     install_context(ctx)
-    await asyncio.to_thread(recover_after_restart, ctx)
-    runtime = await _start_api(settings, ctx, bus, docreader)
+    try:
+        await asyncio.to_thread(recover_after_restart, ctx)
+        runtime = await _start_api(settings, ctx, bus, docreader)
+    except BaseException:
+        # A taken API port, say: stop what has started, or its threads keep the process up.
+        docreader.stop(None).wait()
+        await asyncio.to_thread(ctx.close)
+        install_context(None)
+        raise
     if settings.housekeeping_enabled:
         runtime.housekeeper = BackgroundHousekeeper(ctx)
     return runtime
@@ -107,7 +117,12 @@ async def start_full_api(settings: Settings) -> Runtime:
         publisher=bus,
         docreader_target=settings.docreader_address,
     )
-    return await _start_api(settings, ctx, bus, None)
+    try:
+        return await _start_api(settings, ctx, bus, None)
+    except BaseException:
+        await asyncio.to_thread(ctx.close)
+        install_context(None)
+        raise
 
 
 async def _start_api(

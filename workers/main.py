@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from storage.queue.base import QueueName
 from storage.queue.rq_worker import run_worker
 from workers.context import current_context
-from workers.settings import Settings
+from workers.settings import settings_or_exit
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--name", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    settings = Settings.from_env({"mode": "full"})
+    settings = settings_or_exit(parser.prog, {"mode": "full"})
     queues = [QueueName(q.strip()) for q in args.queues.split(",") if q.strip()]
     # Build the context (and load the embedding model) before taking the first job.
     current_context()

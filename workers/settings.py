@@ -8,97 +8,148 @@ API, the docreader and the workers so that they agree on prefixes and limits.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from storage.files.backends import (
     DEFAULT_LOCAL_BACKEND_ID,
-    BackendConfigError,
     BackendSpec,
     LocalBackendSpec,
-    parse_backends_json,
 )
 from workers.net.ssrf import UrlPolicy
+from workers.settings_env import (
+    describe,
+    read_environment,
+    variable_of,
+    warn_about_unknown_variables,
+)
+from workers.settings_types import (
+    Address,
+    BackendSpecs,
+    Flag,
+    NonNegativeInts,
+    OptionalAddress,
+    StringSet,
+)
 
 Mode = Literal["lite", "full"]
+# Fixed by the code that uses them, not by the environment.
+_NOT_FROM_ENVIRONMENT = frozenset({"default_tenant_id", "extra"})
 
 
 class SettingsError(ValueError):
     """A SLUICE_* variable has a value that cannot be used."""
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(BaseSettings):
+    """Every field is read from SLUICE_<FIELD NAME> unless its ``validation_alias`` names
+    another variable; ``Settings(...)`` itself takes the values given and nothing else."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SLUICE_",
+        env_ignore_empty=True,
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+        allow_inf_nan=False,
+        arbitrary_types_allowed=True,
+    )
+
     mode: Mode = "lite"
     data_dir: Path = Path("data")
-    api_address: str = "127.0.0.1:50051"
+    api_address: Address = "127.0.0.1:50051"
     database_url: str = ""
-    redis_url: str = "redis://127.0.0.1:6379/0"
-    key_prefix: str = "sluice"
+    redis_url: str = Field("redis://127.0.0.1:6379/0", min_length=1)
+    key_prefix: str = Field("sluice", min_length=1)
     milvus_uri: str = ""
     storage_dir: Path = Path()
     # Named storage backend instances (SLUICE_STORAGE_BACKENDS, JSON; see
     # storage.files.backends) and the one files go to unless a knowledge base is bound to
     # another. Empty: one local backend "local" at storage_dir (see file_backends).
-    storage_backends: Mapping[str, BackendSpec] = field(default_factory=dict)
+    storage_backends: BackendSpecs = Field(default_factory=dict)
     storage_default_backend: str = ""
     # How often the API re-checks each backend's connectivity for its health service.
-    storage_health_interval_s: float = 30.0
+    storage_health_interval_s: float = Field(
+        30.0, gt=0, validation_alias="SLUICE_STORAGE_HEALTH_INTERVAL"
+    )
     # Empty in lite mode: the docreader is started in-process on a unix socket.
-    docreader_address: str = ""
-    max_upload_bytes: int = 1 << 30
-    max_message_bytes: int = 64 << 20
-    document_process_timeout_s: int = 7200
-    docreader_call_timeout_s: int = 1800
+    docreader_address: OptionalAddress = ""
+    max_upload_bytes: int = Field(1 << 30, gt=0)
+    max_message_bytes: int = Field(64 << 20, gt=0)
+    document_process_timeout_s: int = Field(
+        7200, gt=0, validation_alias="SLUICE_DOCUMENT_PROCESS_TIMEOUT"
+    )
+    docreader_call_timeout_s: int = Field(
+        1800, gt=0, validation_alias="SLUICE_DOCREADER_CALL_TIMEOUT"
+    )
     # Lite mode's in-process docreader: each parse's child process is capped at this much
-    # address space and this many seconds (full mode: the docreader's own flags).
-    docreader_memory_cap_mb: int = 2048
-    docreader_parse_timeout_s: int = 1800
+    # address space (0 = no cap) and this many seconds (full mode: the docreader's own flags).
+    docreader_memory_cap_mb: int = Field(2048, ge=0)
+    docreader_parse_timeout_s: int = Field(
+        1800, gt=0, validation_alias="SLUICE_DOCREADER_PARSE_TIMEOUT"
+    )
     # ...and refuses an upload over this many MiB (0 = no cap of its own; full mode: its flag).
-    docreader_max_input_mb: int = 2048
-    document_process_retries: int = 3
+    docreader_max_input_mb: int = Field(2048, ge=0)
+    document_process_retries: int = Field(3, ge=0)
     # Seconds before retry k of document:process (the last one repeats): spread out so a
     # short database or docreader outage does not burn every attempt at once.
-    document_process_retry_delays_s: tuple[int, ...] = (10, 30, 60)
-    auth_required: bool = False
+    document_process_retry_delays_s: NonNegativeInts = Field(
+        (10, 30, 60), min_length=1, validation_alias="SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS"
+    )
+    # from_env: on by default in full mode.
+    auth_required: Flag = False
     default_tenant_id: str = "00000000-0000-0000-0000-000000000001"
-    lite_default_workers: int = 2
-    embed_batch_size: int = 32
+    lite_default_workers: int = Field(2, ge=1, validation_alias="SLUICE_LITE_WORKERS")
+    embed_batch_size: int = Field(32, ge=1)
     # onnxruntime threads of the local embedding model in each process; 0 = one per core.
     # Worker processes sharing a machine should split its cores between them: each one
     # running a thread per core oversubscribes the CPU and slows them all down.
-    embed_threads: int = 0
-    watch_poll_interval_s: float = 2.0
+    embed_threads: int = Field(0, ge=0)
+    watch_poll_interval_s: float = Field(
+        2.0, gt=0, validation_alias="SLUICE_WATCH_POLL_INTERVAL"
+    )
     # Housekeeping (spec: «Самовосстановление Housekeeping»): the sweeps run every
     # housekeeping_interval_s; stale_after_s 0 means the spec's threshold (see stale_threshold_s).
-    housekeeping_enabled: bool = True
-    housekeeping_interval_s: float = 300.0
-    stale_after_s: int = 0
-    summary_stale_after_s: int = 3600
-    stall_verdict_after_s: int = 1200
-    max_auto_requeues: int = 2
+    housekeeping_enabled: Flag = True
+    housekeeping_interval_s: float = Field(
+        300.0, gt=0, validation_alias="SLUICE_HOUSEKEEPING_INTERVAL"
+    )
+    stale_after_s: int = Field(0, ge=0, validation_alias="SLUICE_STALE_AFTER")
+    summary_stale_after_s: int = Field(3600, gt=0, validation_alias="SLUICE_SUMMARY_STALE_AFTER")
+    stall_verdict_after_s: int = Field(1200, gt=0, validation_alias="SLUICE_STALL_VERDICT_AFTER")
+    max_auto_requeues: int = Field(2, ge=0)
     # Outbound fetches (remote images, URL import) are SSRF-guarded; these exact host names
     # or IPs skip the address checks (an internal image server, say).
-    ssrf_allow_hosts: frozenset[str] = frozenset()
-    remote_image_max_bytes: int = 20 << 20
-    fetch_timeout_s: float = 30.0
-    # URL import: a file download is capped at url_download_max_bytes (default: the upload
-    # cap), a web page at url_page_max_bytes; either fetch ends within url_import_timeout_s,
-    # and each connection attempt within url_connect_timeout_s.
-    url_download_max_bytes: int = 1 << 30
-    url_page_max_bytes: int = 20 << 20
-    url_import_timeout_s: float = 600.0
-    url_connect_timeout_s: float = 10.0
+    ssrf_allow_hosts: StringSet = frozenset()
+    remote_image_max_bytes: int = Field(20 << 20, gt=0)
+    fetch_timeout_s: float = Field(30.0, gt=0)
+    # URL import: a file download is capped at url_download_max_bytes (from_env's default:
+    # the upload cap), a web page at url_page_max_bytes; either fetch ends within
+    # url_import_timeout_s, and each connection attempt within url_connect_timeout_s.
+    url_download_max_bytes: int = Field(1 << 30, gt=0)
+    url_page_max_bytes: int = Field(20 << 20, gt=0)
+    url_import_timeout_s: float = Field(600.0, gt=0)
+    url_connect_timeout_s: float = Field(10.0, gt=0)
     # Access grants to stored files (ResourceService): the lifetime of a grant that asks for
     # none, the longest one may ask for, and how long the records of a deleted knowledge's
     # files stay (a stale reference reads "deleted", not "unknown") before housekeeping
     # forgets them.
-    grant_default_ttl_s: int = 900
-    grant_max_ttl_s: int = 86400
-    deleted_resource_retention_s: int = 7 * 86400
-    extra: Mapping[str, str] = field(default_factory=dict)
+    grant_default_ttl_s: int = Field(900, validation_alias="SLUICE_GRANT_DEFAULT_TTL")
+    grant_max_ttl_s: int = Field(86400, gt=0, validation_alias="SLUICE_GRANT_MAX_TTL")
+    deleted_resource_retention_s: int = Field(
+        7 * 86400, validation_alias="SLUICE_DELETED_RESOURCE_RETENTION"
+    )
+    extra: Mapping[str, str] = Field(default_factory=dict)
 
     @property
     def url_policy(self) -> UrlPolicy:
@@ -127,214 +178,93 @@ class Settings:
             return self.stale_after_s
         return max(3600, self.document_process_timeout_s) + 600
 
-    @classmethod
-    def from_env(
-        cls, overrides: Mapping[str, object] | None = None, *, env: Mapping[str, str] | None = None
-    ) -> Settings:
-        source = os.environ if env is None else env
-        overrides = dict(overrides or {})
-        # Explicit overrides (command-line flags) win over the environment.
-        mode = _read_mode(str(overrides.pop("mode", None) or source.get("SLUICE_MODE", "lite")))
-        data_dir = Path(
-            str(overrides.pop("data_dir", None) or source.get("SLUICE_DATA_DIR", "data"))
-        )
-        base = cls(mode=mode, data_dir=data_dir)
-        values: dict[str, object] = {
-            "api_address": source.get("SLUICE_API_ADDRESS", base.api_address),
-            "database_url": source.get(
-                "SLUICE_DATABASE_URL", f"sqlite:///{(data_dir / 'sluice.db').resolve()}"
-            ),
-            "redis_url": source.get("SLUICE_REDIS_URL", base.redis_url),
-            "key_prefix": source.get("SLUICE_KEY_PREFIX", base.key_prefix),
-            "milvus_uri": source.get("SLUICE_MILVUS_URI", str((data_dir / "milvus.db").resolve())),
-            "storage_dir": Path(source.get("SLUICE_STORAGE_DIR", str(data_dir / "files"))),
-            "storage_backends": _storage_backends(source),
-            "storage_default_backend": source.get("SLUICE_STORAGE_DEFAULT_BACKEND", ""),
-            "storage_health_interval_s": _float(
-                source, "SLUICE_STORAGE_HEALTH_INTERVAL", base.storage_health_interval_s
-            ),
-            "docreader_address": source.get("SLUICE_DOCREADER_ADDRESS", ""),
-            "max_upload_bytes": _int(source, "SLUICE_MAX_UPLOAD_BYTES", base.max_upload_bytes),
-            "max_message_bytes": _int(source, "SLUICE_MAX_MESSAGE_BYTES", base.max_message_bytes),
-            "document_process_timeout_s": _int(
-                source, "SLUICE_DOCUMENT_PROCESS_TIMEOUT", base.document_process_timeout_s
-            ),
-            "docreader_call_timeout_s": _int(
-                source, "SLUICE_DOCREADER_CALL_TIMEOUT", base.docreader_call_timeout_s
-            ),
-            "docreader_memory_cap_mb": _int(
-                source, "SLUICE_DOCREADER_MEMORY_CAP_MB", base.docreader_memory_cap_mb
-            ),
-            "docreader_parse_timeout_s": _int(
-                source, "SLUICE_DOCREADER_PARSE_TIMEOUT", base.docreader_parse_timeout_s
-            ),
-            "docreader_max_input_mb": _int(
-                source, "SLUICE_DOCREADER_MAX_INPUT_MB", base.docreader_max_input_mb
-            ),
-            "document_process_retries": _int(
-                source, "SLUICE_DOCUMENT_PROCESS_RETRIES", base.document_process_retries
-            ),
-            "document_process_retry_delays_s": _int_tuple(
-                source, "SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS", base.document_process_retry_delays_s
-            ),
-            "auth_required": _bool(source, "SLUICE_AUTH_REQUIRED", mode == "full"),
-            "lite_default_workers": _int(source, "SLUICE_LITE_WORKERS", base.lite_default_workers),
-            "embed_batch_size": _int(source, "SLUICE_EMBED_BATCH_SIZE", base.embed_batch_size),
-            "embed_threads": _int(source, "SLUICE_EMBED_THREADS", base.embed_threads),
-            "watch_poll_interval_s": float(
-                source.get("SLUICE_WATCH_POLL_INTERVAL", base.watch_poll_interval_s)
-            ),
-            "housekeeping_enabled": _bool(
-                source, "SLUICE_HOUSEKEEPING_ENABLED", base.housekeeping_enabled
-            ),
-            "housekeeping_interval_s": _float(
-                source, "SLUICE_HOUSEKEEPING_INTERVAL", base.housekeeping_interval_s
-            ),
-            "stale_after_s": _int(source, "SLUICE_STALE_AFTER", base.stale_after_s),
-            "summary_stale_after_s": _int(
-                source, "SLUICE_SUMMARY_STALE_AFTER", base.summary_stale_after_s
-            ),
-            "stall_verdict_after_s": _int(
-                source, "SLUICE_STALL_VERDICT_AFTER", base.stall_verdict_after_s
-            ),
-            "max_auto_requeues": _int(source, "SLUICE_MAX_AUTO_REQUEUES", base.max_auto_requeues),
-            "ssrf_allow_hosts": _str_set(source, "SLUICE_SSRF_ALLOW_HOSTS", base.ssrf_allow_hosts),
-            "remote_image_max_bytes": _int(
-                source, "SLUICE_REMOTE_IMAGE_MAX_BYTES", base.remote_image_max_bytes
-            ),
-            "fetch_timeout_s": _float(source, "SLUICE_FETCH_TIMEOUT_S", base.fetch_timeout_s),
-            "url_download_max_bytes": _int(
-                source,
-                "SLUICE_URL_DOWNLOAD_MAX_BYTES",
-                _int(source, "SLUICE_MAX_UPLOAD_BYTES", base.max_upload_bytes),
-            ),
-            "url_page_max_bytes": _int(
-                source, "SLUICE_URL_PAGE_MAX_BYTES", base.url_page_max_bytes
-            ),
-            "url_import_timeout_s": _float(
-                source, "SLUICE_URL_IMPORT_TIMEOUT_S", base.url_import_timeout_s
-            ),
-            "url_connect_timeout_s": _float(
-                source, "SLUICE_URL_CONNECT_TIMEOUT_S", base.url_connect_timeout_s
-            ),
-            "grant_default_ttl_s": _int(
-                source, "SLUICE_GRANT_DEFAULT_TTL", base.grant_default_ttl_s
-            ),
-            "grant_max_ttl_s": _int(source, "SLUICE_GRANT_MAX_TTL", base.grant_max_ttl_s),
-            "deleted_resource_retention_s": _int(
-                source, "SLUICE_DELETED_RESOURCE_RETENTION", base.deleted_resource_retention_s
-            ),
-        }
-        values.update(overrides)
-        settings = replace(base, **values)  # type: ignore[arg-type]
-        if settings.embed_threads < 0:
-            raise SettingsError(f"SLUICE_EMBED_THREADS must be >= 0, not {settings.embed_threads}")
-        if settings.housekeeping_interval_s <= 0:
-            raise SettingsError("SLUICE_HOUSEKEEPING_INTERVAL must be > 0")
-        if settings.max_auto_requeues < 0:
-            raise SettingsError("SLUICE_MAX_AUTO_REQUEUES must be >= 0")
-        if settings.remote_image_max_bytes <= 0:
-            raise SettingsError("SLUICE_REMOTE_IMAGE_MAX_BYTES must be > 0")
-        if settings.file_default_backend not in settings.file_backends:
-            raise SettingsError(
-                f"SLUICE_STORAGE_DEFAULT_BACKEND {settings.file_default_backend!r} is not one "
-                f"of the configured backends: {', '.join(settings.file_backends)}"
+    @model_validator(mode="after")
+    def _check_across_settings(self) -> Settings:
+        if self.file_default_backend not in self.file_backends:
+            raise ValueError(
+                f"SLUICE_STORAGE_DEFAULT_BACKEND {self.file_default_backend!r} is not one "
+                f"of the configured backends: {', '.join(self.file_backends)}"
             )
-        if settings.storage_health_interval_s <= 0:
-            raise SettingsError("SLUICE_STORAGE_HEALTH_INTERVAL must be > 0")
-        if settings.fetch_timeout_s <= 0:
-            raise SettingsError("SLUICE_FETCH_TIMEOUT_S must be > 0")
-        for name, value in (
-            ("SLUICE_URL_DOWNLOAD_MAX_BYTES", settings.url_download_max_bytes),
-            ("SLUICE_URL_PAGE_MAX_BYTES", settings.url_page_max_bytes),
-            ("SLUICE_URL_IMPORT_TIMEOUT_S", settings.url_import_timeout_s),
-            ("SLUICE_URL_CONNECT_TIMEOUT_S", settings.url_connect_timeout_s),
-        ):
-            if value <= 0:
-                raise SettingsError(f"{name} must be > 0")
-        if not 0 < settings.grant_default_ttl_s <= settings.grant_max_ttl_s:
-            raise SettingsError(
+        if not 0 < self.grant_default_ttl_s <= self.grant_max_ttl_s:
+            raise ValueError(
                 "SLUICE_GRANT_DEFAULT_TTL must be > 0 and at most SLUICE_GRANT_MAX_TTL"
             )
         # Sweep C hands a deletion stuck past the stale threshold back, files and all: its
         # tombstones must outlive that, or sweep D would delete the files first.
-        if settings.deleted_resource_retention_s < settings.stale_threshold_s:
-            raise SettingsError(
+        if self.deleted_resource_retention_s < self.stale_threshold_s:
+            raise ValueError(
                 "SLUICE_DELETED_RESOURCE_RETENTION must be at least the stale threshold "
-                f"({settings.stale_threshold_s} s, see SLUICE_STALE_AFTER), not "
-                f"{settings.deleted_resource_retention_s}"
+                f"({self.stale_threshold_s} s, see SLUICE_STALE_AFTER), not "
+                f"{self.deleted_resource_retention_s}"
             )
         try:
-            UrlPolicy(allow_hosts=settings.ssrf_allow_hosts)
+            UrlPolicy(allow_hosts=self.ssrf_allow_hosts)
         except ValueError as exc:
-            raise SettingsError(f"SLUICE_SSRF_ALLOW_HOSTS: {exc}") from exc
-        if settings.mode == "full" and not settings.docreader_address:
-            raise SettingsError("SLUICE_DOCREADER_ADDRESS is required in full mode")
-        return settings
+            raise ValueError(f"SLUICE_SSRF_ALLOW_HOSTS: {exc}") from exc
+        if self.mode == "full" and not self.docreader_address:
+            raise ValueError("SLUICE_DOCREADER_ADDRESS is required in full mode")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The environment is read by from_env alone, which also fills the defaults that
+        # depend on the mode and the data directory.
+        return (init_settings,)
+
+    @classmethod
+    def environment_variables(cls) -> frozenset[str]:
+        """Every SLUICE_* variable a setting is read from."""
+        return frozenset(
+            variable_of(cls, name) for name in cls.model_fields if name not in _NOT_FROM_ENVIRONMENT
+        )
+
+    @classmethod
+    def from_env(
+        cls, overrides: Mapping[str, object] | None = None, *, env: Mapping[str, str] | None = None
+    ) -> Settings:
+        """The settings of ``env`` (default: the process environment), with ``overrides``
+        (command-line flags, by field name) winning over it. A bad value raises
+        SettingsError with one line naming the variable."""
+        source = os.environ if env is None else env
+        flags = {name: value for name, value in (overrides or {}).items() if value is not None}
+        warn_about_unknown_variables(source, cls.environment_variables())
+        fields = [name for name in cls.model_fields if name not in _NOT_FROM_ENVIRONMENT]
+        values = {**read_environment(cls, source, fields), **flags}
+        try:
+            return cls(**{**_derived_defaults(values), **values})
+        except ValidationError as exc:
+            raise SettingsError(describe(exc, cls, flags.keys())) from None
 
 
-def _storage_backends(source: Mapping[str, str]) -> dict[str, BackendSpec]:
-    raw = source.get("SLUICE_STORAGE_BACKENDS", "").strip()
-    if not raw:
-        return {}
+def _derived_defaults(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Defaults that follow other settings: lite mode keeps everything under the data
+    directory, full mode turns authentication on, and a URL download may be as large as an
+    upload."""
+    data_dir = Path(str(values.get("data_dir", "data")))
+    derived: dict[str, Any] = {
+        "database_url": f"sqlite:///{(data_dir / 'sluice.db').resolve()}",
+        "milvus_uri": str((data_dir / "milvus.db").resolve()),
+        "storage_dir": data_dir / "files",
+        "auth_required": values.get("mode") == "full",
+    }
+    upload_cap = values.get("max_upload_bytes")
+    if upload_cap is not None and str(upload_cap).strip().isdigit():
+        derived["url_download_max_bytes"] = upload_cap
+    return derived
+
+
+def settings_or_exit(program: str, overrides: Mapping[str, object] | None = None) -> Settings:
+    """from_env for a process entry point: a bad value ends the process with exit status 2
+    and one line on stderr naming the variable, before anything has started."""
     try:
-        return parse_backends_json(raw)
-    except BackendConfigError as exc:
-        raise SettingsError(f"SLUICE_STORAGE_BACKENDS: {exc}") from exc
-
-
-def _read_mode(value: str) -> Mode:
-    if value == "lite":
-        return "lite"
-    if value == "full":
-        return "full"
-    raise SettingsError(f"SLUICE_MODE must be 'lite' or 'full', not {value!r}")
-
-
-def _int(source: Mapping[str, str], name: str, default: int) -> int:
-    raw = source.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise SettingsError(f"{name} must be an integer, not {raw!r}") from exc
-
-
-def _int_tuple(source: Mapping[str, str], name: str, default: tuple[int, ...]) -> tuple[int, ...]:
-    """Comma-separated non-negative integers, e.g. ``10,30,60``."""
-    raw = source.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        values = tuple(int(part) for part in raw.split(","))
-    except ValueError as exc:
-        raise SettingsError(f"{name} must be comma-separated integers, not {raw!r}") from exc
-    if any(value < 0 for value in values):
-        raise SettingsError(f"{name} must not contain negative values, not {raw!r}")
-    return values
-
-
-def _str_set(source: Mapping[str, str], name: str, default: frozenset[str]) -> frozenset[str]:
-    """Comma-separated values, e.g. ``images.internal,10.0.0.7``; blanks are ignored."""
-    raw = source.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    return frozenset(part.strip() for part in raw.split(",") if part.strip())
-
-
-def _float(source: Mapping[str, str], name: str, default: float) -> float:
-    raw = source.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise SettingsError(f"{name} must be a number, not {raw!r}") from exc
-
-
-def _bool(source: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = source.get(name)
-    if raw is None or raw == "":
-        return default
-    return raw.strip().lower() in {"1", "true", "yes", "on"}
+        return Settings.from_env(overrides)
+    except SettingsError as exc:
+        print(f"{program}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

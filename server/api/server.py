@@ -4,7 +4,7 @@ connectivity included, see storage_health) and reflection."""
 from __future__ import annotations
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sluice.v1 import (
     knowledge_base_pb2,
@@ -23,6 +23,8 @@ from server.api.knowledge_bases import KnowledgeBaseServicer
 from server.api.resources import ResourceServicer
 from server.api.search import SearchServicer
 from server.api.storage_health import start_storage_health
+from server.binding import EXCLUSIVE_BIND, listen
+from server.health import AsyncListingHealthServicer
 
 SERVICE_NAMES = (
     knowledge_base_pb2.DESCRIPTOR.services_by_name["KnowledgeBaseService"].full_name,
@@ -40,7 +42,8 @@ STREAM_WINDOW_BYTES = 4 << 20
 
 
 async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server, int]:
-    """Bind, register and start; returns the server and the port it got (address may end :0)."""
+    """Bind, register and start; returns the server and the port it got (address may end :0).
+    A taken address raises BindError."""
     limit = deps.ctx.settings.max_message_bytes
     server = grpc.aio.server(
         options=[
@@ -48,6 +51,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
             ("grpc.max_send_message_length", limit),
             ("grpc.http2.bdp_probe", 0),
             ("grpc.http2.lookahead_bytes", STREAM_WINDOW_BYTES),
+            EXCLUSIVE_BIND,
         ]
     )
     knowledge_base_pb2_grpc.add_KnowledgeBaseServiceServicer_to_server(
@@ -56,7 +60,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeServicer(deps), server)
     search_pb2_grpc.add_SearchServiceServicer_to_server(SearchServicer(deps), server)
     resource_pb2_grpc.add_ResourceServiceServicer_to_server(ResourceServicer(deps), server)
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = AsyncListingHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -68,9 +72,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
         ),
         server,
     )
-    port = server.add_insecure_port(address)
-    if port == 0:
-        raise OSError(f"could not bind the API to {address}")
+    port = listen(server, address)
     await server.start()
     await start_storage_health(
         server, health_servicer, deps.ctx.files, deps.ctx.settings.storage_health_interval_s

@@ -1,3 +1,3 @@
 from server.docreader.server import main
 
-main()
+raise SystemExit(main())

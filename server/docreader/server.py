@@ -6,10 +6,9 @@ overall "" both SERVING) and server reflection, so grpcurl works without proto f
 
 from __future__ import annotations
 
-import argparse
 import logging
-import os
 import signal
+import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,19 +20,20 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
+from server.binding import EXCLUSIVE_BIND, BindError, listen
+from server.docreader.flags import (
+    DEFAULT_MAX_INPUT_MB,
+    DEFAULT_MEMORY_CAP_MB,
+    DEFAULT_PARSE_TIMEOUT_S,
+    argument_parser,
+)
 from server.docreader.reader import DocumentReader
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.runner import SandboxRunner
 from server.docreader.service import DocReaderServicer
+from server.health import ListingHealthServicer
 
 SERVICE_NAME: str = docreader_pb2.DESCRIPTOR.services_by_name["DocReaderService"].full_name
-DEFAULT_ADDRESS = "127.0.0.1:50061"
-DEFAULT_MAX_MESSAGE_BYTES = 64 << 20
-# Each parse runs in a child capped at this much address space, and this long.
-DEFAULT_MEMORY_CAP_MB = 2048
-DEFAULT_PARSE_TIMEOUT_S = 1800.0
-# The most a ReadUpload may send; above the API's default upload cap (1 GiB).
-DEFAULT_MAX_INPUT_MB = 2048
 SHUTDOWN_GRACE_S = 30.0
 
 logger = logging.getLogger(__name__)
@@ -49,6 +49,7 @@ def channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
         ("grpc.keepalive_timeout_ms", 20_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
         ("grpc.keepalive_permit_without_calls", 1),
+        EXCLUSIVE_BIND,
     ]
 
 
@@ -67,7 +68,8 @@ def build_docreader_server(
     """A server ready to start (not started yet) and the port it bound.
 
     ``address`` is "host:port" (port 0 picks a free one) or "unix:/path/to.sock"; for a unix
-    socket the returned number is grpc's non-zero bind result, not a TCP port.
+    socket the returned number is grpc's non-zero bind result, not a TCP port. A taken
+    address raises BindError.
     """
     server = grpc.server(
         ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docreader"),
@@ -85,30 +87,33 @@ def build_docreader_server(
         work_root=work_root,
     )
     docreader_pb2_grpc.add_DocReaderServiceServicer_to_server(servicer, server)
-    health_servicer = health.HealthServicer()
+    health_servicer = ListingHealthServicer()
     for name in (SERVICE_NAME, ""):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(address)
-    return server, port
+    return server, listen(server, address)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = _arguments().parse_args(argv)
+def main(argv: Sequence[str] | None = None) -> int:
+    args = argument_parser(__doc__).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    server, port = build_docreader_server(
-        args.address,
-        max_workers=args.max_workers,
-        storage_base_dir=args.storage_base_dir,
-        max_message_bytes=args.max_message_bytes,
-        memory_cap_mb=args.memory_cap_mb,
-        parse_timeout_s=args.parse_timeout_s,
-        max_input_mb=args.max_input_mb,
-        work_dir=args.work_dir,
-    )
+    try:
+        server, port = build_docreader_server(
+            args.address,
+            max_workers=args.max_workers,
+            storage_base_dir=args.storage_base_dir,
+            max_message_bytes=args.max_message_bytes,
+            memory_cap_mb=args.memory_cap_mb,
+            parse_timeout_s=args.parse_timeout_s,
+            max_input_mb=args.max_input_mb,
+            work_dir=args.work_dir,
+        )
+    except BindError as exc:
+        print(f"python -m server.docreader: {exc}", file=sys.stderr)
+        return 1
     stop = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -122,26 +127,4 @@ def main(argv: Sequence[str] | None = None) -> None:
     stop.wait()
     server.stop(grace=SHUTDOWN_GRACE_S).wait()
     logger.info("docreader stopped")
-
-
-def _arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m server.docreader", description=__doc__)
-    parser.add_argument("--address", default=DEFAULT_ADDRESS,
-                        help="host:port or unix:/path/to.sock (default %(default)s)")
-    parser.add_argument("--max-workers", type=int, default=os.cpu_count() or 2,
-                        help="parsing threads (default: the number of CPUs)")
-    parser.add_argument("--storage-base-dir", default=None,
-                        help="local storage folder that storage_ref keys are resolved under")
-    parser.add_argument("--max-message-bytes", type=int, default=DEFAULT_MAX_MESSAGE_BYTES,
-                        help="largest gRPC message in either direction (default %(default)s)")
-    parser.add_argument("--memory-cap-mb", type=int, default=DEFAULT_MEMORY_CAP_MB,
-                        help="address-space cap of each parse's child process (default "
-                        "%(default)s; 0 = none)")
-    parser.add_argument("--parse-timeout-s", type=float, default=DEFAULT_PARSE_TIMEOUT_S,
-                        help="longest one parse may run (default %(default)s)")
-    parser.add_argument("--max-input-mb", type=int, default=DEFAULT_MAX_INPUT_MB,
-                        help="largest file a ReadUpload may send; a larger one is refused with "
-                        "RESOURCE_EXHAUSTED (default %(default)s; 0 = none)")
-    parser.add_argument("--work-dir", default=None,
-                        help="where reads spool their input and output (default: the temp dir)")
-    return parser
+    return 0

@@ -16,7 +16,7 @@ from types import FrameType
 
 from workers.housekeeping.lock import RedisRoundLock
 from workers.housekeeping.runner import Housekeeper
-from workers.settings import Settings
+from workers.settings import settings_or_exit
 from workers.wiring import build_full_context
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--once", action="store_true", help="run one round, print it, exit")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    settings = Settings.from_env({"mode": "full"})
+    settings = settings_or_exit(parser.prog, {"mode": "full"})
     if not settings.housekeeping_enabled and not args.once:
         log.info("housekeeping is disabled (SLUICE_HOUSEKEEPING_ENABLED); exiting")
         return 0

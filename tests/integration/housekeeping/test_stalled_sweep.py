@@ -3,7 +3,6 @@ how it fails the rest (message, spans, counters) and how it re-enqueues them."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from redis import Redis
@@ -33,7 +32,7 @@ THRESHOLD = "1m0s"  # go_duration(STALE_AFTER_S)
 
 
 def _no_requeues(ctx: WorkerContext) -> None:
-    ctx.settings = dataclasses.replace(ctx.settings, max_auto_requeues=0)
+    ctx.settings = ctx.settings.model_copy(update={"max_auto_requeues": 0})
 
 
 def test_a_recent_heartbeat_keeps_a_quiet_row(ctx: WorkerContext, scope: Scope) -> None:

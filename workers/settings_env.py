@@ -1,0 +1,115 @@
+"""Reading SLUICE_* variables for ``Settings.from_env``: pydantic-settings' environment source
+over any mapping, the variable each setting is read from, one-line error messages naming
+it, and a warning for a SLUICE_* variable that is no setting at all (a typo, most likely)."""
+
+from __future__ import annotations
+
+import difflib
+import logging
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings, EnvSettingsSource
+
+log = logging.getLogger(__name__)
+
+PREFIX = "SLUICE_"
+# Read by other programs than the server processes, so not unknown: the CLI's target and
+# API key, and the docreader's LibreOffice profile pool.
+VARIABLES_READ_ELSEWHERE = frozenset(
+    {"SLUICE_TARGET", "SLUICE_API_KEY", "SLUICE_DOCREADER_LO_PROFILES"}
+)
+_warned: set[str] = set()
+
+
+class _MappingEnvSource(EnvSettingsSource):
+    """The library's environment source, reading ``environ`` instead of ``os.environ``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {
+            (key if self.case_sensitive else key.lower()): value
+            for key, value in self._environ.items()
+            if not (self.env_ignore_empty and value == "")
+        }
+
+
+def variable_of(settings_cls: type[BaseSettings], field_name: str) -> str:
+    alias = settings_cls.model_fields[field_name].validation_alias
+    return alias if isinstance(alias, str) else f"{PREFIX}{field_name.upper()}"
+
+
+def read_environment(
+    settings_cls: type[BaseSettings], environ: Mapping[str, str], fields: Collection[str]
+) -> dict[str, Any]:
+    """The raw values of ``fields`` that ``environ`` sets, keyed by field name."""
+    by_variable = {variable_of(settings_cls, name).lower(): name for name in fields}
+    raw = _MappingEnvSource(settings_cls, environ)()
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = key if key in fields else by_variable.get(key.lower())
+        if name is not None:
+            values[name] = value
+    return values
+
+
+def warn_about_unknown_variables(environ: Mapping[str, str], known: Collection[str]) -> None:
+    """Log once per process each SLUICE_* variable that no setting reads, with the known
+    name it is closest to: an ignored typo would otherwise silently leave a default on."""
+    candidates = sorted({*known, *VARIABLES_READ_ELSEWHERE})
+    for name in sorted(environ):
+        upper = name.upper()
+        if not upper.startswith(PREFIX) or upper in candidates or name in _warned:
+            continue
+        _warned.add(name)
+        # Compared without the prefix every name shares, which would make any two close.
+        close = difflib.get_close_matches(
+            upper.removeprefix(PREFIX), [c.removeprefix(PREFIX) for c in candidates], n=1
+        )
+        hint = f"; did you mean {PREFIX}{close[0]}?" if close else " (ignored)"
+        log.warning("%s is not a Sluice setting%s", name, hint)
+
+
+_PHRASES = {
+    "int_parsing": "must be an integer",
+    "int_from_float": "must be an integer",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number",
+    "greater_than": "must be > {gt}",
+    "greater_than_equal": "must be >= {ge}",
+    "less_than_equal": "must be <= {le}",
+    "literal_error": "must be {expected}",
+    "string_too_short": "must not be empty",
+}
+
+
+def describe(
+    exc: ValidationError, settings_cls: type[BaseSettings], from_flags: Collection[str]
+) -> str:
+    """One line for all of ``exc``'s errors, each naming the variable (or, for a value given
+    on the command line, the setting) it is about."""
+    return "; ".join(_describe_one(error, settings_cls, from_flags) for error in exc.errors())
+
+
+def _describe_one(error: Any, settings_cls: type[BaseSettings], from_flags: Collection[str]) -> str:
+    context = error.get("ctx") or {}
+    detail = str(context["error"]) if error["type"] == "value_error" else None
+    if not error["loc"]:
+        # A check across settings: its message names the variables itself.
+        return detail or str(error["msg"])
+    field = str(error["loc"][0])
+    if field in from_flags:
+        name = f"{field} (command line)"
+    elif field in settings_cls.model_fields:
+        name = variable_of(settings_cls, field)
+    else:
+        name = field
+    if detail is not None:
+        return f"{name} {detail}" if detail.startswith("must") else f"{name}: {detail}"
+    phrase = _PHRASES.get(error["type"])
+    text = phrase.format(**context) if phrase else str(error["msg"]).lower()
+    return f"{name} {text}, not {error['input']!r}"
