@@ -9,6 +9,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 
 from storage.db.engine import Database
@@ -41,6 +42,11 @@ def current_revision(url: str) -> str | None:
             return MigrationContext.configure(connection).get_current_revision()
     finally:
         database.dispose()
+
+
+def head_revision() -> str | None:
+    """The newest migration this code knows: what upgrade_to_head brings a database to."""
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
 
 
 def schema_diff(url: str) -> list[Any]:

@@ -1,7 +1,8 @@
 """`sluice-housekeeper`: the housekeeping rounds of full mode, as a process of its own.
 
 Run one next to the workers (more are harmless: a lock in Redis lets one round run at a
-time). It needs the same SLUICE_* settings as the workers: database, Redis, Milvus.
+time). It needs the same SLUICE_* settings as the workers: database, Redis, Milvus. Started
+before the API has migrated the database, it waits for the schema before its first round.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import FrameType
 
 from workers.housekeeping.lock import RedisRoundLock
 from workers.housekeeping.runner import Housekeeper
+from workers.housekeeping.schema_wait import wait_for_schema
 from workers.settings import settings_or_exit
 from workers.wiring import build_full_context
 
@@ -31,6 +33,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not settings.housekeeping_enabled and not args.once:
         log.info("housekeeping is disabled (SLUICE_HOUSEKEEPING_ENABLED); exiting")
         return 0
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    if not wait_for_schema(settings.database_url, stop):
+        return 0
     ctx = build_full_context(settings)
     # A round that outlives its lock is still safe; the TTL only bounds a dead holder.
     lock_ttl_s = max(60.0, 2 * settings.housekeeping_interval_s)
@@ -41,13 +52,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             report = housekeeper.run_once()
             print(json.dumps(report.as_dict() if report else {"skipped": "lock held"}))
             return 0
-        stop = threading.Event()
-
-        def request_stop(signum: int, frame: FrameType | None) -> None:
-            stop.set()
-
-        signal.signal(signal.SIGTERM, request_stop)
-        signal.signal(signal.SIGINT, request_stop)
         log.info(
             "housekeeper running: every %ss, stale after %ss, up to %d automatic requeues",
             settings.housekeeping_interval_s,
