@@ -112,6 +112,9 @@ def _describe_one(error: Any, settings_cls: type[BaseSettings], from_flags: Coll
         return f"{name} {detail}" if detail.startswith("must") else f"{name}: {detail}"
     phrase = _PHRASES.get(error["type"])
     # Bounds as written: pydantic hands a float field's "gt=0" over as 0.0.
-    bounds = {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in context.items()}
+    bounds = {
+        key: int(value) if isinstance(value, float) and value.is_integer() else value
+        for key, value in context.items()
+    }
     text = phrase.format(**bounds) if phrase else str(error["msg"]).lower()
     return f"{name} {text}, not {error['input']!r}"
