@@ -69,8 +69,8 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     api_address: Address = "127.0.0.1:50051"
     database_url: str = ""
-    redis_url: str = Field("redis://127.0.0.1:6379/0", min_length=1)
-    key_prefix: str = Field("sluice", min_length=1)
+    redis_url: str = Field(default="redis://127.0.0.1:6379/0", min_length=1)
+    key_prefix: str = Field(default="sluice", min_length=1)
     milvus_uri: str = ""
     storage_dir: Path = Path()
     # Named storage backend instances (SLUICE_STORAGE_BACKENDS, JSON; see
@@ -80,74 +80,78 @@ class Settings(BaseSettings):
     storage_default_backend: str = ""
     # How often the API re-checks each backend's connectivity for its health service.
     storage_health_interval_s: float = Field(
-        30.0, gt=0, validation_alias="SLUICE_STORAGE_HEALTH_INTERVAL"
+        default=30.0, gt=0, validation_alias="SLUICE_STORAGE_HEALTH_INTERVAL"
     )
     # Empty in lite mode: the docreader is started in-process on a unix socket.
     docreader_address: OptionalAddress = ""
-    max_upload_bytes: int = Field(1 << 30, gt=0)
-    max_message_bytes: int = Field(64 << 20, gt=0)
+    max_upload_bytes: int = Field(default=1 << 30, gt=0)
+    max_message_bytes: int = Field(default=64 << 20, gt=0)
     document_process_timeout_s: int = Field(
-        7200, gt=0, validation_alias="SLUICE_DOCUMENT_PROCESS_TIMEOUT"
+        default=7200, gt=0, validation_alias="SLUICE_DOCUMENT_PROCESS_TIMEOUT"
     )
     docreader_call_timeout_s: int = Field(
-        1800, gt=0, validation_alias="SLUICE_DOCREADER_CALL_TIMEOUT"
+        default=1800, gt=0, validation_alias="SLUICE_DOCREADER_CALL_TIMEOUT"
     )
     # Lite mode's in-process docreader: each parse's child process is capped at this much
     # address space (0 = no cap) and this many seconds (full mode: the docreader's own flags).
-    docreader_memory_cap_mb: int = Field(2048, ge=0)
+    docreader_memory_cap_mb: int = Field(default=2048, ge=0)
     docreader_parse_timeout_s: int = Field(
-        1800, gt=0, validation_alias="SLUICE_DOCREADER_PARSE_TIMEOUT"
+        default=1800, gt=0, validation_alias="SLUICE_DOCREADER_PARSE_TIMEOUT"
     )
     # ...and refuses an upload over this many MiB (0 = no cap of its own; full mode: its flag).
-    docreader_max_input_mb: int = Field(2048, ge=0)
-    document_process_retries: int = Field(3, ge=0)
+    docreader_max_input_mb: int = Field(default=2048, ge=0)
+    document_process_retries: int = Field(default=3, ge=0)
     # Seconds before retry k of document:process (the last one repeats): spread out so a
     # short database or docreader outage does not burn every attempt at once.
     document_process_retry_delays_s: NonNegativeInts = Field(
-        (10, 30, 60), min_length=1, validation_alias="SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS"
+        default=(10, 30, 60), min_length=1, validation_alias="SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS"
     )
     # from_env: on by default in full mode.
     auth_required: Flag = False
     default_tenant_id: str = "00000000-0000-0000-0000-000000000001"
-    lite_default_workers: int = Field(2, ge=1, validation_alias="SLUICE_LITE_WORKERS")
-    embed_batch_size: int = Field(32, ge=1)
+    lite_default_workers: int = Field(default=2, ge=1, validation_alias="SLUICE_LITE_WORKERS")
+    embed_batch_size: int = Field(default=32, ge=1)
     # onnxruntime threads of the local embedding model in each process; 0 = one per core.
     # Worker processes sharing a machine should split its cores between them: each one
     # running a thread per core oversubscribes the CPU and slows them all down.
-    embed_threads: int = Field(0, ge=0)
+    embed_threads: int = Field(default=0, ge=0)
     watch_poll_interval_s: float = Field(
-        2.0, gt=0, validation_alias="SLUICE_WATCH_POLL_INTERVAL"
+        default=2.0, gt=0, validation_alias="SLUICE_WATCH_POLL_INTERVAL"
     )
     # Housekeeping (spec: «Самовосстановление Housekeeping»): the sweeps run every
     # housekeeping_interval_s; stale_after_s 0 means the spec's threshold (see stale_threshold_s).
     housekeeping_enabled: Flag = True
     housekeeping_interval_s: float = Field(
-        300.0, gt=0, validation_alias="SLUICE_HOUSEKEEPING_INTERVAL"
+        default=300.0, gt=0, validation_alias="SLUICE_HOUSEKEEPING_INTERVAL"
     )
-    stale_after_s: int = Field(0, ge=0, validation_alias="SLUICE_STALE_AFTER")
-    summary_stale_after_s: int = Field(3600, gt=0, validation_alias="SLUICE_SUMMARY_STALE_AFTER")
-    stall_verdict_after_s: int = Field(1200, gt=0, validation_alias="SLUICE_STALL_VERDICT_AFTER")
-    max_auto_requeues: int = Field(2, ge=0)
+    stale_after_s: int = Field(default=0, ge=0, validation_alias="SLUICE_STALE_AFTER")
+    summary_stale_after_s: int = Field(
+        default=3600, gt=0, validation_alias="SLUICE_SUMMARY_STALE_AFTER"
+    )
+    stall_verdict_after_s: int = Field(
+        default=1200, gt=0, validation_alias="SLUICE_STALL_VERDICT_AFTER"
+    )
+    max_auto_requeues: int = Field(default=2, ge=0)
     # Outbound fetches (remote images, URL import) are SSRF-guarded; these exact host names
     # or IPs skip the address checks (an internal image server, say).
     ssrf_allow_hosts: StringSet = frozenset()
-    remote_image_max_bytes: int = Field(20 << 20, gt=0)
-    fetch_timeout_s: float = Field(30.0, gt=0)
+    remote_image_max_bytes: int = Field(default=20 << 20, gt=0)
+    fetch_timeout_s: float = Field(default=30.0, gt=0)
     # URL import: a file download is capped at url_download_max_bytes (from_env's default:
     # the upload cap), a web page at url_page_max_bytes; either fetch ends within
     # url_import_timeout_s, and each connection attempt within url_connect_timeout_s.
-    url_download_max_bytes: int = Field(1 << 30, gt=0)
-    url_page_max_bytes: int = Field(20 << 20, gt=0)
-    url_import_timeout_s: float = Field(600.0, gt=0)
-    url_connect_timeout_s: float = Field(10.0, gt=0)
+    url_download_max_bytes: int = Field(default=1 << 30, gt=0)
+    url_page_max_bytes: int = Field(default=20 << 20, gt=0)
+    url_import_timeout_s: float = Field(default=600.0, gt=0)
+    url_connect_timeout_s: float = Field(default=10.0, gt=0)
     # Access grants to stored files (ResourceService): the lifetime of a grant that asks for
     # none, the longest one may ask for, and how long the records of a deleted knowledge's
     # files stay (a stale reference reads "deleted", not "unknown") before housekeeping
     # forgets them.
-    grant_default_ttl_s: int = Field(900, validation_alias="SLUICE_GRANT_DEFAULT_TTL")
-    grant_max_ttl_s: int = Field(86400, gt=0, validation_alias="SLUICE_GRANT_MAX_TTL")
+    grant_default_ttl_s: int = Field(default=900, validation_alias="SLUICE_GRANT_DEFAULT_TTL")
+    grant_max_ttl_s: int = Field(default=86400, gt=0, validation_alias="SLUICE_GRANT_MAX_TTL")
     deleted_resource_retention_s: int = Field(
-        7 * 86400, validation_alias="SLUICE_DELETED_RESOURCE_RETENTION"
+        default=7 * 86400, validation_alias="SLUICE_DELETED_RESOURCE_RETENTION"
     )
     extra: Mapping[str, str] = Field(default_factory=dict)
 

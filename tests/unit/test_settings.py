@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from workers import task_specs
 from workers.payloads import DocumentProcessPayload
@@ -116,3 +118,116 @@ def test_deleted_resources_are_retained_at_least_the_stale_threshold(
         rf"\({threshold.stale_threshold_s} s",
     ):
         Settings.from_env(env=env)
+
+
+@pytest.mark.parametrize("word", ["ture", "maybe", "on", "off", "y", "2", "enabled"])
+def test_booleans_are_only_true_false_1_0_yes_no(word: str) -> None:
+    for name in ("SLUICE_AUTH_REQUIRED", "SLUICE_HOUSEKEEPING_ENABLED"):
+        with pytest.raises(
+            SettingsError, match=rf"^{name} must be one of true/false/1/0/yes/no, not '{word}'$"
+        ):
+            Settings.from_env(env={name: word})
+
+
+@pytest.mark.parametrize(
+    ("word", "value"), [("true", True), ("YES", True), ("1", True), ("False", False),
+                        ("no", False), ("0", False)],
+)
+def test_the_accepted_boolean_words_in_any_case(word: str, value: bool) -> None:
+    settings = Settings.from_env(
+        env={"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "h:1",
+             "SLUICE_AUTH_REQUIRED": word, "SLUICE_HOUSEKEEPING_ENABLED": word}
+    )
+    assert (settings.auth_required, settings.housekeeping_enabled) == (value, value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("SLUICE_EMBED_BATCH_SIZE", "-1", "must be >= 1, not '-1'"),
+        ("SLUICE_EMBED_BATCH_SIZE", "0", "must be >= 1, not '0'"),
+        ("SLUICE_LITE_WORKERS", "0", "must be >= 1, not '0'"),
+        ("SLUICE_MAX_UPLOAD_BYTES", "0", "must be > 0, not '0'"),
+        ("SLUICE_MAX_MESSAGE_BYTES", "-5", "must be > 0, not '-5'"),
+        ("SLUICE_DOCUMENT_PROCESS_TIMEOUT", "0", "must be > 0, not '0'"),
+        ("SLUICE_DOCREADER_CALL_TIMEOUT", "-1", "must be > 0, not '-1'"),
+        ("SLUICE_DOCREADER_PARSE_TIMEOUT", "0", "must be > 0, not '0'"),
+        ("SLUICE_DOCREADER_MEMORY_CAP_MB", "-1", "must be >= 0, not '-1'"),
+        ("SLUICE_DOCREADER_MAX_INPUT_MB", "-1", "must be >= 0, not '-1'"),
+        ("SLUICE_DOCUMENT_PROCESS_RETRIES", "-1", "must be >= 0, not '-1'"),
+        ("SLUICE_WATCH_POLL_INTERVAL", "0", "must be > 0, not '0'"),
+        ("SLUICE_WATCH_POLL_INTERVAL", "soon", "must be a number, not 'soon'"),
+        ("SLUICE_FETCH_TIMEOUT_S", "inf", "must be a finite number, not 'inf'"),
+        ("SLUICE_STALE_AFTER", "-1", "must be >= 0, not '-1'"),
+        ("SLUICE_SUMMARY_STALE_AFTER", "0", "must be > 0, not '0'"),
+        ("SLUICE_STALL_VERDICT_AFTER", "0", "must be > 0, not '0'"),
+        ("SLUICE_GRANT_MAX_TTL", "0", "must be > 0, not '0'"),
+        ("SLUICE_STORAGE_HEALTH_INTERVAL", "-2.5", "must be > 0, not '-2.5'"),
+        ("SLUICE_EMBED_THREADS", "2.5", "must be an integer, not '2.5'"),
+        ("SLUICE_MODE", "ful", "must be 'lite' or 'full', not 'ful'"),
+        ("SLUICE_KEY_PREFIX", "", None),  # empty is unset: the default stays
+        ("SLUICE_API_ADDRESS", "127.0.0.1:65536", "must end in a port from 0 to 65535"),
+        ("SLUICE_API_ADDRESS", "localhost", "must be host:port or unix:/path"),
+        ("SLUICE_DOCREADER_ADDRESS", "docreader:port", "must end in a port from 0 to 65535"),
+        ("SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS", "", None),
+    ],
+)
+def test_every_range_is_checked_and_named(name: str, value: str, message: str | None) -> None:
+    env = {name: value}
+    if message is None:
+        assert Settings.from_env(env=env) == Settings.from_env(env={})
+        return
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env(env=env)
+    assert str(raised.value).startswith(f"{name} {message}")
+    assert "\n" not in str(raised.value)
+
+
+def test_addresses_may_be_unix_sockets_or_any_port() -> None:
+    settings = Settings.from_env(env={
+        "SLUICE_API_ADDRESS": "[::]:0", "SLUICE_MODE": "full",
+        "SLUICE_DOCREADER_ADDRESS": "unix:/run/sluice/docreader.sock",
+    })
+    assert settings.api_address == "[::]:0"
+    assert settings.docreader_address == "unix:/run/sluice/docreader.sock"
+
+
+def test_several_bad_values_are_named_on_one_line() -> None:
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env(env={"SLUICE_EMBED_BATCH_SIZE": "-1", "SLUICE_AUTH_REQUIRED": "ture"})
+    assert str(raised.value) == (
+        "SLUICE_AUTH_REQUIRED must be one of true/false/1/0/yes/no, not 'ture'; "
+        "SLUICE_EMBED_BATCH_SIZE must be >= 1, not '-1'"
+    )
+
+
+def test_a_bad_command_line_value_names_the_setting() -> None:
+    with pytest.raises(SettingsError, match=r"^api_address \(command line\) must be host:port"):
+        Settings.from_env({"api_address": "nowhere"}, env={})
+
+
+def test_unknown_variables_are_warned_with_the_closest_known_name(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    env = {"SLUICE_AUTH_REQUIERD": "true", "SLUICE_EMBED_BATCHSIZE": "8",
+           "SLUICE_FROBNICATE": "1", "SLUICE_TARGET": "h:1", "OTHER_VARIABLE": "x"}
+    with caplog.at_level(logging.WARNING, logger="workers.settings_env"):
+        settings = Settings.from_env(env=env)
+    assert not settings.auth_required
+    assert caplog.messages == [
+        "SLUICE_AUTH_REQUIERD is not a Sluice setting; did you mean SLUICE_AUTH_REQUIRED?",
+        "SLUICE_EMBED_BATCHSIZE is not a Sluice setting; did you mean SLUICE_EMBED_BATCH_SIZE?",
+        "SLUICE_FROBNICATE is not a Sluice setting (ignored)",
+    ]
+
+
+def test_the_settings_object_reads_no_environment_by_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SLUICE_EMBED_BATCH_SIZE", "7")
+    assert Settings().embed_batch_size == 32
+    assert Settings.from_env().embed_batch_size == 7
+    with pytest.raises(ValidationError):
+        Settings(embed_batch_size=0)
+    with pytest.raises(ValidationError):
+        Settings(embed_batch_sise=8)  # type: ignore[call-arg]
