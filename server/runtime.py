@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
 from server.api.deps import ApiDeps
 from server.api.server import start_api_server
+from server.binding import BindError
 from server.docreader.server import build_docreader_server
 from storage.db.migrate import upgrade_to_head
 from storage.events.base import EventSubscriber
@@ -63,12 +66,28 @@ def _prepare(settings: Settings) -> None:
 
 
 def _docreader_address(settings: Settings) -> str:
-    socket = settings.docreader_socket.resolve()
-    if len(str(socket)) > _MAX_UNIX_SOCKET_PATH:
+    path = settings.docreader_socket.resolve()
+    if len(str(path)) > _MAX_UNIX_SOCKET_PATH:
         return "127.0.0.1:0"
+    # A socket left by a process that died is replaced; one that answers belongs to a lite
+    # process still running on this data directory, whose docreader unlinking would cut off.
+    if _is_served(path):
+        raise BindError(
+            f"cannot listen on unix:{path}: another Sluice process is running on "
+            f"{settings.data_dir}"
+        )
     with contextlib.suppress(FileNotFoundError):
-        socket.unlink()
-    return f"unix:{socket}"
+        path.unlink()
+    return f"unix:{path}"
+
+
+def _is_served(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 async def start_lite(settings: Settings) -> Runtime:

@@ -10,7 +10,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.support.grpcurl import grpcurl_json
 from tests.support.processes import PYTHONPATH, REPO, Process, free_port, python, wait_for_port
@@ -75,6 +77,25 @@ def test_a_second_api_on_a_taken_port_fails_at_start(lite_api_port: int, tmp_pat
         in done.stderr
     assert "listening on" not in done.stdout
     assert grpcurl_json(address, "grpc.health.v1.Health/Check") == {"status": SERVING}
+
+
+def test_a_second_lite_process_on_the_same_data_directory_fails_at_start(
+    lite_api_port: int, tmp_path: Path
+) -> None:
+    socket = tmp_path / "first" / "docreader.sock"
+    assert socket.exists()
+    done = run_to_exit(
+        ["-m", "server.main", "--address", "127.0.0.1:0"],
+        {"SLUICE_DATA_DIR": str(tmp_path / "first")},
+    )
+    assert done.returncode == 1
+    assert f"sluice-server: cannot listen on unix:{socket}: another Sluice process is running" \
+        in done.stderr
+    # The first process's docreader socket is still there, still answering.
+    with grpc.insecure_channel(f"unix:{socket}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+    assert answer.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_health_list_answers_on_the_docreader(docreader_port: int) -> None:
