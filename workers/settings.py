@@ -3,6 +3,9 @@
 Lite mode needs no variable at all: everything lives under ``data_dir``. Full mode
 needs the database, Redis and Milvus URIs; the same settings object configures the
 API, the docreader and the workers so that they agree on prefixes and limits.
+
+The model is pydantic-settings': every value is parsed strictly and range-checked, and
+``from_env`` turns a bad one into a SettingsError of one line naming the variable.
 """
 
 from __future__ import annotations
@@ -62,7 +65,6 @@ class Settings(BaseSettings):
         validate_by_name=True,
         validate_by_alias=True,
         allow_inf_nan=False,
-        arbitrary_types_allowed=True,
     )
 
     mode: Mode = "lite"
