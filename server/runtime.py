@@ -27,6 +27,7 @@ from storage.queue.rq_queue import RQTaskQueue
 from workers.context import WorkerContext, install_context
 from workers.housekeeping.restart import recover_after_restart
 from workers.housekeeping.runner import BackgroundHousekeeper
+from workers.net.service_ports import add_service_port
 from workers.settings import Settings
 from workers.wiring import build_context
 
@@ -118,5 +119,7 @@ async def _start_api(
     )
     install_context(ctx)
     api, port = await start_api_server(ApiDeps.build(ctx, bus), settings.api_address)
+    # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
+    add_service_port(port)
     log.info("sluice %s mode: API on port %d", settings.mode, port)
     return Runtime(settings, ctx, api, port, docreader)

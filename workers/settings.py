@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from storage.files.backends import (
     DEFAULT_LOCAL_BACKEND_ID,
@@ -20,7 +21,8 @@ from storage.files.backends import (
     LocalBackendSpec,
     parse_backends_json,
 )
-from workers.net.ssrf import UrlPolicy
+from workers.net.service_ports import runtime_service_ports
+from workers.net.ssrf import DEFAULT_BLOCKED_PORTS, UrlPolicy
 
 Mode = Literal["lite", "full"]
 
@@ -79,8 +81,9 @@ class Settings:
     summary_stale_after_s: int = 3600
     stall_verdict_after_s: int = 1200
     max_auto_requeues: int = 2
-    # Outbound fetches (remote images, URL import) are SSRF-guarded; these exact host names
-    # or IPs skip the address checks (an internal image server, say).
+    # Outbound requests (remote images, URL import, model endpoints) are SSRF-guarded; these
+    # entries, "host" or "host:port" ("[v6]:port"), skip the address checks (an internal
+    # image server, say); a blocked port opens only to an entry naming it.
     ssrf_allow_hosts: frozenset[str] = frozenset()
     remote_image_max_bytes: int = 20 << 20
     fetch_timeout_s: float = 30.0
@@ -102,8 +105,26 @@ class Settings:
 
     @property
     def url_policy(self) -> UrlPolicy:
-        """The SSRF policy every outbound fetch is held to."""
-        return UrlPolicy(allow_hosts=self.ssrf_allow_hosts)
+        """The SSRF policy every outbound request is held to: our own services' ports are
+        blocked with the well-known ones."""
+        return UrlPolicy(
+            allow_hosts=self.ssrf_allow_hosts,
+            blocked_ports=DEFAULT_BLOCKED_PORTS | self.service_ports | runtime_service_ports(),
+        )
+
+    @property
+    def service_ports(self) -> frozenset[int]:
+        """The ports the configuration says Sluice's own services listen on: the API, the
+        docreader, Redis, the database and Milvus (a milvus-lite file's port shows only at
+        run time: workers.net.service_ports)."""
+        ports = {
+            _address_port(self.api_address),
+            _address_port(self.docreader_address),
+            _url_port(self.redis_url, 6379),
+            _url_port(self.milvus_uri, 19530),
+            _url_port(self.database_url, 5432),
+        }
+        return frozenset(port for port in ports if port is not None)
 
     @property
     def file_backends(self) -> dict[str, BackendSpec]:
@@ -271,6 +292,24 @@ class Settings:
         if settings.mode == "full" and not settings.docreader_address:
             raise SettingsError("SLUICE_DOCREADER_ADDRESS is required in full mode")
         return settings
+
+
+def _address_port(address: str) -> int | None:
+    """The port of a "host:port" listening address (None for a unix socket or none)."""
+    _, colon, port = address.rpartition(":")
+    return int(port) if colon and port.isdigit() else None
+
+
+def _url_port(url: str, default: int) -> int | None:
+    """The port a network URL names, else its scheme's ``default``; None for a file (a
+    SQLite database, a milvus-lite path) or what is not a URL."""
+    parts = urlsplit(url)
+    if not parts.netloc or parts.scheme.startswith(("sqlite", "unix")):
+        return None
+    try:
+        return parts.port or default
+    except ValueError:
+        return None
 
 
 def _storage_backends(source: Mapping[str, str]) -> dict[str, BackendSpec]:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from workers.net.failures import connection_failure, status_text
 from workers.net.ssrf import (
     Resolver,
     UrlPolicy,
@@ -133,9 +134,13 @@ class StreamedResponse:
                 piece = self._response.read1(wanted)
             except (OSError, http.client.HTTPException) as exc:
                 self._deadline.check()
-                raise FetchError(f"{self._host}: {type(exc).__name__}: {exc}") from exc
+                raise FetchError(f"{self._host}: {connection_failure(exc)}") from exc
             if not piece:
                 self._deadline.check()  # a watchdog shutdown looks like the end of the body
+                if self._response.length:  # what Content-Length announced never came
+                    raise FetchError(
+                        f"{self._host}: the connection closed before the whole body arrived"
+                    )
                 return
             if self.received + len(piece) > self._max_bytes:
                 raise FetchError(
@@ -174,7 +179,7 @@ def open_stream(
                     response = _send(connection, target, accept, deadline)
                 except (OSError, http.client.HTTPException) as exc:
                     deadline.check()
-                    raise FetchError(f"{target.host}: {type(exc).__name__}: {exc}") from exc
+                    raise FetchError(f"{target.host}: {connection_failure(exc)}") from exc
                 if response.status in _REDIRECTS:
                     location = _location(response)
                     if not location:
@@ -196,7 +201,7 @@ def open_stream(
 def _status_error(response: http.client.HTTPResponse) -> FetchError:
     status = response.status
     permanent = 400 <= status < 500 and status not in _TRANSIENT_CLIENT_ERRORS
-    return FetchError(f"HTTP {status} {response.reason}".strip(), permanent=permanent)
+    return FetchError(status_text(status), permanent=permanent)
 
 
 def _location(response: http.client.HTTPResponse) -> str:
