@@ -55,7 +55,9 @@ def build_context(
         ),
         queue=queue,
         publisher=publisher,
-        embedders=EmbedderCache(local_threads=settings.embed_threads),
+        embedders=EmbedderCache(
+            local_threads=settings.embed_threads, policy=lambda: settings.url_policy
+        ),
     )
 
 
