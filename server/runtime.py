@@ -27,7 +27,7 @@ from storage.queue.rq_queue import RQTaskQueue
 from workers.context import WorkerContext, install_context
 from workers.housekeeping.restart import recover_after_restart
 from workers.housekeeping.runner import BackgroundHousekeeper
-from workers.net.service_ports import add_service_port
+from workers.net.service_ports import add_service_port, discard_service_port
 from workers.settings import Settings
 from workers.wiring import build_context
 
@@ -46,6 +46,7 @@ class Runtime:
 
     async def stop(self, grace: float = 5.0) -> None:
         await self.api.stop(grace)
+        discard_service_port(self.port)  # no longer ours: whoever binds it next may be fetched
         if self.housekeeper is not None:
             await asyncio.to_thread(self.housekeeper.stop)
         if self.docreader is not None:

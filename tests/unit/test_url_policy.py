@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
+from workers.net.service_ports import add_service_port, discard_service_port
 from workers.net.ssrf import SsrfBlocked, UrlPolicy, validate_url
+from workers.settings import Settings, SettingsError
 
 
 def test_entries_are_host_or_host_port_and_keep_their_normal_spelling() -> None:
@@ -71,3 +75,57 @@ def test_milvus_ports_are_blocked_by_default() -> None:
     for port in (19530, 9091):
         with pytest.raises(SsrfBlocked, match=f"port {port} is blocked"):
             validate_url(f"http://8.8.8.8:{port}/", UrlPolicy())
+
+
+def test_the_setting_takes_host_port_entries_and_says_what_is_wrong() -> None:
+    settings = Settings.from_env(
+        env={"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1:8080, [::1]:9000, images.intranet"}
+    )
+    assert settings.url_policy.allow_hosts == frozenset(
+        {"127.0.0.1:8080", "[::1]:9000", "images.intranet"}
+    )
+    with pytest.raises(SettingsError, match=r"SLUICE_SSRF_ALLOW_HOSTS: .*'::1'.*in brackets"):
+        Settings.from_env(env={"SLUICE_SSRF_ALLOW_HOSTS": "::1"})
+    with pytest.raises(SettingsError, match="port must be a number from 1 to 65535"):
+        Settings.from_env(env={"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1:99999"})
+
+
+def test_the_ports_of_our_own_services_are_blocked() -> None:
+    settings = Settings.from_env(
+        env={
+            "SLUICE_MODE": "full",
+            "SLUICE_API_ADDRESS": "0.0.0.0:7443",
+            "SLUICE_DOCREADER_ADDRESS": "docreader.internal:7001",
+            "SLUICE_REDIS_URL": "redis://cache.internal:7379/0",
+            "SLUICE_DATABASE_URL": "postgresql+psycopg://sluice@db.internal:7432/sluice",
+            "SLUICE_MILVUS_URI": "http://milvus.internal:7530",
+            "SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1, 127.0.0.1:7001",
+        }
+    )
+    assert settings.service_ports == {7443, 7001, 7379, 7432, 7530}
+    policy = settings.url_policy
+    for port in (7443, 7379, 7432, 7530):
+        with pytest.raises(SsrfBlocked, match=f"port {port} is blocked"):
+            validate_url(f"http://127.0.0.1:{port}/", policy)
+    assert validate_url("http://127.0.0.1:7001/", policy).allow_listed  # listed with its port
+    # Default ports when the URLs name none; files have none.
+    defaults = Settings.from_env(
+        env={"SLUICE_DATABASE_URL": "postgresql://db.internal/x", "SLUICE_MILVUS_URI": "http://m"}
+    )
+    assert {5432, 19530, 6379, 50051} <= defaults.service_ports
+    assert Settings.from_env(env={}).service_ports == {6379, 50051}  # SQLite, milvus-lite file
+
+
+def test_ports_bound_at_run_time_are_blocked_by_policies_made_after() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        settings = Settings.from_env(env={"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1"})
+        assert validate_url(f"http://127.0.0.1:{port}/", settings.url_policy).allow_listed
+        add_service_port(port)
+        try:
+            with pytest.raises(SsrfBlocked, match=f"port {port} is blocked"):
+                validate_url(f"http://127.0.0.1:{port}/", settings.url_policy)
+        finally:
+            discard_service_port(port)
+        assert validate_url(f"http://127.0.0.1:{port}/", settings.url_policy).allow_listed

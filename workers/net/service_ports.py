@@ -17,6 +17,12 @@ def add_service_port(port: int) -> None:
             _ports.add(port)
 
 
+def discard_service_port(port: int) -> None:
+    """The service stopped listening on ``port``."""
+    with _lock:
+        _ports.discard(port)
+
+
 def runtime_service_ports() -> frozenset[int]:
     with _lock:
         return frozenset(_ports)
