@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -118,6 +119,25 @@ def test_a_refused_model_endpoint_is_invalid_argument_naming_the_field_and_the_r
         assert "refused by the SSRF policy: 127.0.0.2 is a loopback address" in description
         info = error_info(refused.value)
         assert info.reason == "MODEL_ENDPOINT_REFUSED" and info.metadata["field"] == field
+    assert canary.requests == []
+
+
+def test_an_uploads_process_config_is_held_to_the_same_rules(
+    client: SluiceClient, canary: EmbeddingServer, tmp_path: Path
+) -> None:
+    kb = client.create_knowledge_base(f"overrides-{uuid.uuid4().hex[:8]}")
+    note = tmp_path / "note.md"
+    note.write_text(SENTENCE)
+    over = v1.ProcessConfig(
+        asr=v1.AsrConfig(
+            model=v1.ModelConfig(model="whisper-1", base_url=f"http://127.0.0.2:{canary.port}/v1")
+        )
+    )
+    with pytest.raises(InvalidArgument) as refused:
+        client.upload_file(kb.id, note, process_config=over)
+    assert refused.value.field_violations[0][0] == "header.process_config.asr.model.base_url"
+    assert "127.0.0.2 is a loopback address" in refused.value.field_violations[0][1]
+    assert list(client.list_knowledge(kb.id)) == []
     assert canary.requests == []
 
 
