@@ -10,6 +10,7 @@ listed), records every request and must never see one.
 
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from sluice_client._proto.sluice import v1
 from storage.db.engine import Database
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from tests.e2e.stacks import Stack, full_stack, lite_stack
+from tests.support.openai_asr import wav_bytes
 from tests.support.openai_embeddings import (
     DIMENSIONS,
     EmbeddingServer,
@@ -194,4 +196,29 @@ def test_an_allowed_endpoint_serves_ingest_and_search_then_a_refused_one_gets_no
     with pytest.raises(FailedPrecondition) as refused:
         client.search("Gannet lighthouse", [kb.id])
     assert "refused by the SSRF policy: 127.0.0.2 is a loopback address" in refused.value.message
+    assert canary.requests == []
+
+
+def test_an_asr_endpoint_refused_when_it_is_called_fails_the_audio_for_good(
+    client: SluiceClient, database: Database, models: EmbeddingServer, canary: EmbeddingServer
+) -> None:
+    asr = v1.AsrConfig(model=v1.ModelConfig(model="whisper-1", base_url=models.url))
+    kb = client.create_knowledge_base(
+        f"asr-{uuid.uuid4().hex[:8]}", config=v1.KnowledgeBaseConfig(asr=asr)
+    )
+    repository = KnowledgeBaseRepository(database)
+    row = repository.get(None, kb.id)
+    assert row is not None
+    config = json.loads(json.dumps(row.config))
+    config["asr"]["model"]["base_url"] = f"http://127.0.0.2:{canary.port}/v1"
+    repository.update(None, kb.id, config=config)
+
+    uploaded = client.upload_file(kb.id, io.BytesIO(wav_bytes(8000)), file_name="memo.wav")
+    failed = client.wait_until_done(uploaded.id, WAIT_S)
+    assert failed.parse_status == v1.ParseStatus.FAILED
+    assert "ASR failed: the ASR endpoint" in failed.error_message
+    assert "refused by the SSRF policy: 127.0.0.2 is a loopback address" in failed.error_message
+    span = next(s for s in client.get_spans(failed.id).spans if s.name == "docreader")
+    assert (span.status, span.error_code) == (v1.SpanStatus.FAILED, "MODEL_ENDPOINT_REFUSED")
+    assert "will retry" not in span.error_message
     assert canary.requests == []

@@ -86,6 +86,9 @@ def post_with_retries(
         started = time.monotonic()
         try:
             response = _post_once(target, data, headers, timeout_s)
+            if time.monotonic() - started >= timeout_s:
+                # The watchdog shut the socket: a body read to "the end" may be cut short.
+                raise TimeoutError
         except (OSError, http.client.HTTPException) as exc:
             timed_out = isinstance(exc, TimeoutError) or time.monotonic() - started >= timeout_s
             if (retry.retry_timeouts or not timed_out) and attempt < retry.max_retries:

@@ -18,6 +18,7 @@ import pytest
 
 from tests.support.http_server import BackgroundHttpServer
 from tests.support.processes import free_port
+from tests.support.raw_server import RawTcpServer
 from workers.embedding.base import (
     EmbeddingEndpointRefused,
     EmbeddingError,
@@ -283,3 +284,16 @@ def test_the_request_goes_to_the_address_the_policy_passed(server: FakeOpenAI) -
     with pytest.raises(EmbeddingEndpointRefused, match=r"models\.test resolves to a loopback"):
         refused.embed_query("hello")
     assert len(server.requests) == 1
+
+
+def test_an_endpoint_that_is_no_http_server_is_named_without_its_bytes() -> None:
+    with RawTcpServer(b"-ERR SECRET-91c2 unknown command\r\n") as raw:
+        url = f"http://127.0.0.1:{raw.port}/v1"
+        embedder = OpenAIEmbedder(
+            url, "m", timeout=2.0, max_retries=1, backoff_seconds=0.01, policy=allowing(url)
+        )
+        with pytest.raises(EmbeddingProviderError) as caught:
+            embedder.embed_query("hello")
+    assert "did not answer in HTTP" in str(caught.value)
+    assert "SECRET" not in str(caught.value)
+    assert len(raw.received) == 2 and raw.received[0].startswith(b"POST /v1/embeddings ")
