@@ -50,7 +50,6 @@ __all__ = [
 Resolver = Callable[[str, int], Sequence[str]]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_SUPPORTED_SCHEMES = frozenset(_DEFAULT_PORTS)
 # Printable ASCII stays as it is (existing %-escapes included); the rest is percent-encoded.
 _PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
 
