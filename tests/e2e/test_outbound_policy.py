@@ -121,6 +121,14 @@ def test_a_refused_model_endpoint_is_invalid_argument_naming_the_field_and_the_r
         assert "refused by the SSRF policy: 127.0.0.2 is a loopback address" in description
         info = error_info(refused.value)
         assert info.reason == "MODEL_ENDPOINT_REFUSED" and info.metadata["field"] == field
+    # An update is checked the same way (a given config replaces the whole config).
+    kb = client.create_knowledge_base(f"update-{uuid.uuid4().hex[:8]}")
+    with pytest.raises(InvalidArgument) as refused:
+        client.update_knowledge_base(kb.id, config=cases[1][0])
+    assert refused.value.field_violations[0][0] == "config.asr.model.base_url"
+    stored = client.get_knowledge_base(kb.id).config
+    asr = stored.asr if stored is not None else None
+    assert asr is None or asr.model is None or not asr.model.base_url, "nothing was stored"
     assert canary.requests == []
 
 
