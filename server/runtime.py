@@ -84,6 +84,8 @@ async def start_lite(settings: Settings) -> Runtime:
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
+    if not address.startswith("unix:"):
+        add_service_port(port)  # a data dir too deep for a socket path: a loopback port
     queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers})
     bus = InMemoryEventBus()
     ctx = await asyncio.to_thread(
