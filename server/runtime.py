@@ -30,6 +30,7 @@ from storage.queue.rq_queue import RQTaskQueue
 from workers.context import WorkerContext, install_context
 from workers.housekeeping.restart import recover_after_restart
 from workers.housekeeping.runner import BackgroundHousekeeper
+from workers.net.service_ports import add_service_port, discard_service_port
 from workers.settings import Settings
 from workers.wiring import build_context
 
@@ -48,6 +49,7 @@ class Runtime:
 
     async def stop(self, grace: float = 5.0) -> None:
         await self.api.stop(grace)
+        discard_service_port(self.port)  # no longer ours: whoever binds it next may be fetched
         if self.housekeeper is not None:
             await asyncio.to_thread(self.housekeeper.stop)
         if self.docreader is not None:
@@ -104,6 +106,8 @@ async def start_lite(settings: Settings) -> Runtime:
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
+    if not address.startswith("unix:"):
+        add_service_port(port)  # a data dir too deep for a socket path: a loopback port
     queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers})
     bus = InMemoryEventBus()
     ctx = await asyncio.to_thread(
@@ -152,5 +156,7 @@ async def _start_api(
     )
     install_context(ctx)
     api, port = await start_api_server(ApiDeps.build(ctx, bus), settings.api_address)
+    # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
+    add_service_port(port)
     log.info("sluice %s mode: API on port %d", settings.mode, port)
     return Runtime(settings, ctx, api, port, docreader)

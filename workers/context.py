@@ -7,6 +7,7 @@ an RQ worker process builds its own on first use, from the same SLUICE_* variabl
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from storage.db.engine import Database
@@ -26,22 +27,28 @@ from storage.queue.base import TaskQueue
 from workers.docreader_client import DocReaderClient
 from workers.embedding.base import Embedder
 from workers.embedding.factory import build_embedder
+from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import EmbeddingModel
 from workers.settings import Settings
 
 
 @dataclass
 class EmbedderCache:
-    """One embedder per model key; the local model is loaded once per process, on
-    `local_threads` onnxruntime threads (0 = one per core)."""
+    """One embedder per model configuration; the local model is loaded once per process, on
+    `local_threads` onnxruntime threads (0 = one per core). `policy` gives the SSRF policy
+    an endpoint's embedder is built with (read when it is built: the process's own ports,
+    bound at start-up, are known by then)."""
 
     local_threads: int = 0
-    _embedders: dict[str, Embedder] = field(default_factory=dict)
+    policy: Callable[[], UrlPolicy] = UrlPolicy
+    # By the whole configuration, not the vector space's key: two knowledge bases naming the
+    # same model may reach it at different endpoints, with different keys.
+    _embedders: dict[EmbeddingModel, Embedder] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def get(self, model: EmbeddingModel) -> Embedder:
         with self._lock:
-            embedder = self._embedders.get(model.key)
+            embedder = self._embedders.get(model)
             if embedder is None:
                 embedder = build_embedder(
                     model.provider,
@@ -49,9 +56,10 @@ class EmbedderCache:
                     model.base_url,
                     model.api_key,
                     model.dimensions,
+                    policy=self.policy(),
                     local_threads=self.local_threads,
                 )
-                self._embedders[model.key] = embedder
+                self._embedders[model] = embedder
             return embedder
 
 

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import (
@@ -28,7 +29,8 @@ from storage.files.backends import (
     BackendSpec,
     LocalBackendSpec,
 )
-from workers.net.ssrf import UrlPolicy
+from workers.net.service_ports import runtime_service_ports
+from workers.net.ssrf import DEFAULT_BLOCKED_PORTS, UrlPolicy
 from workers.settings_env import (
     describe,
     read_environment,
@@ -134,8 +136,9 @@ class Settings(BaseSettings):
         default=1200, gt=0, validation_alias="SLUICE_STALL_VERDICT_AFTER"
     )
     max_auto_requeues: int = Field(default=2, ge=0)
-    # Outbound fetches (remote images, URL import) are SSRF-guarded; these exact host names
-    # or IPs skip the address checks (an internal image server, say).
+    # Outbound requests (remote images, URL import, model endpoints) are SSRF-guarded; these
+    # entries, "host" or "host:port" ("[v6]:port"), skip the address checks (an internal
+    # image server, say); a blocked port opens only to an entry naming it.
     ssrf_allow_hosts: StringSet = frozenset()
     remote_image_max_bytes: int = Field(default=20 << 20, gt=0)
     fetch_timeout_s: float = Field(default=30.0, gt=0)
@@ -159,8 +162,26 @@ class Settings(BaseSettings):
 
     @property
     def url_policy(self) -> UrlPolicy:
-        """The SSRF policy every outbound fetch is held to."""
-        return UrlPolicy(allow_hosts=self.ssrf_allow_hosts)
+        """The SSRF policy every outbound request is held to: our own services' ports are
+        blocked with the well-known ones."""
+        return UrlPolicy(
+            allow_hosts=self.ssrf_allow_hosts,
+            blocked_ports=DEFAULT_BLOCKED_PORTS | self.service_ports | runtime_service_ports(),
+        )
+
+    @property
+    def service_ports(self) -> frozenset[int]:
+        """The ports the configuration says Sluice's own services listen on: the API, the
+        docreader, Redis, the database and Milvus (a milvus-lite file's port shows only at
+        run time: workers.net.service_ports)."""
+        ports = {
+            _address_port(self.api_address),
+            _address_port(self.docreader_address),
+            _url_port(self.redis_url, 6379),
+            _url_port(self.milvus_uri, 19530),
+            _url_port(self.database_url, 5432),
+        }
+        return frozenset(port for port in ports if port is not None)
 
     @property
     def file_backends(self) -> dict[str, BackendSpec]:
@@ -247,6 +268,24 @@ class Settings(BaseSettings):
             return cls(**{**_derived_defaults(values), **values})
         except ValidationError as exc:
             raise SettingsError(describe(exc, cls, flags.keys())) from None
+
+
+def _address_port(address: str) -> int | None:
+    """The port of a "host:port" listening address (None for a unix socket or none)."""
+    _, colon, port = address.rpartition(":")
+    return int(port) if colon and port.isdigit() else None
+
+
+def _url_port(url: str, default: int) -> int | None:
+    """The port a network URL names, else its scheme's ``default``; None for a file (a
+    SQLite database, a milvus-lite path) or what is not a URL."""
+    parts = urlsplit(url)
+    if not parts.netloc or parts.scheme.startswith(("sqlite", "unix")):
+        return None
+    try:
+        return parts.port or default
+    except ValueError:
+        return None
 
 
 def _derived_defaults(values: Mapping[str, Any]) -> dict[str, Any]:

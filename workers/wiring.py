@@ -21,6 +21,7 @@ from storage.queue.base import TaskQueue
 from storage.queue.rq_queue import RQTaskQueue
 from workers.context import EmbedderCache, WorkerContext
 from workers.docreader_client import DocReaderClient
+from workers.net.service_ports import add_service_port
 from workers.settings import Settings
 
 
@@ -30,6 +31,9 @@ def build_context(
     db = Database.from_url(settings.database_url)
     resources = StorageResourceRepository(db)
     files = build_file_service(settings.file_backends, settings.file_default_backend)
+    index = MilvusIndex(settings.milvus_uri)
+    # A milvus-lite file is served on a random loopback port: the SSRF policy blocks it.
+    add_service_port(index.local_server_port or 0)
     return WorkerContext(
         settings=settings,
         db=db,
@@ -43,7 +47,7 @@ def build_context(
         tags=TagRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files),
-        index=MilvusIndex(settings.milvus_uri),
+        index=index,
         docreader=DocReaderClient(
             docreader_target,
             timeout_s=settings.docreader_call_timeout_s,
@@ -51,7 +55,9 @@ def build_context(
         ),
         queue=queue,
         publisher=publisher,
-        embedders=EmbedderCache(local_threads=settings.embed_threads),
+        embedders=EmbedderCache(
+            local_threads=settings.embed_threads, policy=lambda: settings.url_policy
+        ),
     )
 
 

@@ -69,14 +69,14 @@ def invalid_argument(field: str, description: str) -> ApiError:
     )
 
 
-def url_refused(field: str, reason: str) -> ApiError:
+def url_refused(field: str, reason: str, *, kind: str = "URL_REFUSED") -> ApiError:
     """A URL the SSRF policy refuses: INVALID_ARGUMENT whose field violation names the rule,
-    plus ErrorInfo ``URL_REFUSED`` (the rule in its metadata), so a client can tell the
-    policy's verdict from a missing field."""
+    plus ErrorInfo ``kind`` (URL_REFUSED, MODEL_ENDPOINT_REFUSED; the rule in its metadata),
+    so a client can tell the policy's verdict from a missing field."""
     description = f"refused by the SSRF policy: {reason}"
     violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
     info = error_details_pb2.ErrorInfo(
-        reason="URL_REFUSED", domain="sluice", metadata={"field": field, "rule": reason}
+        reason=kind, domain="sluice", metadata={"field": field, "rule": reason}
     )
     return ApiError(
         grpc.StatusCode.INVALID_ARGUMENT,

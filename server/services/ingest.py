@@ -44,6 +44,7 @@ from workers.extensions import (
     validate_import_file_type,
 )
 from workers.lifecycle.enqueue import enqueue_processing
+from workers.net.ssrf import UrlPolicy
 from workers.pipeline.download_gate import planned_download
 from workers.pipeline.url_source import placeholder_title
 
@@ -85,7 +86,9 @@ class IngestService:
         title = header.title.strip()
         _check_labels(title, header.channel, "header.")
         kb = self._kbs.get_row(identity, header.knowledge_base_id)
-        overrides, multimodal = _processing_choice(kb, header, file_type, "header.process_config")
+        overrides, multimodal = _processing_choice(
+            kb, header, file_type, "header.process_config", self._ctx.settings.url_policy
+        )
         # Before any byte is stored: an unknown tag leaves nothing behind.
         tag_ids = checked_tag_ids(self._ctx.tags, kb.id, header.tag_ids, "header.tag_ids")
         return UploadPlan(
@@ -180,7 +183,9 @@ class IngestService:
         # A page without a given title shows its URL until the worker reads its <title>.
         default_title = download.file_name if download else placeholder_title(url.normalized)
         file_type = download.file_type if download is not None else WEB_PAGE_TYPE
-        overrides, multimodal = _processing_choice(kb, request, file_type, "process_config")
+        overrides, multimodal = _processing_choice(
+            kb, request, file_type, "process_config", self._ctx.settings.url_policy
+        )
         tag_ids = checked_tag_ids(self._ctx.tags, kb.id, request.tag_ids, "tag_ids")
         # Its backend must still be configured: a download is stored there, a page's images.
         self._kbs.storage_backend_of(kb)
@@ -238,7 +243,9 @@ class IngestService:
             summary_status="none",
             channel=request.channel,
             attempt=1 if publish else 0,
-            process_overrides=checked_overrides(request.process_config, "process_config"),
+            process_overrides=checked_overrides(
+                request.process_config, "process_config", self._ctx.settings.url_policy
+            ),
         )
         return self._enqueue(row, tag_ids) if publish else convert.knowledge(row, tag_ids)
 
@@ -298,10 +305,11 @@ def _processing_choice(
     request: knowledge_pb2.FileHeader | knowledge_pb2.CreateFromURLRequest,
     file_type: str,
     field: str,
+    policy: UrlPolicy,
 ) -> tuple[dict[str, Any], bool]:
     """The overrides as stored and whether multimodal processing is on, after the checks
     upload and URL import share (spec: resolveFileImportProcessConfig)."""
-    overrides = checked_overrides(request.process_config, field)
+    overrides = checked_overrides(request.process_config, field, policy)
     kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
     multimodal = (
         request.enable_multimodel

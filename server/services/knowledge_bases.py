@@ -11,8 +11,10 @@ from sluice.v1 import config_pb2, knowledge_base_pb2
 from server.api import convert
 from server.api.auth import Identity
 from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
+from server.services.model_endpoints import check_model_endpoints
 from storage.db.errors import AlreadyExistsError
 from workers.context import WorkerContext
+from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -66,7 +68,9 @@ def validate_chunking(chunking: config_pb2.ChunkingConfig, field: str) -> None:
             )
 
 
-def validate_config(config: config_pb2.KnowledgeBaseConfig) -> None:
+def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -> None:
+    """INVALID_ARGUMENT naming the field: limits, the embedding model, and every model
+    endpoint against the SSRF ``policy``."""
     validate_chunking(config.chunking, "config.chunking")
     embedding = config.embedding
     if embedding.provider not in EMBEDDING_PROVIDERS:
@@ -79,6 +83,7 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig) -> None:
                 raise invalid_argument(f"config.embedding.{name}", "is required")
         if embedding.dimensions <= 0:
             raise invalid_argument("config.embedding.dimensions", "must be > 0")
+    check_model_endpoints(config, "config", policy)
 
 
 class KnowledgeBaseService:
@@ -92,7 +97,7 @@ class KnowledgeBaseService:
         if not name or len(name) > 255:
             raise invalid_argument("name", "is required and at most 255 characters")
         config = with_defaults(request.config)
-        validate_config(config)
+        validate_config(config, self._ctx.settings.url_policy)
         self._check_storage_backend(config)
         stored = convert.to_json(config)
         kb_type = knowledge_base_pb2.KnowledgeBaseType.Name(request.type or 1)
@@ -171,7 +176,7 @@ class KnowledgeBaseService:
             merged = config_pb2.KnowledgeBaseConfig()
             merged.CopyFrom(current)
             field_mask_pb2.FieldMask(paths=paths).MergeMessage(incoming, merged)
-        validate_config(merged)
+        validate_config(merged, self._ctx.settings.url_policy)
         self._check_storage_backend(merged)
         if merged.embedding != current.embedding:
             # Vectors of another model live in another space: changing it would orphan them.

@@ -1,5 +1,6 @@
 """The checks a knowledge's processing overrides pass before anything is stored or queued
-(spec: ValidateProcessOverrides): the chunking limits, and the models a file type needs."""
+(spec: ValidateProcessOverrides): the chunking limits, the model endpoints against the SSRF
+policy, and the models a file type needs."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from sluice.v1 import config_pb2
 from server.api import convert
 from server.api.errors import failed_precondition
 from server.services.knowledge_bases import validate_chunking
+from server.services.model_endpoints import check_model_endpoints
 from workers.model_prechecks import missing_model
+from workers.net.ssrf import UrlPolicy
 
 
-def checked_overrides(config: config_pb2.ProcessConfig, field: str) -> dict[str, Any]:
+def checked_overrides(
+    config: config_pb2.ProcessConfig, field: str, policy: UrlPolicy
+) -> dict[str, Any]:
     """The overrides as stored (their JSON form); INVALID_ARGUMENT naming ``field``."""
     if config.HasField("chunking"):
         validate_chunking(config.chunking, f"{field}.chunking")
+    check_model_endpoints(config, field, policy)
     return convert.to_json(config)
 
 

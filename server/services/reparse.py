@@ -50,7 +50,9 @@ class ReparseService:
         overrides: dict[str, Any] | None = None
         config = convert.from_json(row.process_overrides, config_pb2.ProcessConfig())
         if request.HasField("process_config"):
-            overrides = checked_overrides(request.process_config, "process_config")
+            overrides = checked_overrides(
+                request.process_config, "process_config", self._ctx.settings.url_policy
+            )
             config = request.process_config
         self._precheck(identity, row, config)
         result = restart_processing(self._ctx, row, overrides=overrides)

@@ -8,10 +8,12 @@ from typing import Any
 from sluice.v1 import search_pb2
 
 from server.api.auth import Identity
-from server.api.errors import invalid_argument
+from server.api.errors import failed_precondition, invalid_argument
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.model_endpoints import REFUSED_REASON
 from workers.context import WorkerContext
+from workers.embedding.base import EmbeddingEndpointRefused
 from workers.pipeline.effective_config import embedding_model_of
 
 DEFAULT_TOP_K = 10
@@ -62,7 +64,15 @@ class SearchService:
         if request.mode == search_pb2.SEARCH_MODE_KEYWORD:
             return self._ctx.index.search_keyword(model_key, query, **scope)
         embedder = self._ctx.embedders.get(embedding_model_of(kbs[0].config or {}))
-        vector = embedder.embed_query(query)
+        try:
+            vector = embedder.embed_query(query)
+        except EmbeddingEndpointRefused as exc:
+            # Refused before anything was sent: the knowledge base's configuration must change.
+            raise failed_precondition(
+                REFUSED_REASON,
+                "config.embedding.base_url",
+                f"knowledge base {kbs[0].id}: {exc}",
+            ) from exc
         if request.mode == search_pb2.SEARCH_MODE_HYBRID:
             return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
         return self._ctx.index.search_dense(model_key, vector, **scope)

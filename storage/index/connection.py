@@ -88,6 +88,15 @@ def open_connection(uri: str, *, token: str, timeout: float | None) -> Connectio
     return Connection(client=client, server_version=version, local_path=local_path)
 
 
+def local_server_port(connection: Connection) -> int | None:
+    """The loopback port of the gRPC server pymilvus started for a milvus-lite file (the
+    server already runs, so this only looks it up); None for a server URI."""
+    if connection.local_path is None:
+        return None
+    uri = server_manager_instance.start_and_get_uri(connection.local_path)
+    return urlparse(uri).port if uri else None
+
+
 def close_connection(connection: Connection) -> None:
     connection.client.close()
     if connection.local_path is not None:

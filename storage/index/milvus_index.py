@@ -24,6 +24,7 @@ from storage.index.connection import (
     DEFAULT_LOCK_DIR,
     close_connection,
     is_unavailable,
+    local_server_port,
     lock_scope,
     open_connection,
     write_lock,
@@ -83,6 +84,11 @@ class MilvusIndex:
     @property
     def is_lite(self) -> bool:
         return self._connection.is_lite
+
+    @property
+    def local_server_port(self) -> int | None:
+        """The loopback port of this process's milvus-lite server, None for a server URI."""
+        return local_server_port(self._connection)
 
     def close(self) -> None:
         if self._closed:

@@ -17,6 +17,7 @@ import pytest
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
+from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.support.corpus import CorpusFile, build_corpus
 from tests.support.openai_asr import MODEL, FakeOpenAI, heard, serve_openai_asr
 
@@ -29,6 +30,17 @@ CHUNK_SIZE = 4000
 def asr() -> Iterator[FakeOpenAI]:
     with serve_openai_asr() as server:
         yield server
+
+
+@pytest.fixture(scope="module", params=["lite", "full"])
+def stack(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, asr: FakeOpenAI
+) -> Iterator[Stack]:
+    """The deployment, allowed to reach the ASR server on 127.0.0.1 at its port only."""
+    make = lite_stack if request.param == "lite" else full_stack
+    env = {"SLUICE_SSRF_ALLOW_HOSTS": asr.url.split("/")[2]}
+    with make(tmp_path_factory.mktemp(f"formats-{request.param}"), extra_env=env) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

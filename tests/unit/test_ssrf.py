@@ -253,7 +253,7 @@ def test_allow_listed_hosts_skip_the_address_checks_only() -> None:
 def test_policy_arguments_are_checked() -> None:
     with pytest.raises(ValueError, match="only http and https"):
         UrlPolicy(allowed_schemes=("http", "ftp"))
-    with pytest.raises(ValueError, match="invalid allow-listed host"):
+    with pytest.raises(ValueError, match="invalid allow-list entry"):
         UrlPolicy(allow_hosts=frozenset({"bad host"}))
     with pytest.raises(SsrfBlocked, match="scheme 'http' is not allowed"):
         validate_url("http://8.8.8.8/", UrlPolicy(allowed_schemes=("https",)))

@@ -15,12 +15,16 @@ from typing import Any
 
 from workers.asr.errors import AsrError
 from workers.asr.openai_http import OpenAITranscriber
+from workers.net.ssrf import UrlPolicy
 
 PROVIDERS = ("openai",)
 
 
-def transcriber_from_config(asr_config: Mapping[str, Any] | None) -> OpenAITranscriber | None:
-    """None when no ASR model is configured; AsrError when the configuration is unusable."""
+def transcriber_from_config(
+    asr_config: Mapping[str, Any] | None, policy: UrlPolicy
+) -> OpenAITranscriber | None:
+    """None when no ASR model is configured; AsrError when the configuration is unusable.
+    Every request of the transcriber is held to the SSRF ``policy``."""
     config = asr_config or {}
     model = config.get("model") or {}
     name = str(model.get("model") or "").strip()
@@ -39,4 +43,5 @@ def transcriber_from_config(asr_config: Mapping[str, Any] | None) -> OpenAITrans
         str(model.get("api_key") or ""),
         name,
         language=str(config.get("language") or "").strip(),
+        policy=policy,
     )

@@ -3,18 +3,21 @@
 OpenAI, Groq, vLLM, LocalAI, faster-whisper-server and speaches all take a multipart form
 with `model`, `file`, `response_format` and an optional `language`, and answer
 `{"text": ...}` (or the bare text for `response_format=text`). `base_url` already ends in
-`/v1`, as in OpenAI's SDK. Uses the standard library's HTTP client, like the embedder.
+`/v1`, as in OpenAI's SDK. Every request passes the SSRF policy first (provider_http), like
+the embedder's; error messages never carry the answer's bytes (the body is logged).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import PurePosixPath
 from typing import Any
 
 from workers.asr.errors import AsrError
 from workers.asr.multipart import multipart_body
 from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
+from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy
 
 RESPONSE_FORMATS = ("json", "text")
 # Providers infer the audio format from the file name; the part's type is informative.
@@ -23,6 +26,8 @@ _AUDIO_TYPES = {
     "ogg": "audio/ogg",
 }
 _EXCERPT = 500
+
+log = logging.getLogger(__name__)
 
 
 class OpenAITranscriber:
@@ -36,6 +41,8 @@ class OpenAITranscriber:
         timeout_s: float = 600.0,
         language: str = "",
         *,
+        policy: UrlPolicy,
+        resolver: Resolver | None = None,
         response_format: str = "json",
         max_retries: int = 2,
         backoff_s: float = 1.0,
@@ -47,6 +54,8 @@ class OpenAITranscriber:
             raise AsrError(f"response_format must be one of {RESPONSE_FORMATS}, not "
                            f"{response_format!r}")
         self._url = base_url.rstrip("/") + "/audio/transcriptions"
+        self._policy = policy
+        self._resolver = resolver
         self._api_key = api_key
         self._model = model
         self._timeout = timeout_s
@@ -79,16 +88,28 @@ class OpenAITranscriber:
             headers["Authorization"] = f"Bearer {self._api_key}"
         try:
             response = post_with_retries(
-                self._url, body, headers, timeout_s=self._timeout, retry=self._retry
+                self._url,
+                body,
+                headers,
+                timeout_s=self._timeout,
+                retry=self._retry,
+                policy=self._policy,
+                resolver=self._resolver,
             )
+        except SsrfBlocked as exc:
+            raise AsrError(
+                f"the ASR endpoint {self._url} is refused by the SSRF policy: {exc.reason}",
+                refused=True,
+            ) from exc
         except ProviderHttpError as exc:
             if exc.status is None:
                 raise AsrError(
                     f"cannot reach {self._url} after {exc.attempts} attempts: {exc.reason}"
                 ) from exc
+            self._log_answer(exc.reason, exc.body)
             raise AsrError(
-                f"transcription with {self._model} at {self._url} failed: HTTP {exc.status}: "
-                f"{_provider_message(exc.body)}",
+                f"transcription with {self._model} at {self._url} failed: {exc.reason} (the "
+                "answer is in the worker log)",
                 status=exc.status,
             ) from exc
         return response.body, response.content_type
@@ -101,28 +122,13 @@ class OpenAITranscriber:
         try:
             payload: Any = json.loads(text)
         except ValueError as exc:
-            raise AsrError(
-                f"{self._url} answered invalid JSON: {text[:_EXCERPT]}", status=200
-            ) from exc
+            self._log_answer("invalid JSON", text)
+            raise AsrError(f"{self._url} answered invalid JSON", status=200) from exc
         transcript = payload.get("text") if isinstance(payload, dict) else None
         if not isinstance(transcript, str):
-            raise AsrError(
-                f"{self._url} answered without a text field: {text[:_EXCERPT]}", status=200
-            )
+            self._log_answer("without a text field", text)
+            raise AsrError(f"{self._url} answered without a text field", status=200)
         return transcript.strip()
 
-
-def _provider_message(body: str) -> str:
-    """The error message in an error body: OpenAI's `error.message`, else `detail`/`message`."""
-    try:
-        payload: Any = json.loads(body)
-    except ValueError:
-        payload = None
-    if isinstance(payload, dict):
-        error = payload.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-        for value in (error, payload.get("detail"), payload.get("message")):
-            if isinstance(value, str) and value:
-                return value
-    return body.strip()[:_EXCERPT] or "(empty response body)"
+    def _log_answer(self, what: str, body: str) -> None:
+        log.warning("ASR endpoint %s answered %s: %s", self._url, what, body[:_EXCERPT])

@@ -19,6 +19,16 @@ class EmbeddingProviderError(EmbeddingError):
         self.body = body
 
 
+class EmbeddingEndpointRefused(EmbeddingError):
+    """The SSRF policy refuses the embedding endpoint: nothing was sent, and nothing will be
+    until the configuration changes (``reason`` names the rule)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"the embedding endpoint {url} is refused by the SSRF policy: {reason}")
+        self.url = url
+        self.reason = reason
+
+
 class Embedder(Protocol):
     """Turns texts into L2-normalised vectors of `dimension` floats.
 

@@ -8,6 +8,7 @@ from workers.embedding import local_onnx
 from workers.embedding.base import Embedder, EmbeddingError
 from workers.embedding.local_onnx import LocalOnnxEmbedder
 from workers.embedding.openai_http import OpenAIEmbedder
+from workers.net.ssrf import UrlPolicy
 
 # Names a configuration may use for the one model the local provider ships.
 _LOCAL_MODEL_NAMES = frozenset(
@@ -25,11 +26,13 @@ def build_embedder(
     api_key: str,
     dimensions: int,
     *,
+    policy: UrlPolicy,
     local_threads: int = 0,
 ) -> Embedder:
     """`local` -> the bundled all-MiniLM-L6-v2 (one instance per process, running on
     `local_threads` onnxruntime threads, 0 = one per core);
-    `openai` -> an OpenAI-compatible endpoint (`dimensions` 0 means "ask the endpoint")."""
+    `openai` -> an OpenAI-compatible endpoint (`dimensions` 0 means "ask the endpoint"),
+    every request to it held to the SSRF ``policy``."""
     kind = provider.strip().lower()
     if kind == "local":
         if model.strip().lower() not in _LOCAL_MODEL_NAMES:
@@ -45,7 +48,9 @@ def build_embedder(
     if kind == "openai":
         if dimensions < 0:
             raise EmbeddingError(f"invalid dimensions {dimensions}")
-        return OpenAIEmbedder(base_url, model, api_key, dimension=dimensions or None)
+        return OpenAIEmbedder(
+            base_url, model, api_key, dimension=dimensions or None, policy=policy
+        )
     raise EmbeddingError(f"unknown embedding provider {provider!r} (known: local, openai)")
 
 

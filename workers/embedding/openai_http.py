@@ -2,21 +2,26 @@
 
 OpenAI, Ollama, vLLM, TEI, LocalAI... all accept `{"model", "input": [...]}` and answer
 `{"data": [{"index", "embedding"}, ...]}`. `base_url` is what OpenAI's SDK calls it, i.e. it
-already ends in `/v1`. Uses the standard library's HTTP client (no extra dependency).
+already ends in `/v1`. Every request passes the SSRF policy first (provider_http). Error
+messages say what went wrong without the answer's bytes; the body of a bad answer is logged.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from workers.embedding.base import EmbeddingError, EmbeddingProviderError
+from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError, EmbeddingProviderError
 from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
+from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy
 
 _BODY_EXCERPT = 2000
+
+log = logging.getLogger(__name__)
 
 
 class OpenAIEmbedder:
@@ -29,6 +34,8 @@ class OpenAIEmbedder:
         api_key: str = "",
         dimension: int | None = None,
         *,
+        policy: UrlPolicy,
+        resolver: Resolver | None = None,
         timeout: float = 60.0,
         batch_size: int = 32,
         max_retries: int = 4,
@@ -40,6 +47,8 @@ class OpenAIEmbedder:
         if batch_size <= 0:
             raise EmbeddingError(f"batch_size must be positive, got {batch_size}")
         self._url = base_url.rstrip("/") + "/embeddings"
+        self._policy = policy
+        self._resolver = resolver
         self._model = model
         self._api_key = api_key
         self._timeout = timeout
@@ -94,16 +103,25 @@ class OpenAIEmbedder:
             headers["Authorization"] = f"Bearer {self._api_key}"
         try:
             response = post_with_retries(
-                self._url, data, headers, timeout_s=self._timeout, retry=self._retry
+                self._url,
+                data,
+                headers,
+                timeout_s=self._timeout,
+                retry=self._retry,
+                policy=self._policy,
+                resolver=self._resolver,
             )
+        except SsrfBlocked as exc:
+            raise EmbeddingEndpointRefused(self._url, exc.reason) from exc
         except ProviderHttpError as exc:
             if exc.status is None:
                 raise EmbeddingProviderError(
                     f"cannot reach {self._url} after {exc.attempts} attempts: {exc.reason}"
                 ) from exc
+            _log_body(self._url, exc.reason, exc.body)
             raise EmbeddingProviderError(
-                f"{self._url} answered HTTP {exc.status} for model {self._model}: "
-                f"{exc.body[:_BODY_EXCERPT]}",
+                f"{self._url} answered {exc.reason} for model {self._model} (the answer is "
+                "in the worker log)",
                 status=exc.status,
                 body=exc.body,
             ) from exc
@@ -111,18 +129,23 @@ class OpenAIEmbedder:
             return json.loads(response.body)
         except ValueError as exc:
             text = response.body.decode("utf-8", errors="replace")
+            _log_body(self._url, "invalid JSON", text)
             raise EmbeddingProviderError(
-                f"{self._url} answered HTTP {response.status} with invalid JSON: "
-                f"{text[:_BODY_EXCERPT]}",
+                f"{self._url} answered HTTP {response.status} with invalid JSON",
                 status=response.status,
                 body=text,
             ) from exc
 
 
+def _log_body(url: str, what: str, body: str) -> None:
+    log.warning("embedding endpoint %s answered %s: %s", url, what, body[:_BODY_EXCERPT])
+
+
 def _parse_vectors(payload: Any, *, expected: int, url: str) -> list[list[float]]:
     def malformed(reason: str) -> EmbeddingProviderError:
         body = json.dumps(payload)[:_BODY_EXCERPT]
-        return EmbeddingProviderError(f"{url} answered {reason}: {body}", status=200, body=body)
+        _log_body(url, reason, body)
+        return EmbeddingProviderError(f"{url} answered {reason}", status=200, body=body)
 
     data = payload.get("data") if isinstance(payload, dict) else None
     if not isinstance(data, list):

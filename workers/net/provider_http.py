@@ -2,17 +2,29 @@
 expect: 408, 429 and 5xx answers and unreachable endpoints are tried again with exponential
 backoff and jitter, honouring ``Retry-After``. Each client turns ``ProviderHttpError`` into
 its own error type with its own wording.
+
+A model endpoint is an outbound request like any fetch: before every attempt the URL passes
+the SSRF policy (``validate_url``: scheme, ports, allow-list, addresses) and the request goes
+to the addresses that passed, pinned (``workers.net.pinned``), so no DNS answer between the
+check and the connection can swap in an internal address. A refusal is ``SsrfBlocked``,
+raised before anything is sent and never retried. Redirects are not followed: an endpoint
+answers itself. ``timeout_s`` bounds each attempt as a whole.
 """
 
 from __future__ import annotations
 
+import http.client
 import random
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import Message
+
+from workers.net.failures import connection_failure, status_text
+from workers.net.pinned import Watchdog, pinned_connection
+from workers.net.ssrf import Resolver, UrlPolicy, ValidatedUrl, validate_url
+
+USER_AGENT = "sluice-models/1.0"
 
 
 @dataclass(frozen=True)
@@ -43,7 +55,9 @@ class ProviderResponse:
 
 class ProviderHttpError(Exception):
     """The last failure: ``status`` and ``body`` of an HTTP error answer, or ``status`` None
-    when the endpoint could not be reached (``reason`` says why)."""
+    when the endpoint could not be reached. ``reason`` says why in our own words (the
+    standard phrase of the status, the kind of connection failure): it may go into an
+    error message, the body never does — it is for the log."""
 
     def __init__(self, status: int | None, body: str, reason: str, attempts: int) -> None:
         super().__init__(reason)
@@ -60,43 +74,59 @@ def post_with_retries(
     *,
     timeout_s: float,
     retry: RetryPolicy,
+    policy: UrlPolicy,
+    resolver: Resolver | None = None,
 ) -> ProviderResponse:
+    """The 2xx answer to POST ``data`` to ``url``; ProviderHttpError when the last attempt
+    failed, SsrfBlocked when the policy refuses ``url`` (nothing sent)."""
     attempt = 0
     while True:
-        request = urllib.request.Request(url, data=data, headers=dict(headers), method="POST")
+        # Checked again on every attempt: the name may resolve elsewhere by now.
+        target = validate_url(url, policy, resolver=resolver)
+        started = time.monotonic()
         try:
-            with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                return ProviderResponse(
-                    response.read(),
-                    int(response.status),
-                    str(response.headers.get("Content-Type", "")),
-                )
-        except urllib.error.HTTPError as exc:
-            if _retryable(exc.code) and attempt < retry.max_retries:
-                time.sleep(retry.delay(attempt, exc.headers))
-                attempt += 1
-                continue
-            raise ProviderHttpError(
-                exc.code, _read_body(exc), f"HTTP {exc.code}", attempt + 1
-            ) from exc
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            timed_out = isinstance(exc, TimeoutError) or isinstance(
-                getattr(exc, "reason", None), TimeoutError
-            )
+            response = _post_once(target, data, headers, timeout_s)
+            if time.monotonic() - started >= timeout_s:
+                # The watchdog shut the socket: a body read to "the end" may be cut short.
+                raise TimeoutError
+        except (OSError, http.client.HTTPException) as exc:
+            timed_out = isinstance(exc, TimeoutError) or time.monotonic() - started >= timeout_s
             if (retry.retry_timeouts or not timed_out) and attempt < retry.max_retries:
                 time.sleep(retry.delay(attempt, None))
                 attempt += 1
                 continue
-            raise ProviderHttpError(None, "", str(exc), attempt + 1) from exc
+            reason = f"timed out after {timeout_s:g} s" if timed_out else connection_failure(exc)
+            raise ProviderHttpError(None, "", reason, attempt + 1) from exc
+        status, answer_headers, body = response
+        if 200 <= status < 300:
+            return ProviderResponse(body, status, answer_headers.get("Content-Type", ""))
+        if _retryable(status) and attempt < retry.max_retries:
+            time.sleep(retry.delay(attempt, answer_headers))
+            attempt += 1
+            continue
+        raise ProviderHttpError(
+            status, body.decode("utf-8", errors="replace"), status_text(status), attempt + 1
+        )
+
+
+def _post_once(
+    target: ValidatedUrl, data: bytes, headers: Mapping[str, str], timeout_s: float
+) -> tuple[int, Message, bytes]:
+    connection = pinned_connection(target, timeout_s, None, None)
+    with Watchdog(connection, timeout_s):
+        try:
+            connection.request(
+                "POST",
+                target.target,
+                body=data,
+                headers={"User-Agent": USER_AGENT, **headers, "Connection": "close"},
+            )
+            response = connection.getresponse()
+            return response.status, response.headers, response.read()
+        finally:
+            connection.close()
 
 
 def _retryable(status: int) -> bool:
     """Rate limiting, request timeouts and server-side failures may pass on their own."""
     return status in (408, 429) or status >= 500
-
-
-def _read_body(exc: urllib.error.HTTPError) -> str:
-    try:
-        return exc.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""

@@ -1,13 +1,12 @@
 """GET a URL under an SSRF policy: connect only to validated addresses, bounded in every way.
 
-Each hop is validated by ``ssrf.validate_url`` and the socket is opened to the addresses it
-returned — never to a fresh DNS answer — while HTTPS still verifies the certificate of the
-host the URL names (SNI and hostname check use the name, not the IP) and the Host header
-carries the name. Redirects are followed by hand so every Location is validated before
-anything is sent to it, at most ``policy.max_redirects`` of them. The body is read in
-pieces up to ``max_bytes`` (an announced Content-Length over the cap is refused before
-reading), and ``timeout_s`` bounds the whole fetch, redirects included: a watchdog shuts the
-socket down when time is up, so a server dribbling bytes cannot hold a worker.
+Each hop is validated by ``ssrf.validate_url`` and connected through ``pinned`` to the
+addresses it returned — never to a fresh DNS answer. Redirects are followed by hand so every
+Location is validated before anything is sent to it, at most ``policy.max_redirects`` of
+them. The body is read in pieces up to ``max_bytes`` (an announced Content-Length over the
+cap is refused before reading), and ``timeout_s`` bounds the whole fetch, redirects
+included: a watchdog shuts the socket down when time is up, so a server dribbling bytes
+cannot hold a worker.
 ``connect_timeout_s`` bounds each TCP connect on its own (an address that never answers).
 
 ``fetch`` reads the body into memory (small things: an image); ``open_stream`` hands the
@@ -17,17 +16,16 @@ body over piece by piece, so a large download can go straight to storage.
 from __future__ import annotations
 
 import contextlib
-import functools
 import http.client
 import re
-import socket
 import ssl
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from workers.net.failures import connection_failure, status_text
+from workers.net.pinned import Watchdog, pinned_connection
 from workers.net.ssrf import (
     Resolver,
     UrlPolicy,
@@ -133,9 +131,13 @@ class StreamedResponse:
                 piece = self._response.read1(wanted)
             except (OSError, http.client.HTTPException) as exc:
                 self._deadline.check()
-                raise FetchError(f"{self._host}: {type(exc).__name__}: {exc}") from exc
+                raise FetchError(f"{self._host}: {connection_failure(exc)}") from exc
             if not piece:
                 self._deadline.check()  # a watchdog shutdown looks like the end of the body
+                if self._response.length:  # what Content-Length announced never came
+                    raise FetchError(
+                        f"{self._host}: the connection closed before the whole body arrived"
+                    )
                 return
             if self.received + len(piece) > self._max_bytes:
                 raise FetchError(
@@ -167,14 +169,14 @@ def open_stream(
     current = url
     for _hop in range(policy.max_redirects + 1):
         target = validate_url(current, policy, resolver=resolver)
-        connection = _connection(target, deadline.remaining(), connect_timeout_s, tls)
-        with _Watchdog(connection, deadline):
+        connection = pinned_connection(target, deadline.remaining(), connect_timeout_s, tls)
+        with Watchdog(connection, deadline.left()):
             try:
                 try:
                     response = _send(connection, target, accept, deadline)
                 except (OSError, http.client.HTTPException) as exc:
                     deadline.check()
-                    raise FetchError(f"{target.host}: {type(exc).__name__}: {exc}") from exc
+                    raise FetchError(f"{target.host}: {connection_failure(exc)}") from exc
                 if response.status in _REDIRECTS:
                     location = _location(response)
                     if not location:
@@ -196,7 +198,7 @@ def open_stream(
 def _status_error(response: http.client.HTTPResponse) -> FetchError:
     status = response.status
     permanent = 400 <= status < 500 and status not in _TRANSIENT_CLIENT_ERRORS
-    return FetchError(f"HTTP {status} {response.reason}".strip(), permanent=permanent)
+    return FetchError(status_text(status), permanent=permanent)
 
 
 def _location(response: http.client.HTTPResponse) -> str:
@@ -256,84 +258,6 @@ class _Deadline:
         return self.left()
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
-    """Talks to ``host`` (Host header) over a socket opened to the validated addresses."""
-
-    def __init__(
-        self, target: ValidatedUrl, timeout: float, connect_timeout: float | None
-    ) -> None:
-        super().__init__(target.host, target.port, timeout=timeout)
-        self._addresses = target.addresses
-        self._connect_timeout = connect_timeout
-
-    def connect(self) -> None:
-        self.sock = _open_socket(self._addresses, self.port, self.timeout, self._connect_timeout)
-
-
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """Like _PinnedHTTPConnection, with TLS verified against the host name, not the IP."""
-
-    def __init__(
-        self,
-        target: ValidatedUrl,
-        timeout: float,
-        connect_timeout: float | None,
-        tls: ssl.SSLContext,
-    ) -> None:
-        self._tls = tls
-        super().__init__(target.host, target.port, timeout=timeout, context=self._tls)
-        self._addresses = target.addresses
-        self._connect_timeout = connect_timeout
-
-    def connect(self) -> None:
-        raw = _open_socket(self._addresses, self.port, self.timeout, self._connect_timeout)
-        try:
-            self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
-        except BaseException:
-            raw.close()
-            raise
-
-
-@functools.cache
-def _default_tls() -> ssl.SSLContext:
-    """Built once: loading the system's CA certificates costs ~20 ms per context."""
-    return ssl.create_default_context()
-
-
-def _connection(
-    target: ValidatedUrl,
-    timeout: float,
-    connect_timeout: float | None,
-    tls: ssl.SSLContext | None,
-) -> http.client.HTTPConnection:
-    if target.scheme == "https":
-        return _PinnedHTTPSConnection(target, timeout, connect_timeout, tls or _default_tls())
-    return _PinnedHTTPConnection(target, timeout, connect_timeout)
-
-
-def _open_socket(
-    addresses: tuple[str, ...], port: int, timeout: float | None, connect_timeout: float | None
-) -> socket.socket:
-    """A TCP connection to the first validated address that answers."""
-    if connect_timeout is not None and timeout is not None:
-        connect_timeout = min(connect_timeout, timeout)
-    last_error: OSError | None = None
-    for address in addresses:
-        family = socket.AF_INET6 if ":" in address else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            sock.settimeout(timeout if connect_timeout is None else connect_timeout)
-            sock.connect((address, port))
-            sock.settimeout(timeout)
-        except OSError as exc:
-            sock.close()
-            last_error = exc
-            continue
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-    raise last_error or OSError("no address to connect to")
-
-
 def _send(
     connection: http.client.HTTPConnection, target: ValidatedUrl, accept: str, deadline: _Deadline
 ) -> http.client.HTTPResponse:
@@ -357,27 +281,3 @@ def _send(
             permanent=True,
         ) from exc
     return connection.getresponse()
-
-
-class _Watchdog:
-    """Shuts the connection's socket down when the deadline passes, which unblocks any read."""
-
-    def __init__(self, connection: http.client.HTTPConnection, deadline: _Deadline) -> None:
-        self._connection = connection
-        self._timer = threading.Timer(max(deadline.left(), 0.0), self._fire)
-        self._timer.daemon = True
-
-    def _fire(self) -> None:
-        sock = self._connection.sock
-        if sock is not None:
-            # Already closed means nothing is left to unblock. The plain socket's shutdown
-            # even under TLS: SSLSocket.shutdown would drop the TLS state under the reader.
-            with contextlib.suppress(OSError):
-                socket.socket.shutdown(sock, socket.SHUT_RDWR)
-
-    def __enter__(self) -> _Watchdog:
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._timer.cancel()

@@ -9,9 +9,10 @@ judged by that address. The addresses that passed are returned with the verdict:
 connects to exactly them, so a second DNS answer cannot swap in an internal address between
 the check and the connection (DNS rebinding).
 
-Hosts on the allow-list (exact names or IPs from configuration) skip the address checks
-only: scheme, credentials and port rules still apply. A name is allowed by its spelling,
-never by what it resolves to — allowing "127.0.0.1" does not allow "localhost".
+Hosts on the allow-list (``host`` or ``host:port`` entries, see url_policy) skip the address
+checks only: scheme and credential rules still apply, and a blocked port stays blocked unless
+an entry names it. A name is allowed by its spelling, never by what it resolves to — allowing
+"127.0.0.1" does not allow "localhost".
 
 A refusal's reason goes back to whoever asked for the URL, so it names the rule but never
 what a name resolved to (that would map the internal network for them); the address is
@@ -23,57 +24,36 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import re
 import socket
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+from workers.net.hosts import IPAddress, SsrfBlocked, normalize_host, parse_ip_literal
+from workers.net.url_policy import DEFAULT_BLOCKED_PORTS, UrlPolicy
+
+__all__ = [
+    "DEFAULT_BLOCKED_PORTS",
+    "Resolver",
+    "SsrfBlocked",
+    "UrlPolicy",
+    "ValidatedUrl",
+    "address_problem",
+    "normalize_host",
+    "parse_ip_literal",
+    "percent_encoded",
+    "system_resolver",
+    "validate_url",
+]
+
 # host, port → the addresses it stands for (textual IPs), like getaddrinfo.
 Resolver = Callable[[str, int], Sequence[str]]
 
-# Services that speak something other than HTTP and must never be poked through a fetch.
-DEFAULT_BLOCKED_PORTS: frozenset[int] = frozenset({
-    19, 21, 22, 23, 25, 53, 110, 111, 135, 137, 138, 139, 143, 389, 445, 465, 514, 587,
-    636, 873, 993, 995, 1433, 1521, 2049, 2375, 2376, 2379, 2380, 3306, 3389, 4369, 5432,
-    5672, 5984, 6379, 6443, 9042, 9200, 9300, 10250, 10255, 11211, 15672, 25672, 27017,
-    27018, 50070,
-})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_SUPPORTED_SCHEMES = frozenset(_DEFAULT_PORTS)
-_HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$")
-_NUMERIC_LABEL = re.compile(r"^(?:[0-9]+|0x[0-9a-f]*)$")
 # Printable ASCII stays as it is (existing %-escapes included); the rest is percent-encoded.
 _PRINTABLE_ASCII = "".join(chr(code) for code in range(0x21, 0x7F))
 
 log = logging.getLogger(__name__)
-
-
-class SsrfBlocked(ValueError):
-    """The URL must not be fetched; ``reason`` says which rule refused it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class UrlPolicy:
-    allow_hosts: frozenset[str] = frozenset()
-    blocked_ports: frozenset[int] = DEFAULT_BLOCKED_PORTS
-    allowed_schemes: tuple[str, ...] = ("http", "https")
-    max_redirects: int = 5
-
-    def __post_init__(self) -> None:
-        schemes = tuple(scheme.lower() for scheme in self.allowed_schemes)
-        unsupported = set(schemes) - _SUPPORTED_SCHEMES
-        if unsupported:
-            raise ValueError(f"only http and https can be allowed, not {sorted(unsupported)}")
-        if self.max_redirects < 0:
-            raise ValueError(f"max_redirects must be >= 0, not {self.max_redirects}")
-        object.__setattr__(self, "allowed_schemes", schemes)
-        object.__setattr__(self, "allow_hosts", _normalize_allow_list(self.allow_hosts))
 
 
 @dataclass(frozen=True)
@@ -119,12 +99,12 @@ def validate_url(
         raise SsrfBlocked("the host contains a backslash")
     host = normalize_host(parts.hostname or "")
     port = _DEFAULT_PORTS[scheme] if port is None else port
-    if port == 0 or port in policy.blocked_ports:
-        raise SsrfBlocked(f"port {port} is blocked")
     literal = parse_ip_literal(host)
-    allow_listed = host in policy.allow_hosts or (
-        literal is not None and str(literal) in policy.allow_hosts
-    )
+    spelled = host if literal is None else str(literal)
+    port_problem = policy.port_problem(spelled, port)
+    if port_problem is not None:
+        raise SsrfBlocked(port_problem)
+    allow_listed = policy.lifts_address_checks(spelled, port)
     if literal is not None:
         addresses: list[IPAddress] = [literal]
     else:
@@ -176,77 +156,6 @@ def percent_encoded(text: str | bytes) -> str:
 def system_resolver(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return [str(info[4][0]) for info in infos]
-
-
-def normalize_host(host: str) -> str:
-    """Lower-case, IDNA-encoded, one trailing dot dropped; SsrfBlocked if it is no host."""
-    host = host.strip().lower()
-    if host.endswith("."):
-        host = host[:-1]
-    if not host:
-        raise SsrfBlocked("the URL has no host")
-    if ":" in host:  # an IPv6 literal; parse_ip_literal checks it
-        return host
-    if not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError as exc:
-            raise SsrfBlocked(f"invalid international host name: {exc}") from exc
-    if not _HOST_NAME.match(host):
-        raise SsrfBlocked(f"invalid characters in host {host!r}")
-    return host
-
-
-def parse_ip_literal(host: str) -> IPAddress | None:
-    """The address a normalized host spells, or None for a name to resolve.
-
-    A host whose last label is a number can only be an IPv4 address (no top-level domain is
-    numeric); if ``inet_aton`` would not accept it either, it is refused, not resolved."""
-    if ":" in host:
-        # A zone id ("fe80::1%25eth0") picks a local interface: nothing a public URL needs.
-        if "%" in host:
-            raise SsrfBlocked(f"the IPv6 address {host!r} carries a zone id")
-        try:
-            return ipaddress.IPv6Address(host)
-        except ValueError as exc:
-            raise SsrfBlocked(f"malformed IPv6 literal {host!r}") from exc
-    if not _NUMERIC_LABEL.match(host.rsplit(".", 1)[-1]):
-        return None
-    address = _inet_aton(host)
-    if address is None:
-        raise SsrfBlocked(f"malformed IPv4 literal {host!r}")
-    return address
-
-
-def _inet_aton(host: str) -> ipaddress.IPv4Address | None:
-    """IPv4 in any form inet_aton accepts: 1 to 4 parts, each decimal, 0-octal or 0x-hex;
-    the last part fills the bytes left ("127.1" is 127.0.0.1, "2130706433" too)."""
-    parts = host.split(".")
-    if len(parts) > 4:
-        return None
-    values = [_inet_number(part) for part in parts]
-    if any(value is None for value in values):
-        return None
-    numbers = [value for value in values if value is not None]
-    *head, last = numbers
-    if any(value > 0xFF for value in head) or last >= 1 << (8 * (5 - len(numbers))):
-        return None
-    number = last
-    for index, value in enumerate(head):
-        number |= value << (8 * (3 - index))
-    return ipaddress.IPv4Address(number)
-
-
-def _inet_number(part: str) -> int | None:
-    if part.startswith("0x"):
-        digits, base, alphabet = part[2:], 16, "0123456789abcdef"
-    elif len(part) > 1 and part.startswith("0"):
-        digits, base, alphabet = part[1:], 8, "01234567"
-    else:
-        digits, base, alphabet = part, 10, "0123456789"
-    if (not digits and base != 16) or any(char not in alphabet for char in digits):
-        return None
-    return int(digits or "0", base)
 
 
 def _resolve(host: str, port: int, resolver: Resolver) -> list[IPAddress]:
@@ -357,17 +266,3 @@ def _v4_problem(address: ipaddress.IPv4Address) -> str | None:
     # Belt and braces: whatever else the standard library knows is not global.
     return None if address.is_global else "a non-global address"
 
-
-def _normalize_allow_list(hosts: Iterable[str]) -> frozenset[str]:
-    normalized: set[str] = set()
-    for entry in hosts:
-        host = entry.strip().strip("[]")
-        if not host:
-            continue
-        try:
-            host = normalize_host(host)
-            literal = parse_ip_literal(host)
-        except SsrfBlocked as exc:
-            raise ValueError(f"invalid allow-listed host {entry!r}: {exc.reason}") from exc
-        normalized.add(host if literal is None else str(literal))
-    return frozenset(normalized)

@@ -47,6 +47,16 @@ class ModelMissing(StageError):
         self.code = reason
 
 
+class ModelEndpointRefused(StageError):
+    """The SSRF policy refuses a model endpoint the configuration names (embedding, ASR):
+    nothing was sent, and retrying would be refused the same way."""
+
+    code = "MODEL_ENDPOINT_REFUSED"
+
+    def __init__(self, stage: str, message: str) -> None:
+        super().__init__(stage, message, permanent=True)
+
+
 class ChunkingFailed(StageError):
     code = "CHUNKING_FAILED"
 

@@ -43,7 +43,7 @@ from storage.files.image_bytes import (
 from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import FetchError, fetch
-from workers.net.ssrf import SsrfBlocked, UrlPolicy
+from workers.net.ssrf import SsrfBlocked
 from workers.pipeline.markdown_images import (
     Edit,
     ImageLink,
@@ -53,7 +53,6 @@ from workers.pipeline.markdown_images import (
     find_image_links,
     replace_target,
 )
-from workers.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +83,6 @@ class StoredImages:
     remote_fetched: int = 0
     remote_refused: int = 0  # by the SSRF policy
     remote_failed: int = 0  # network, HTTP status, size, not an image, over the per-document cap
-
-
-def remote_image_policy(settings: Settings) -> UrlPolicy:
-    return UrlPolicy(allow_hosts=settings.ssrf_allow_hosts)
 
 
 def store_images(
@@ -166,7 +161,7 @@ class _ImageStore:
         self.result = result
         self._by_digest: dict[str, str] = {}
         self._remote: dict[str, str | None] = {}
-        self._policy = remote_image_policy(ctx.settings)
+        self._policy = ctx.settings.url_policy
         self._max_bytes = ctx.settings.remote_image_max_bytes
 
     def add(

@@ -13,11 +13,17 @@ from workers.chunker import ChunkerConfig, split_markdown
 from workers.chunker.html_tables import normalize_html_tables
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
-from workers.embedding.base import EmbeddingError
+from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError
 from workers.pipeline.checkpoint import RoundCheckpoint
 from workers.pipeline.chunk_indexing import index_chunks
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import ChunkingFailed, DocReaderFailed, EmbeddingFailed, Superseded
+from workers.pipeline.errors import (
+    ChunkingFailed,
+    DocReaderFailed,
+    EmbeddingFailed,
+    ModelEndpointRefused,
+    Superseded,
+)
 from workers.pipeline.images import DocumentImages
 from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import SpanTracker
@@ -114,7 +120,7 @@ def read_document(
     checkpoint.check()
     markdown = outcome.markdown
     if outcome.is_audio:
-        markdown = transcribe(config, outcome, knowledge.file_name)
+        markdown = transcribe(config, outcome, knowledge.file_name, ctx.settings.url_policy)
         checkpoint.check()
     stored = images.finish(markdown)
     if fetched is not None:
@@ -247,6 +253,8 @@ def embed_and_index(
             check=checkpoint.check,
             on_progress=lambda done: tracker.progress("embedding", {"chunks_embedded": done}),
         )
+    except EmbeddingEndpointRefused as exc:
+        raise ModelEndpointRefused("embedding", str(exc)) from exc
     except EmbeddingError as exc:
         raise EmbeddingFailed("embedding", str(exc)) from exc
     tracker.end(

@@ -8,16 +8,20 @@ from pathlib import PurePosixPath
 from workers.asr.config import transcriber_from_config
 from workers.asr.errors import AsrError
 from workers.docreader_client import ReadOutcome
+from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import DocReaderFailed
+from workers.pipeline.errors import DocReaderFailed, ModelEndpointRefused
 
 # Statuses worth another attempt: the provider was busy or timed out.
 _RETRYABLE_STATUSES = frozenset({0, 408, 429})
 
 
-def transcribe(config: EffectiveConfig, outcome: ReadOutcome, file_name: str) -> str:
+def transcribe(
+    config: EffectiveConfig, outcome: ReadOutcome, file_name: str, policy: UrlPolicy
+) -> str:
+    """The transcript; the ASR endpoint is held to the SSRF ``policy``."""
     try:
-        transcriber = transcriber_from_config(config.asr)
+        transcriber = transcriber_from_config(config.asr, policy)
     except AsrError as exc:
         raise DocReaderFailed("docreader", str(exc), permanent=True) from exc
     if transcriber is None:
@@ -32,6 +36,8 @@ def transcribe(config: EffectiveConfig, outcome: ReadOutcome, file_name: str) ->
     try:
         return transcriber.transcribe(outcome.audio_data, name)
     except AsrError as exc:
+        if exc.refused:
+            raise ModelEndpointRefused("docreader", f"ASR failed: {exc}") from exc
         status = exc.status or 0
         permanent = status not in _RETRYABLE_STATUSES and status < 500
         raise DocReaderFailed("docreader", f"ASR failed: {exc}", permanent=permanent) from exc

@@ -1,4 +1,6 @@
-"""OpenAITranscriber against a real HTTP server speaking OpenAI's transcription protocol."""
+"""OpenAITranscriber against a real HTTP server speaking OpenAI's transcription protocol,
+held to the SSRF policy: the server on 127.0.0.1 is reached through an allow-list entry
+naming its port."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from tests.support.openai_asr import (
 from workers.asr.config import transcriber_from_config
 from workers.asr.errors import AsrError
 from workers.asr.openai_http import OpenAITranscriber
+from workers.net.ssrf import UrlPolicy
 
 
 @pytest.fixture
@@ -27,8 +30,13 @@ def server() -> Iterator[FakeOpenAI]:
         yield state
 
 
+def allowing(url: str) -> UrlPolicy:
+    """The policy that lets the server at ``url`` (127.0.0.1:port) be reached."""
+    return UrlPolicy(allow_hosts=frozenset({url.split("/")[2]}))
+
+
 def client(url: str, **options: Any) -> OpenAITranscriber:
-    defaults: dict[str, Any] = {"timeout_s": 5.0, "backoff_s": 0.01}
+    defaults: dict[str, Any] = {"timeout_s": 5.0, "backoff_s": 0.01, "policy": allowing(url)}
     return OpenAITranscriber(url, "sk-test", MODEL, **{**defaults, **options})
 
 
@@ -62,8 +70,9 @@ def test_an_authentication_error_is_reported_not_retried(server: FakeOpenAI) -> 
         client(server.url).transcribe(wav_bytes(10), "a.wav")
 
     assert caught.value.status == 401
-    assert "HTTP 401" in str(caught.value)
-    assert "Incorrect API key provided: sk-test." in str(caught.value)
+    assert "HTTP 401 Unauthorized" in str(caught.value)
+    # The answer's bytes stay in the log.
+    assert "Incorrect API key" not in str(caught.value)
     assert len(server.uploads) == 1
 
 
@@ -83,17 +92,20 @@ def test_retries_are_bounded(server: FakeOpenAI) -> None:
         for _ in range(5)
     )
 
-    with pytest.raises(AsrError, match="HTTP 429: Rate limit reached for requests") as caught:
+    with pytest.raises(AsrError, match="HTTP 429 Too Many Requests") as caught:
         client(server.url, max_retries=2).transcribe(wav_bytes(10), "a.wav")
+    assert "Rate limit" not in str(caught.value)
 
     assert caught.value.status == 429
     assert len(server.uploads) == 3
 
 
-def test_an_unknown_model_names_the_providers_message(server: FakeOpenAI) -> None:
-    transcriber = OpenAITranscriber(server.url, "sk-test", "no-such-model", timeout_s=5.0)
+def test_an_unknown_model_is_named_without_the_providers_words(server: FakeOpenAI) -> None:
+    transcriber = OpenAITranscriber(
+        server.url, "sk-test", "no-such-model", timeout_s=5.0, policy=allowing(server.url)
+    )
 
-    with pytest.raises(AsrError, match="HTTP 404: model 'no-such-model' does not exist"):
+    with pytest.raises(AsrError, match=r"with no-such-model at .* failed: HTTP 404 Not Found"):
         transcriber.transcribe(wav_bytes(10), "a.wav")
 
 
@@ -122,7 +134,7 @@ def test_a_knowledge_base_config_builds_the_transcriber(server: FakeOpenAI) -> N
         "language": "de",
     }
 
-    transcriber = transcriber_from_config(config)
+    transcriber = transcriber_from_config(config, allowing(server.url))
 
     assert transcriber is not None
     assert transcriber.transcribe(wav_bytes(160), "memo.wav") == "160 frames at 8000 Hz"
@@ -132,10 +144,23 @@ def test_a_knowledge_base_config_builds_the_transcriber(server: FakeOpenAI) -> N
 
 
 def test_configs_without_a_usable_model() -> None:
-    assert transcriber_from_config(None) is None
-    assert transcriber_from_config({}) is None
-    assert transcriber_from_config({"language": "en", "model": {"provider": "openai"}}) is None
+    policy = UrlPolicy()
+    assert transcriber_from_config(None, policy) is None
+    assert transcriber_from_config({}, policy) is None
+    no_model = {"language": "en", "model": {"provider": "openai"}}
+    assert transcriber_from_config(no_model, policy) is None
     with pytest.raises(AsrError, match="unknown ASR provider 'local'"):
-        transcriber_from_config({"model": {"provider": "local", "model": "whisper"}})
+        transcriber_from_config({"model": {"provider": "local", "model": "whisper"}}, policy)
     with pytest.raises(AsrError, match="has no base_url"):
-        transcriber_from_config({"model": {"model": "whisper-1"}})
+        transcriber_from_config({"model": {"model": "whisper-1"}}, policy)
+
+
+def test_a_refused_endpoint_gets_no_upload_and_says_so(server: FakeOpenAI) -> None:
+    for policy, rule in [
+        (UrlPolicy(), "127.0.0.1 is a loopback address"),
+        (UrlPolicy(allow_hosts=frozenset({"127.0.0.1:1"})), "loopback"),
+    ]:
+        with pytest.raises(AsrError, match=f"refused by the SSRF policy: .*{rule}") as caught:
+            client(server.url, policy=policy, max_retries=3).transcribe(wav_bytes(10), "a.wav")
+        assert caught.value.refused and caught.value.status is None
+    assert server.uploads == []

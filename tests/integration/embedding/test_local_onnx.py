@@ -12,6 +12,7 @@ from workers.embedding.base import EmbeddingError
 from workers.embedding.factory import build_embedder, shared_local_embedder
 from workers.embedding.local_onnx import LocalOnnxEmbedder
 from workers.embedding.openai_http import OpenAIEmbedder
+from workers.net.ssrf import UrlPolicy
 
 
 @pytest.fixture(scope="module")
@@ -82,8 +83,8 @@ def test_shared_between_threads(embedder: LocalOnnxEmbedder) -> None:
 
 
 def test_factory_shares_one_local_model() -> None:
-    first = build_embedder("local", "", "", "", 0)
-    second = build_embedder(" Local ", "all-MiniLM-L6-v2", "", "", 384)
+    first = build_embedder("local", "", "", "", 0, policy=UrlPolicy())
+    second = build_embedder(" Local ", "all-MiniLM-L6-v2", "", "", 384, policy=UrlPolicy())
     assert first is second is shared_local_embedder()
     assert first.model_key == "local/all-MiniLM-L6-v2/384"
 
@@ -101,10 +102,12 @@ def test_factory_rejects_what_it_cannot_build(
     provider: str, model: str, dimensions: int, message: str
 ) -> None:
     with pytest.raises(EmbeddingError, match=message):
-        build_embedder(provider, model, "", "", dimensions)
+        build_embedder(provider, model, "", "", dimensions, policy=UrlPolicy())
 
 
 def test_factory_builds_an_openai_compatible_client() -> None:
-    embedder = build_embedder("openai", "text-embedding-3-small", "http://127.0.0.1:1/v1", "k", 8)
+    embedder = build_embedder(
+        "openai", "text-embedding-3-small", "http://127.0.0.1:1/v1", "k", 8, policy=UrlPolicy()
+    )
     assert isinstance(embedder, OpenAIEmbedder)
     assert embedder.model_key == "openai/text-embedding-3-small/8"  # known without a request

@@ -1,4 +1,6 @@
-"""OpenAIEmbedder against a real HTTP server speaking the OpenAI embeddings protocol."""
+"""OpenAIEmbedder against a real HTTP server speaking the OpenAI embeddings protocol, held to
+the SSRF policy: the server on 127.0.0.1 is reached only through an allow-list entry naming
+its port."""
 
 from __future__ import annotations
 
@@ -16,8 +18,14 @@ import pytest
 
 from tests.support.http_server import BackgroundHttpServer
 from tests.support.processes import free_port
-from workers.embedding.base import EmbeddingError, EmbeddingProviderError
+from tests.support.raw_server import RawTcpServer
+from workers.embedding.base import (
+    EmbeddingEndpointRefused,
+    EmbeddingError,
+    EmbeddingProviderError,
+)
 from workers.embedding.openai_http import OpenAIEmbedder
+from workers.net.ssrf import UrlPolicy
 
 DIM = 8
 
@@ -96,8 +104,15 @@ def server() -> Iterator[FakeOpenAI]:
         yield state
 
 
+def allowing(url: str) -> UrlPolicy:
+    """The policy that lets the server at ``url`` (127.0.0.1:port) be reached."""
+    return UrlPolicy(allow_hosts=frozenset({url.split("/")[2]}))
+
+
 def client(server: FakeOpenAI, **options: Any) -> OpenAIEmbedder:
-    defaults: dict[str, Any] = {"timeout": 5.0, "backoff_seconds": 0.01, "max_retries": 3}
+    defaults: dict[str, Any] = {
+        "timeout": 5.0, "backoff_seconds": 0.01, "max_retries": 3, "policy": allowing(server.url)
+    }
     return OpenAIEmbedder(server.url, "test-model", "secret-key", **{**defaults, **options})
 
 
@@ -115,7 +130,9 @@ def test_vectors_come_back_in_input_order_normalised_and_batched(server: FakeOpe
 
 
 def test_no_api_key_sends_no_authorization(server: FakeOpenAI) -> None:
-    OpenAIEmbedder(server.url + "/", "test-model", timeout=5.0).embed_query("hello")
+    OpenAIEmbedder(
+        server.url + "/", "test-model", timeout=5.0, policy=allowing(server.url)
+    ).embed_query("hello")
     assert server.authorizations == [None]
 
 
@@ -155,11 +172,14 @@ def test_server_errors_are_retried_then_reported(server: FakeOpenAI) -> None:
     with pytest.raises(EmbeddingProviderError) as caught:
         client(server, max_retries=2).embed_query("boom")
     assert caught.value.status == 500
-    assert "model crashed" in str(caught.value)
+    assert "HTTP 500 Internal Server Error" in str(caught.value)
+    assert "model crashed" not in str(caught.value)
     assert len(server.requests) == 3  # one attempt plus two retries
 
 
-def test_client_errors_are_not_retried_and_carry_the_body(server: FakeOpenAI) -> None:
+def test_client_errors_are_not_retried_and_keep_the_body_out_of_the_message(
+    server: FakeOpenAI,
+) -> None:
     body = '{"error": {"message": "This model\'s maximum context length is 8192 tokens"}}'
     server.plan(Reply(400, body))
 
@@ -167,9 +187,9 @@ def test_client_errors_are_not_retried_and_carry_the_body(server: FakeOpenAI) ->
         client(server).embed_documents(["too long"])
 
     assert caught.value.status == 400
-    assert caught.value.body == body
-    assert "maximum context length" in str(caught.value)
-    assert "HTTP 400" in str(caught.value)
+    assert caught.value.body == body  # for the log, never the error message
+    assert "maximum context length" not in str(caught.value)
+    assert "HTTP 400 Bad Request" in str(caught.value)
     assert len(server.requests) == 1
 
 
@@ -186,21 +206,24 @@ def test_client_errors_are_not_retried_and_carry_the_body(server: FakeOpenAI) ->
 )
 def test_malformed_answers_are_errors(server: FakeOpenAI, body: str, message: str) -> None:
     server.plan(Reply(200, body))
-    with pytest.raises(EmbeddingProviderError, match=message):
+    with pytest.raises(EmbeddingProviderError, match=message) as caught:
         client(server).embed_query("hello")
     assert len(server.requests) == 1
+    assert "gateway" not in str(caught.value) and "abc" not in str(caught.value)
 
 
 def test_a_wrong_path_is_a_clear_error(server: FakeOpenAI) -> None:
-    embedder = OpenAIEmbedder(server.url.removesuffix("/v1"), "test-model", timeout=5.0)
-    with pytest.raises(EmbeddingProviderError, match=r"HTTP 404.*no route /embeddings"):
+    embedder = OpenAIEmbedder(
+        server.url.removesuffix("/v1"), "test-model", timeout=5.0, policy=allowing(server.url)
+    )
+    with pytest.raises(EmbeddingProviderError, match=r"/embeddings answered HTTP 404 Not Found"):
         embedder.embed_query("hello")
 
 
 def test_an_unreachable_endpoint_fails_after_bounded_retries() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
     embedder = OpenAIEmbedder(
-        f"http://127.0.0.1:{free_port()}/v1", "m", timeout=2.0, max_retries=2,
-        backoff_seconds=0.01,
+        url, "m", timeout=2.0, max_retries=2, backoff_seconds=0.01, policy=allowing(url)
     )
     with pytest.raises(EmbeddingProviderError, match="after 3 attempts"):
         embedder.embed_query("hello")
@@ -208,6 +231,69 @@ def test_an_unreachable_endpoint_fails_after_bounded_retries() -> None:
 
 def test_bad_construction_is_rejected() -> None:
     with pytest.raises(EmbeddingError):
-        OpenAIEmbedder("", "m")
+        OpenAIEmbedder("", "m", policy=UrlPolicy())
     with pytest.raises(EmbeddingError):
-        OpenAIEmbedder("http://127.0.0.1:1/v1", "m", batch_size=0)
+        OpenAIEmbedder("http://127.0.0.1:1/v1", "m", batch_size=0, policy=UrlPolicy())
+
+
+@pytest.mark.parametrize(
+    ("policy", "rule"),
+    [
+        (UrlPolicy(), "127.0.0.1 is a loopback address"),
+        # Allow-listed on another port only.
+        (UrlPolicy(allow_hosts=frozenset({"127.0.0.1:1"})), "loopback"),
+    ],
+)
+def test_a_refused_endpoint_gets_no_request_and_no_retry(
+    server: FakeOpenAI, policy: UrlPolicy, rule: str
+) -> None:
+    embedder = client(server, policy=policy)
+    with pytest.raises(EmbeddingEndpointRefused, match=f"refused by the SSRF policy: .*{rule}"):
+        embedder.embed_documents(["secret text"])
+    assert server.requests == []
+
+
+def test_a_blocked_port_stays_blocked_for_a_host_entry(server: FakeOpenAI) -> None:
+    port = int(server.url.split("/")[2].rsplit(":", 1)[1])
+    host_only = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}), blocked_ports=frozenset({port}))
+    with pytest.raises(EmbeddingEndpointRefused, match=f"port {port} is blocked"):
+        client(server, policy=host_only).embed_query("hello")
+    assert server.requests == []
+
+
+def test_the_request_goes_to_the_address_the_policy_passed(server: FakeOpenAI) -> None:
+    """models.test exists in no DNS: only the validated, pinned address can be reached."""
+    authority = server.url.split("/")[2]
+    port = authority.rsplit(":", 1)[1]
+    resolved: list[str] = []
+
+    def resolver(host: str, _port: int) -> list[str]:
+        resolved.append(host)
+        return ["127.0.0.1"]
+
+    embedder = OpenAIEmbedder(
+        f"http://models.test:{port}/v1", "test-model", timeout=5.0, resolver=resolver,
+        policy=UrlPolicy(allow_hosts=frozenset({f"models.test:{port}"})),
+    )
+    assert embedder.embed_query("hello") == pytest.approx(unit(raw_vector("hello")))
+    assert resolved == ["models.test"]
+    # Not allow-listed, the same name is judged by what it resolves to.
+    refused = OpenAIEmbedder(
+        f"http://models.test:{port}/v1", "test-model", resolver=resolver, policy=UrlPolicy()
+    )
+    with pytest.raises(EmbeddingEndpointRefused, match=r"models\.test resolves to a loopback"):
+        refused.embed_query("hello")
+    assert len(server.requests) == 1
+
+
+def test_an_endpoint_that_is_no_http_server_is_named_without_its_bytes() -> None:
+    with RawTcpServer(b"-ERR SECRET-91c2 unknown command\r\n") as raw:
+        url = f"http://127.0.0.1:{raw.port}/v1"
+        embedder = OpenAIEmbedder(
+            url, "m", timeout=2.0, max_retries=1, backoff_seconds=0.01, policy=allowing(url)
+        )
+        with pytest.raises(EmbeddingProviderError) as caught:
+            embedder.embed_query("hello")
+    assert "did not answer in HTTP" in str(caught.value)
+    assert "SECRET" not in str(caught.value)
+    assert len(raw.received) == 2 and raw.received[0].startswith(b"POST /v1/embeddings ")

@@ -1,0 +1,43 @@
+"""A model endpoint a configuration names (embedding, ASR, VLM, the chat models of summary,
+questions, extraction and wiki) is an outbound request like a URL import: its ``base_url``
+passes the same SSRF policy when it is configured — a knowledge base's config, an upload's
+process_config — and again on every call (workers.net.provider_http)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from google.protobuf.message import Message
+from sluice.v1 import config_pb2
+
+from server.api.errors import url_refused
+from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy, validate_url
+
+REFUSED_REASON = "MODEL_ENDPOINT_REFUSED"
+
+
+def check_model_endpoints(
+    config: Message, field: str, policy: UrlPolicy, *, resolver: Resolver | None = None
+) -> None:
+    """INVALID_ARGUMENT naming the first ``<field>....base_url`` the policy refuses, and the
+    rule (ErrorInfo MODEL_ENDPOINT_REFUSED)."""
+    for path, model in _model_configs(config, field):
+        base_url = model.base_url.strip()
+        if not base_url:
+            continue
+        try:
+            validate_url(base_url, policy, resolver=resolver)
+        except SsrfBlocked as exc:
+            raise url_refused(f"{path}.base_url", exc.reason, kind=REFUSED_REASON) from exc
+
+
+def _model_configs(message: Message, path: str) -> Iterator[tuple[str, config_pb2.ModelConfig]]:
+    """Every ModelConfig set anywhere in ``message``, with its field path."""
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None or descriptor.is_repeated:
+            continue
+        child = f"{path}.{descriptor.name}"
+        if isinstance(value, config_pb2.ModelConfig):
+            yield child, value
+        else:
+            yield from _model_configs(value, child)
