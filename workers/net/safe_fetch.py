@@ -116,6 +116,7 @@ class StreamedResponse:
         self.content_disposition = response.getheader("Content-Disposition") or ""
         # Bytes of the body handed over so far.
         self.received = 0
+        self._announced = _announced_length(response)
         self._response = response
         self._deadline = deadline
         self._max_bytes = max_bytes
@@ -136,6 +137,7 @@ class StreamedResponse:
                 raise FetchError(f"{self._host}: {type(exc).__name__}: {exc}") from exc
             if not piece:
                 self._deadline.check()  # a watchdog shutdown looks like the end of the body
+                self._check_complete()
                 return
             if self.received + len(piece) > self._max_bytes:
                 raise FetchError(
@@ -143,6 +145,17 @@ class StreamedResponse:
                 )
             self.received += len(piece)
             yield piece
+
+
+    def _check_complete(self) -> None:
+        """http.client ends a Content-Length body the same way whether it is all there or the
+        server closed the connection early; a body shorter than announced is a broken
+        download (a retry may get all of it), never the file."""
+        if self._announced is not None and self.received < self._announced:
+            raise FetchError(
+                f"{self._host}: the connection closed after {self.received} of the "
+                f"{self._announced} bytes the server announced"
+            )
 
 
 @contextlib.contextmanager
@@ -210,11 +223,20 @@ def _location(response: http.client.HTTPResponse) -> str:
         return percent_encoded(raw)
 
 
-def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) -> None:
+def _announced_length(response: http.client.HTTPResponse) -> int | None:
+    """The body's Content-Length, unless it is chunked (which has its own end marker, and
+    whose truncation http.client reports) or the header is not a plain number."""
+    if response.chunked:
+        return None
     announced = (response.getheader("Content-Length") or "").strip()
-    if announced.isdigit() and int(announced) > max_bytes:
+    return int(announced) if announced.isdigit() else None
+
+
+def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) -> None:
+    announced = _announced_length(response)
+    if announced is not None and announced > max_bytes:
         raise FetchError(
-            f"the body is {int(announced)} bytes, over the {max_bytes}-byte cap", permanent=True
+            f"the body is {announced} bytes, over the {max_bytes}-byte cap", permanent=True
         )
 
 
