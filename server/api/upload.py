@@ -123,6 +123,8 @@ async def receive_upload(
             await asyncio.shield(writing)
         await _client_half_closed(context, plan.file_name, received)
         declared.check_complete(upload)
+        if upload.size == 0:
+            raise invalid_argument("data", "empty document: the file has no bytes")
     except BaseException:
         # Aborted once its last write has finished: the abort closes the file it is using.
         await asyncio.shield(close_after(writing, upload.abort))

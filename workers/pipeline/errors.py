@@ -47,6 +47,16 @@ class ModelMissing(StageError):
         self.code = reason
 
 
+class EmptyDocument(StageError):
+    """The document has nothing to index: no bytes, or only whitespace once read. The same
+    file is as empty on every attempt, and nothing is invented to fill it."""
+
+    code = "EMPTY_DOCUMENT"
+
+    def __init__(self, stage: str, what: str) -> None:
+        super().__init__(stage, f"empty document: {what}", permanent=True)
+
+
 class ChunkingFailed(StageError):
     code = "CHUNKING_FAILED"
 

@@ -17,7 +17,13 @@ from workers.embedding.base import EmbeddingError
 from workers.pipeline.checkpoint import RoundCheckpoint
 from workers.pipeline.chunk_indexing import index_chunks
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import ChunkingFailed, DocReaderFailed, EmbeddingFailed, Superseded
+from workers.pipeline.errors import (
+    ChunkingFailed,
+    DocReaderFailed,
+    EmbeddingFailed,
+    EmptyDocument,
+    Superseded,
+)
 from workers.pipeline.images import DocumentImages
 from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import SpanTracker
@@ -117,6 +123,9 @@ def read_document(
         markdown = transcribe(config, outcome, knowledge.file_name)
         checkpoint.check()
     stored = images.finish(markdown)
+    if not stored.markdown.strip() and not stored.stored:
+        name = file_name if fetched is None or fetched.page is None else "the page"
+        raise EmptyDocument("docreader", f"{name} has no text or images to index")
     if fetched is not None:
         record_page_title(ctx, knowledge, tracker.attempt, outcome.metadata)
     tracker.end(

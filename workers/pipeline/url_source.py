@@ -54,6 +54,7 @@ from workers.pipeline.download_gate import (
 )
 from workers.pipeline.effective_config import EffectiveConfig
 from workers.pipeline.errors import (
+    EmptyDocument,
     ModelMissing,
     Superseded,
     UnsupportedDownload,
@@ -237,6 +238,8 @@ def _store(
         if head is not None:  # a body shorter than the head
             check_first_bytes(head, name.file_type)
             upload.write(head)
+        if upload.size == 0:
+            raise EmptyDocument(STAGE, "the server sent no bytes")
         return upload.commit()
     except BaseException:
         upload.abort()
