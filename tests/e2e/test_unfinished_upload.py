@@ -158,7 +158,8 @@ def test_a_frame_over_the_grpc_message_limit_leaves_nothing(
     stack: Stack, client: SluiceClient, kb: v1.KnowledgeBase, source: Path
 ) -> None:
     before = leftovers(stack)
-    assert _cut_upload(stack, kb, source, 0, "oversize") == "RESOURCE_EXHAUSTED"
+    # A frame of bytes first: what stops the commit must be the cut, not an empty file.
+    assert _cut_upload(stack, kb, source, 64 << 10, "oversize") == "RESOURCE_EXHAUSTED"
     wait_until(lambda: leftovers(stack) == before, 20, "the refused upload to be gone")
     time.sleep(1.0)
     assert leftovers(stack) == before
