@@ -122,6 +122,16 @@ class StreamedResponse:
         self._max_bytes = max_bytes
         self._host = host
 
+    def limit_to(self, max_bytes: int) -> None:
+        """Lower the cap before the body is read (once the caller knows what the body is
+        for); an announced length over it is refused at once, like one over the first."""
+        self._max_bytes = min(self._max_bytes, max_bytes)
+        if self._announced is not None and self._announced > self._max_bytes:
+            raise FetchError(
+                f"the body is {self._announced} bytes, over the {self._max_bytes}-byte cap",
+                permanent=True,
+            )
+
     def chunks(self) -> Iterator[bytes]:
         """The body in pieces of at most 64 KiB; FetchError past ``max_bytes`` (nothing
         beyond the cap is ever handed over), on a broken connection or when time is up."""
