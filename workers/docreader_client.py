@@ -96,6 +96,8 @@ class EngineInfo:
     unavailable_reason: str
     # File types the engine would read but cannot here, with the reason.
     unavailable_file_types: Mapping[str, str] = field(default_factory=dict)
+    # File type → the largest file the engine reads of it (absent: no cap).
+    max_input_bytes: Mapping[str, int] = field(default_factory=dict)
 
 
 class DocReaderClient:
@@ -184,6 +186,7 @@ class DocReaderClient:
                 available=engine.available,
                 unavailable_reason=engine.unavailable_reason,
                 unavailable_file_types=dict(engine.unavailable_file_types),
+                max_input_bytes=dict(engine.max_input_bytes),
             )
             for engine in response.engines
         ]

@@ -40,6 +40,7 @@ _CODES: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.UNIMPLEMENTED: code_pb2.UNIMPLEMENTED,
     grpc.StatusCode.UNAVAILABLE: code_pb2.UNAVAILABLE,
     grpc.StatusCode.INTERNAL: code_pb2.INTERNAL,
+    grpc.StatusCode.DATA_LOSS: code_pb2.DATA_LOSS,
 }
 
 
@@ -119,6 +120,13 @@ def resource_exhausted(subject: str, description: str) -> ApiError:
         description,
         [error_details_pb2.QuotaFailure(violations=[violation])],
     )
+
+
+def data_loss(reason: str, description: str, metadata: dict[str, str]) -> ApiError:
+    """What arrived is not what the client said it sent (its size or MD5): ErrorInfo
+    ``reason`` names the check, its metadata the expected and received values."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain="sluice", metadata=metadata)
+    return ApiError(grpc.StatusCode.DATA_LOSS, description, [info])
 
 
 def failed_precondition(kind: str, subject: str, description: str) -> ApiError:

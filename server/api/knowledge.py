@@ -49,6 +49,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         identity = await self._deps.auth.identify(context)
         knowledge = await receive_upload(
             request_iterator,
+            context,
             identity=identity,
             ingest=self._deps.ingest,
             files=self._ctx.files,

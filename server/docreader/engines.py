@@ -18,7 +18,7 @@ from server.docreader.errors import (
     UnsupportedFormatError,
 )
 from server.docreader.parsers.audio import AUDIO_TYPES, AudioParser
-from server.docreader.parsers.base import Parser
+from server.docreader.parsers.base import Parser, WholeInputParser
 from server.docreader.parsers.csv_table import CsvParser
 from server.docreader.parsers.epub import EpubParser
 from server.docreader.parsers.html import HtmlParser
@@ -39,6 +39,7 @@ from server.docreader.parsers.plain_text import PlainTextParser
 from server.docreader.parsers.sheets.xls import XlsParser
 from server.docreader.parsers.sheets.xlsx import XlsxParser
 from server.docreader.parsers.xmind import XmindParser
+from server.docreader.safety.limits import ParseLimits
 
 DEFAULT_ENGINE = "builtin"
 IMAGE_TYPES = ("png", "jpg", "jpeg", "gif")
@@ -62,6 +63,17 @@ class Engine:
     @property
     def file_types(self) -> tuple[str, ...]:
         return tuple(sorted(self.parsers)) if self.available else self.planned_file_types
+
+    def max_input_bytes(self, limits: ParseLimits, service_cap: int | None) -> dict[str, int]:
+        """File type → the largest file this engine reads of it: its parser's own limit or
+        ``service_cap`` (None: none), whichever is smaller; types with neither are left out."""
+        caps: dict[str, int] = {}
+        for file_type, parser in self.parsers.items():
+            own = parser.max_input_bytes(limits) if isinstance(parser, WholeInputParser) else None
+            found = [cap for cap in (own, service_cap) if cap is not None]
+            if found:
+                caps[file_type] = min(found)
+        return caps
 
     def parser_for(self, file_type: str) -> Parser:
         if not self.available:

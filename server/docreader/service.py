@@ -106,6 +106,9 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                     available=engine.available,
                     unavailable_reason=engine.unavailable_reason,
                     unavailable_file_types=engine.unavailable_file_types,
+                    max_input_bytes=engine.max_input_bytes(
+                        self._reader.limits, self._max_input_bytes
+                    ),
                 )
                 for engine in self._reader.registry.engines()
             ]

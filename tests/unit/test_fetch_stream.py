@@ -62,6 +62,31 @@ def _status(code: int) -> Reply:
     return handle
 
 
+def _truncated(body: bytes, announced: int) -> Reply:
+    """Announces ``announced`` bytes, sends ``body`` (fewer) and closes the connection."""
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(announced))
+        handler.end_headers()
+        handler.wfile.write(body)
+        handler.close_connection = True
+
+    return handle
+
+
+def _truncated_chunked(body: bytes) -> Reply:
+    """A chunked body whose connection closes before the last (empty) chunk."""
+    def handle(handler: BaseHTTPRequestHandler) -> None:
+        handler.protocol_version = "HTTP/1.1"
+        handler.send_response(200)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+        handler.close_connection = True
+
+    return handle
+
+
 @pytest.fixture
 def server() -> Iterator[RecordingServer]:
     routes = {
@@ -70,6 +95,8 @@ def server() -> Iterator[RecordingServer]:
             "Content-Disposition": 'attachment; filename="data.bin"',
         }),
         "/unannounced": _reply(BODY, {"Connection": "close"}),
+        "/truncated": _truncated(BODY[:-5], len(BODY)),
+        "/truncated-chunked": _truncated_chunked(BODY[:1000]),
         "/page": _reply(b"<p>hi</p>", {"Content-Type": 'text/html; charset="Windows-1251"'}),
         "/gone": _status(410),
         "/busy": _status(503),
@@ -112,6 +139,18 @@ def test_nothing_past_the_cap_is_handed_over(server: RecordingServer) -> None:
         handed.extend(response.chunks())
     assert over.value.permanent
     assert 0 < sum(map(len, handed)) <= cap
+
+
+@pytest.mark.parametrize("path", ["/truncated", "/truncated-chunked"])
+def test_a_body_cut_short_is_a_retryable_fetch_error_not_the_end(
+    server: RecordingServer, path: str
+) -> None:
+    with pytest.raises(FetchError) as broken, \
+            open_stream(server.url(path), LOCAL, max_bytes=len(BODY), timeout_s=5) as response:
+        list(response.chunks())
+    assert not broken.value.permanent, "a retry may get the whole body"
+    if path == "/truncated":
+        assert f"closed after {len(BODY) - 5} of the {len(BODY)} bytes" in broken.value.reason
 
 
 def test_http_errors_say_whether_a_retry_could_help(server: RecordingServer) -> None:

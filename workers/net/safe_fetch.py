@@ -114,10 +114,21 @@ class StreamedResponse:
         self.content_disposition = response.getheader("Content-Disposition") or ""
         # Bytes of the body handed over so far.
         self.received = 0
+        self._announced = _announced_length(response)
         self._response = response
         self._deadline = deadline
         self._max_bytes = max_bytes
         self._host = host
+
+    def limit_to(self, max_bytes: int) -> None:
+        """Lower the cap before the body is read (once the caller knows what the body is
+        for); an announced length over it is refused at once, like one over the first."""
+        self._max_bytes = min(self._max_bytes, max_bytes)
+        if self._announced is not None and self._announced > self._max_bytes:
+            raise FetchError(
+                f"the body is {self._announced} bytes, over the {self._max_bytes}-byte cap",
+                permanent=True,
+            )
 
     def chunks(self) -> Iterator[bytes]:
         """The body in pieces of at most 64 KiB; FetchError past ``max_bytes`` (nothing
@@ -134,10 +145,7 @@ class StreamedResponse:
                 raise FetchError(f"{self._host}: {connection_failure(exc)}") from exc
             if not piece:
                 self._deadline.check()  # a watchdog shutdown looks like the end of the body
-                if self._response.length:  # what Content-Length announced never came
-                    raise FetchError(
-                        f"{self._host}: the connection closed before the whole body arrived"
-                    )
+                self._check_complete()
                 return
             if self.received + len(piece) > self._max_bytes:
                 raise FetchError(
@@ -145,6 +153,16 @@ class StreamedResponse:
                 )
             self.received += len(piece)
             yield piece
+
+    def _check_complete(self) -> None:
+        """http.client ends a Content-Length body the same way whether it is all there or the
+        server closed the connection early; a body shorter than announced is a broken
+        download (a retry may get all of it), never the file."""
+        if self._announced is not None and self.received < self._announced:
+            raise FetchError(
+                f"{self._host}: the connection closed after {self.received} of the "
+                f"{self._announced} bytes the server announced"
+            )
 
 
 @contextlib.contextmanager
@@ -212,11 +230,20 @@ def _location(response: http.client.HTTPResponse) -> str:
         return percent_encoded(raw)
 
 
-def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) -> None:
+def _announced_length(response: http.client.HTTPResponse) -> int | None:
+    """The body's Content-Length, unless it is chunked (which has its own end marker, and
+    whose truncation http.client reports) or the header is not a plain number."""
+    if response.chunked:
+        return None
     announced = (response.getheader("Content-Length") or "").strip()
-    if announced.isdigit() and int(announced) > max_bytes:
+    return int(announced) if announced.isdigit() else None
+
+
+def _check_announced_length(response: http.client.HTTPResponse, max_bytes: int) -> None:
+    announced = _announced_length(response)
+    if announced is not None and announced > max_bytes:
         raise FetchError(
-            f"the body is {int(announced)} bytes, over the {max_bytes}-byte cap", permanent=True
+            f"the body is {announced} bytes, over the {max_bytes}-byte cap", permanent=True
         )
 
 

@@ -57,6 +57,16 @@ class ModelEndpointRefused(StageError):
         super().__init__(stage, message, permanent=True)
 
 
+class EmptyDocument(StageError):
+    """The document has nothing to index: no bytes, or only whitespace once read. The same
+    file is as empty on every attempt, and nothing is invented to fill it."""
+
+    code = "EMPTY_DOCUMENT"
+
+    def __init__(self, stage: str, what: str) -> None:
+        super().__init__(stage, f"empty document: {what}", permanent=True)
+
+
 class ChunkingFailed(StageError):
     code = "CHUNKING_FAILED"
 

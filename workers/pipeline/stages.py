@@ -21,6 +21,7 @@ from workers.pipeline.errors import (
     ChunkingFailed,
     DocReaderFailed,
     EmbeddingFailed,
+    EmptyDocument,
     ModelEndpointRefused,
     Superseded,
 )
@@ -123,6 +124,9 @@ def read_document(
         markdown = transcribe(config, outcome, knowledge.file_name, ctx.settings.url_policy)
         checkpoint.check()
     stored = images.finish(markdown)
+    if not stored.markdown.strip() and not stored.stored:
+        name = file_name if fetched is None or fetched.page is None else "the page"
+        raise EmptyDocument("docreader", f"{name} has no text or images to index")
     if fetched is not None:
         record_page_title(ctx, knowledge, tracker.attempt, outcome.metadata)
     tracker.end(

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import logging
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -40,6 +42,7 @@ from storage.files.base import StoredFile
 from storage.files.keys import content_type_of
 from storage.files.resource_catalog import UnknownResource, is_resource_ref
 from workers.context import WorkerContext
+from workers.docreader_client import DocReaderCallError
 from workers.extensions import WEB_PAGE_TYPE, UnsupportedFileType
 from workers.model_prechecks import missing_model
 from workers.net.safe_fetch import FetchError, StreamedResponse, open_stream
@@ -54,12 +57,15 @@ from workers.pipeline.download_gate import (
 )
 from workers.pipeline.effective_config import EffectiveConfig
 from workers.pipeline.errors import (
+    EmptyDocument,
     ModelMissing,
     Superseded,
     UnsupportedDownload,
     UrlFetchFailed,
     UrlRefused,
 )
+
+log = logging.getLogger(__name__)
 
 STAGE = "docreader"
 # The name and type a web page is handed to the docreader under.
@@ -186,10 +192,25 @@ def _download(
         )
         if name.file_type != planned.file_type:
             _check_models(knowledge, name.file_type, config)
+        response.limit_to(_docreader_cap(ctx, config, name.file_type))
         stored = _store(ctx, knowledge, name, _pieces(response, should_stop, knowledge.id))
     return FetchedUrl(
         _fetch_record(url, response), _record_download(ctx, knowledge, attempt, name, stored)
     )
+
+
+def _docreader_cap(ctx: WorkerContext, config: EffectiveConfig, file_type: str) -> int:
+    """The largest file of this type the docreader's chosen engine reads: downloading more
+    would only store what it refuses. No cap when it has none, or cannot say right now
+    (the read itself will then fail or succeed on its own)."""
+    engine = config.parser_choice(file_type).engine
+    try:
+        engines = ctx.docreader.list_engines()
+    except DocReaderCallError as exc:
+        log.warning("docreader engines unknown (%s); download capped by settings only", exc)
+        return sys.maxsize
+    caps = next((e.max_input_bytes for e in engines if e.name == engine), {})
+    return caps.get(file_type, sys.maxsize)
 
 
 def _check_models(knowledge: Knowledge, file_type: str, config: EffectiveConfig) -> None:
@@ -237,6 +258,8 @@ def _store(
         if head is not None:  # a body shorter than the head
             check_first_bytes(head, name.file_type)
             upload.write(head)
+        if upload.size == 0:
+            raise EmptyDocument(STAGE, "the server sent no bytes")
         return upload.commit()
     except BaseException:
         upload.abort()

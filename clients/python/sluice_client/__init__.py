@@ -4,6 +4,7 @@ from sluice_client._proto.sluice import v1
 from sluice_client.client import SluiceClient
 from sluice_client.errors import (
     AlreadyExists,
+    DataLoss,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -20,6 +21,7 @@ from sluice_client.errors import (
 
 __all__ = [
     "AlreadyExists",
+    "DataLoss",
     "FailedPrecondition",
     "InvalidArgument",
     "NotFound",

@@ -31,6 +31,21 @@ def open_source(
     return os.path.basename(stream_name), nullcontext(source)
 
 
+def remaining_size(stream: BinaryIO) -> int | None:
+    """The bytes left from the stream's position to its end, if it can seek (a file, a
+    BytesIO); None for a pipe or socket. Sent in the header, so the server can tell a
+    stream cut short from the whole file."""
+    try:
+        if not stream.seekable():
+            return None
+        start = stream.tell()
+        end = stream.seek(0, os.SEEK_END)
+        stream.seek(start)
+    except OSError:
+        return None
+    return max(end - start, 0)
+
+
 def file_frames(
     header: v1.FileHeader, stream: BinaryIO, chunk_size: int
 ) -> Iterator[v1.CreateFromFileRequest]:

@@ -17,7 +17,7 @@ from sluice_client._channel import open_channel
 from sluice_client._proto.google.protobuf import FieldMask
 from sluice_client._proto.sluice import v1
 from sluice_client._resources import write_resource
-from sluice_client._upload import FileSource, file_frames, open_source
+from sluice_client._upload import FileSource, file_frames, open_source, remaining_size
 from sluice_client.errors import (
     ProtocolError,
     SluiceRpcError,
@@ -184,12 +184,15 @@ class SluiceClient:
         enable_multimodel: bool | None = None,
         process_config: v1.ProcessConfig | None = None,
         chunk_size: int = 1 << 20,
+        md5: str | None = None,
     ) -> v1.Knowledge:
         """Streams a file (a path, or a binary stream the caller keeps ownership of) to the
         knowledge base: the header frame, then `chunk_size`-byte frames read as they are
         sent, so the file is never held in memory whole.
 
-        `file_name` defaults to the path's or stream's base name.
+        `file_name` defaults to the path's or stream's base name. The header carries the
+        size of a seekable source and `md5` (hex) if given: the server keeps nothing when
+        the bytes it receives differ (`DataLoss`).
         """
         if chunk_size <= 0:
             raise ValueError("chunk_size must be positive")
@@ -203,6 +206,8 @@ class SluiceClient:
             process_config=process_config,
         )
         with opened as stream:
+            header.size = remaining_size(stream)
+            header.md5 = md5 or ""
             frames = file_frames(header, stream, chunk_size)
             response = _call(self._knowledges.create_from_file, frames)
         return _required(response.knowledge, "knowledge")

@@ -104,6 +104,10 @@ class Unimplemented(SluiceRpcError):
     pass
 
 
+class DataLoss(SluiceRpcError):
+    """What the server received is not what the client declared (an upload's size or MD5)."""
+
+
 _ERROR_BY_CODE: dict[grpc.StatusCode, type[SluiceRpcError]] = {
     grpc.StatusCode.INVALID_ARGUMENT: InvalidArgument,
     grpc.StatusCode.NOT_FOUND: NotFound,
@@ -114,6 +118,7 @@ _ERROR_BY_CODE: dict[grpc.StatusCode, type[SluiceRpcError]] = {
     grpc.StatusCode.PERMISSION_DENIED: PermissionDenied,
     grpc.StatusCode.UNAVAILABLE: Unavailable,
     grpc.StatusCode.UNIMPLEMENTED: Unimplemented,
+    grpc.StatusCode.DATA_LOSS: DataLoss,
 }
 
 # Detail decoders by fully qualified type name (the part of the type URL after the last '/').

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from server.docreader.safety.limits import ParseLimits
 
@@ -66,6 +66,13 @@ class DocumentSink(Protocol):
     def mark_audio(self) -> None:
         """The input is audio: its bytes go back to the caller for transcription."""
         ...
+
+
+@runtime_checkable
+class WholeInputParser(Protocol):
+    """A parser that reads its input whole, so it refuses one over a size of its own."""
+
+    def max_input_bytes(self, limits: ParseLimits) -> int: ...
 
 
 class Parser(Protocol):

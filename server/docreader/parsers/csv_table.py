@@ -29,6 +29,9 @@ class CsvParser:
     def __init__(self, *, sniff_delimiter: bool = True) -> None:
         self._sniff = sniff_delimiter
 
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes
+
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         name = options.file_name or "input"
         text = normalize_newlines(decode_text(_read(source, options.limits, name)))

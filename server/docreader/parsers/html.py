@@ -15,9 +15,13 @@ from server.docreader.html.page import convert_page
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
 from server.docreader.parsers.plain_text import read_limited
+from server.docreader.safety.limits import ParseLimits
 
 
 class HtmlParser:
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes
+
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         collector = ImageCollector()
         page = convert_page(read_limited(source, options.limits), data_uri_images(collector))

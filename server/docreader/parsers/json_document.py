@@ -18,6 +18,7 @@ from server.docreader.errors import ParseError
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.plain_text import read_limited
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
+from server.docreader.safety.limits import ParseLimits
 
 _BACKTICK_RUN = re.compile(r"`+")
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -28,6 +29,9 @@ _TO_SQUARE = str.maketrans("{}", "[]")
 class JsonParser:
     def __init__(self, *, pretty: bool = True) -> None:
         self._pretty = pretty
+
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes
 
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         text = normalize_newlines(decode_text(read_limited(source, options.limits)))

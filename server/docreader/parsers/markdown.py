@@ -13,6 +13,7 @@ from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
 from server.docreader.parsers.plain_text import LineLengthGuard, read_limited
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
+from server.docreader.safety.limits import ParseLimits
 
 # ![alt](data:image/png;base64,... "optional title") — the title is dropped on rewrite so the
 # worker can find the link by its target alone.
@@ -26,6 +27,9 @@ _DATA_URI_IMAGE = re.compile(
 class MarkdownParser:
     def __init__(self, *, extract_images: bool = True) -> None:
         self._extract_images = extract_images
+
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes
 
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         markdown = normalize_newlines(decode_text(read_limited(source, options.limits)))

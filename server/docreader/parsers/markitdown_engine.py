@@ -14,6 +14,7 @@ from typing import Any
 
 from server.docreader.errors import ParseError
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.safety.limits import ParseLimits
 from server.docreader.safety.zip_guard import SafeZip
 
 MARKITDOWN_FILE_TYPES = (
@@ -38,9 +39,12 @@ def _converter() -> Any:
 
 
 class MarkItDownParser:
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes * 4
+
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         size = source.stat().st_size
-        if size > options.limits.max_text_bytes * 4:
+        if size > self.max_input_bytes(options.limits):
             raise ParseError(
                 f"{options.file_name or 'the file'} is {size} bytes, too large for markitdown"
             )

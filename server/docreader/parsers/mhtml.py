@@ -25,9 +25,13 @@ from server.docreader.html.page import convert_page
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.data_uri import ImageCollector
 from server.docreader.parsers.plain_text import read_limited
+from server.docreader.safety.limits import ParseLimits
 
 
 class MhtmlParser:
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes
+
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         data = read_limited(source, options.limits)
         try:

@@ -25,6 +25,9 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 class PlainTextParser:
+    def max_input_bytes(self, limits: ParseLimits) -> int:
+        return limits.max_text_bytes
+
     def parse(self, source: Path, options: ParseOptions, sink: DocumentSink) -> None:
         text = normalize_newlines(decode_text(read_text(source, options.limits)))
         if text:

@@ -45,6 +45,11 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     routes: dict[str, Reply] = {
         "/docs/kestrel-timetable.pdf": reply(200, pdf, {"Content-Type": "application/pdf"}),
         "/dedup/notes.pdf": reply(200, pdf, {"Content-Type": "application/pdf"}),
+        "/void/report.pdf": reply(200, b"", {"Content-Type": "application/pdf"}),
+        # Announces the whole PDF, sends all but its last 5 bytes, closes the connection.
+        "/cut/kestrel.pdf": reply(200, pdf[:-5], {
+            "Content-Type": "application/pdf", "Content-Length": str(len(pdf)),
+        }),
         "/files/get?id=42": reply(200, docx, {"Content-Type": "application/octet-stream"}),
         "/articles/tern-island": reply(
             200, article_html(), {"Content-Type": "text/html; charset=utf-8"}

@@ -168,6 +168,34 @@ def test_an_oversize_download_fails_with_a_size_error_and_stores_nothing(
     assert list((stack.storage_dir / ".staging").glob("*.part")) == []
 
 
+def test_a_body_shorter_than_its_content_length_fails_after_retries_and_stores_nothing(
+    client: SluiceClient, kb: v1.KnowledgeBase, servers: Servers, stack: Stack
+) -> None:
+    pdf = len(servers.pdf)
+    done = finished(client, client.create_from_url(kb.id, servers.url("/cut/kestrel.pdf")))
+    assert done.parse_status == v1.ParseStatus.FAILED
+    cut = f"the connection closed after {pdf - 5} of the {pdf} bytes the server announced"
+    assert cut in done.error_message
+    span = docreader_span(client, done.id)
+    assert (span.status, span.error_code) == (v1.SpanStatus.FAILED, "URL_FETCH_FAILED")
+    fetched = [path for path, _ in servers.content.requests if path == "/cut/kestrel.pdf"]
+    assert len(fetched) > 1, "a broken download is retried"
+    assert done.file_size == 0 and done.file_hash == ""
+    assert stored_files_of(stack, done.id) == []
+    assert list((stack.storage_dir / ".staging").glob("*.part")) == []
+
+
+def test_an_empty_download_fails_as_an_empty_document_and_stores_nothing(
+    client: SluiceClient, kb: v1.KnowledgeBase, servers: Servers, stack: Stack
+) -> None:
+    done = finished(client, client.create_from_url(kb.id, servers.url("/void/report.pdf")))
+    assert done.parse_status == v1.ParseStatus.FAILED
+    assert "empty document: the server sent no bytes" in done.error_message
+    span = docreader_span(client, done.id)
+    assert (span.status, span.error_code) == (v1.SpanStatus.FAILED, "EMPTY_DOCUMENT")
+    assert done.file_size == 0 and stored_files_of(stack, done.id) == []
+
+
 @pytest.mark.parametrize(
     ("path", "file_type", "message"),
     [

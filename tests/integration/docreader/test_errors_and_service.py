@@ -18,7 +18,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
-from server.docreader.server import SERVICE_NAME, build_docreader_server
+from server.docreader.safety.limits import ParseLimits
+from server.docreader.server import DEFAULT_MAX_INPUT_MB, SERVICE_NAME, build_docreader_server
 from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadConfig, ReadOutcome
 from workers.extensions import SUPPORTED_IMPORT_EXTENSIONS
 
@@ -100,6 +101,18 @@ def test_list_engines_reports_availability(client: DocReaderClient) -> None:
     simple = engines["simple"]
     assert {"md", "txt", "csv", "json", "png", "wav"} <= set(simple.file_types)
     assert "pdf" not in simple.file_types
+
+
+def test_list_engines_reports_the_largest_file_read_of_each_type(client: DocReaderClient) -> None:
+    """Text-read types stop at the text limit, markitdown at four times it, everything else
+    at the service's input cap (2 GiB by default): what a URL download is capped at."""
+    engines = {engine.name: engine for engine in client.list_engines()}
+    text, service = ParseLimits().max_text_bytes, DEFAULT_MAX_INPUT_MB << 20
+    builtin = engines["builtin"].max_input_bytes
+    text_types = ("txt", "md", "csv", "json", "html", "mhtml")
+    assert {t: builtin[t] for t in text_types} == dict.fromkeys(text_types, text)
+    assert builtin["pdf"] == builtin["pptx"] == builtin["png"] == service
+    assert engines["markitdown"].max_input_bytes["pdf"] == 4 * text
 
 
 def test_health_is_serving(channel: grpc.Channel) -> None:

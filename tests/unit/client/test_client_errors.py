@@ -16,6 +16,7 @@ from grpc_status import rpc_status
 from sluice.v1 import knowledge_base_pb2, knowledge_base_pb2_grpc, knowledge_pb2, knowledge_pb2_grpc
 from sluice_client import (
     AlreadyExists,
+    DataLoss,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -145,7 +146,8 @@ def client(serve: Serve) -> Iterator[SluiceClient]:
         (grpc.StatusCode.PERMISSION_DENIED, PermissionDenied),
         (grpc.StatusCode.UNAVAILABLE, Unavailable),
         (grpc.StatusCode.UNIMPLEMENTED, Unimplemented),
-        (grpc.StatusCode.DATA_LOSS, SluiceRpcError),
+        (grpc.StatusCode.DATA_LOSS, DataLoss),
+        (grpc.StatusCode.ABORTED, SluiceRpcError),
     ],
 )
 def test_each_status_code_raises_its_error_class(

@@ -192,3 +192,20 @@ def test_docx_is_not_a_presentation(tmp_path: Path) -> None:
     docx.Document().save(str(path))
     with pytest.raises(ParseError, match="cannot be opened as a presentation"):
         _parse(path)
+
+
+def test_slides_with_nothing_on_them_write_nothing(tmp_path: Path) -> None:
+    """No invented content: blank slides (a new deck's only slide, say) leave no heading,
+    so an empty presentation reads as empty; a blank slide between others is skipped."""
+    deck = pptx.Presentation()
+    blank = deck.slide_layouts[6]
+    deck.slides.add_slide(blank)
+    path = tmp_path / "blank.pptx"
+    deck.save(str(path))
+    assert _parse(path).markdown == ""
+    second = deck.slides.add_slide(blank)
+    box = second.shapes.add_textbox(Inches(1), Inches(1), Inches(4), Inches(1))
+    box.text_frame.text = "Only the second slide says something"
+    deck.slides.add_slide(blank)
+    deck.save(str(path))
+    assert _parse(path).markdown == "## Slide 2\n\nOnly the second slide says something"

@@ -133,7 +133,7 @@ class Knowledge(_message.Message):
     def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., type: _Optional[_Union[_common_pb2.KnowledgeType, str]] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., source: _Optional[str] = ..., file_name: _Optional[str] = ..., file_type: _Optional[str] = ..., file_size: _Optional[int] = ..., file_hash: _Optional[str] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., enable_status: _Optional[_Union[_common_pb2.EnableStatus, str]] = ..., summary_status: _Optional[_Union[_common_pb2.SummaryStatus, str]] = ..., error_message: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tag_ids: _Optional[_Iterable[str]] = ..., channel: _Optional[str] = ..., attempt: _Optional[int] = ..., pending_subtasks_count: _Optional[int] = ..., process_overrides: _Optional[_Union[_config_pb2.ProcessConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., processed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stall_state: _Optional[_Union[_common_pb2.StallState, str]] = ..., summary: _Optional[str] = ...) -> None: ...
 
 class FileHeader(_message.Message):
-    __slots__ = ("knowledge_base_id", "file_name", "metadata", "tag_ids", "enable_multimodel", "process_config", "title", "channel")
+    __slots__ = ("knowledge_base_id", "file_name", "metadata", "tag_ids", "enable_multimodel", "process_config", "title", "channel", "size", "md5")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -149,6 +149,8 @@ class FileHeader(_message.Message):
     PROCESS_CONFIG_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     CHANNEL_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    MD5_FIELD_NUMBER: _ClassVar[int]
     knowledge_base_id: str
     file_name: str
     metadata: _containers.ScalarMap[str, str]
@@ -157,7 +159,9 @@ class FileHeader(_message.Message):
     process_config: _config_pb2.ProcessConfig
     title: str
     channel: str
-    def __init__(self, knowledge_base_id: _Optional[str] = ..., file_name: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tag_ids: _Optional[_Iterable[str]] = ..., enable_multimodel: _Optional[bool] = ..., process_config: _Optional[_Union[_config_pb2.ProcessConfig, _Mapping]] = ..., title: _Optional[str] = ..., channel: _Optional[str] = ...) -> None: ...
+    size: int
+    md5: str
+    def __init__(self, knowledge_base_id: _Optional[str] = ..., file_name: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tag_ids: _Optional[_Iterable[str]] = ..., enable_multimodel: _Optional[bool] = ..., process_config: _Optional[_Union[_config_pb2.ProcessConfig, _Mapping]] = ..., title: _Optional[str] = ..., channel: _Optional[str] = ..., size: _Optional[int] = ..., md5: _Optional[str] = ...) -> None: ...
 
 class CreateFromFileRequest(_message.Message):
     __slots__ = ("header", "data")

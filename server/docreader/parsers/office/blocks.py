@@ -18,10 +18,18 @@ class BlockWriter:
         self._in_list = False
         # The marker of the current item at each depth, for the nested items' indent.
         self._markers: list[str] = []
+        self._pending = ""
+
+    def heading_if_followed(self, markdown: str) -> None:
+        """A heading written only when a block or list item follows it (before the next
+        such heading): a section with nothing in it leaves no trace, so an empty slide is
+        not "## Slide 1" and an empty deck reads as empty."""
+        self._pending = markdown
 
     def block(self, markdown: str) -> None:
         if not markdown:
             return
+        self._flush_pending()
         self._write("\n\n" + markdown if self._started else markdown)
         self._started = True
         self._in_list = False
@@ -31,6 +39,7 @@ class BlockWriter:
         line separates the two."""
         if not text:
             return
+        self._flush_pending()
         if new_list or not self._in_list:
             self._markers = []
         # A level skipped on the way down indents like a bullet.
@@ -43,3 +52,8 @@ class BlockWriter:
         self._write(markdown)
         self._started = True
         self._in_list = True
+
+    def _flush_pending(self) -> None:
+        if self._pending:
+            heading, self._pending = self._pending, ""
+            self.block(heading)

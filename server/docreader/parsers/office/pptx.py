@@ -1,4 +1,5 @@
-"""pptx → Markdown, slide by slide: ``## Slide N: <title>``, then the slide's shapes.
+"""pptx → Markdown, slide by slide: ``## Slide N: <title>``, then the slide's shapes; a
+slide with neither title nor content writes nothing.
 
 Shapes are read top to bottom, then left to right (group shapes likewise, recursively): text
 frames keep their bullet levels, tables become GFM tables, pictures become
@@ -67,7 +68,10 @@ class PptxParser:
 def _write_slide(slide: Any, number: int, writer: BlockWriter, images: OfficeImages) -> None:
     title_shape = next((s for s in slide.placeholders if _placeholder(s) in _TITLES), None)
     title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
-    writer.block(f"## Slide {number}: {title}" if title else f"## Slide {number}")
+    if title:
+        writer.block(f"## Slide {number}: {title}")
+    else:
+        writer.heading_if_followed(f"## Slide {number}")
     title_id = title_shape.shape_id if title_shape is not None else None
     for shape in _reading_order(slide.shapes, depth=0):
         if title_id is not None and shape.shape_id == title_id:

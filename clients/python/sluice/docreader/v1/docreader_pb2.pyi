@@ -154,7 +154,7 @@ class ListEnginesRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Engine(_message.Message):
-    __slots__ = ("name", "description", "file_types", "available", "unavailable_reason", "unavailable_file_types")
+    __slots__ = ("name", "description", "file_types", "available", "unavailable_reason", "unavailable_file_types", "max_input_bytes")
     class UnavailableFileTypesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -162,19 +162,28 @@ class Engine(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class MaxInputBytesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     FILE_TYPES_FIELD_NUMBER: _ClassVar[int]
     AVAILABLE_FIELD_NUMBER: _ClassVar[int]
     UNAVAILABLE_REASON_FIELD_NUMBER: _ClassVar[int]
     UNAVAILABLE_FILE_TYPES_FIELD_NUMBER: _ClassVar[int]
+    MAX_INPUT_BYTES_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     file_types: _containers.RepeatedScalarFieldContainer[str]
     available: bool
     unavailable_reason: str
     unavailable_file_types: _containers.ScalarMap[str, str]
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., file_types: _Optional[_Iterable[str]] = ..., available: _Optional[bool] = ..., unavailable_reason: _Optional[str] = ..., unavailable_file_types: _Optional[_Mapping[str, str]] = ...) -> None: ...
+    max_input_bytes: _containers.ScalarMap[str, int]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., file_types: _Optional[_Iterable[str]] = ..., available: _Optional[bool] = ..., unavailable_reason: _Optional[str] = ..., unavailable_file_types: _Optional[_Mapping[str, str]] = ..., max_input_bytes: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class ListEnginesResponse(_message.Message):
     __slots__ = ("engines",)

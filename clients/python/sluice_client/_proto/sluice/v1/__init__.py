@@ -1047,7 +1047,9 @@ default_message_pool.register_message(
 @dataclass(eq=False, repr=False)
 class CreateFromFileRequest(betterproto2.Message):
     """
-    CreateFromFile frames: exactly one header first, then any number of data frames.
+    CreateFromFile frames: exactly one header first, then any number of data frames. The
+    upload counts only when the client half-closes the stream: a stream that ends by cancel,
+    deadline or a lost connection leaves nothing behind.
 
     Oneofs:
         - frame:
@@ -1270,6 +1272,19 @@ class FileHeader(betterproto2.Message):
     title: "str" = betterproto2.field(7, betterproto2.TYPE_STRING)
 
     channel: "str" = betterproto2.field(8, betterproto2.TYPE_STRING)
+
+    size: "int | None" = betterproto2.field(9, betterproto2.TYPE_INT64, optional=True)
+    """
+    The file's size in bytes, when the client knows it: a stream that ends with another
+    size is DATA_LOSS and nothing is kept; a size over the server's limit is refused
+    (RESOURCE_EXHAUSTED) before any byte is sent.
+    """
+
+    md5: "str" = betterproto2.field(10, betterproto2.TYPE_STRING)
+    """
+    The file's MD5 as 32 hex digits, when the client knows it: a stream whose bytes hash
+    otherwise is DATA_LOSS and nothing is kept.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "FileHeader", FileHeader)

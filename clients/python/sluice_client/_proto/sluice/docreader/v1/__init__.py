@@ -56,6 +56,17 @@ class Engine(betterproto2.Message):
     File types this engine would read but cannot here, and why (e.g. doc: LibreOffice missing).
     """
 
+    max_input_bytes: "dict[str, int]" = betterproto2.field(
+        7,
+        betterproto2.TYPE_MAP,
+        map_meta=betterproto2.map_meta(betterproto2.TYPE_STRING, betterproto2.TYPE_INT64),
+    )
+    """
+    The largest file of each type this engine reads here, in bytes (its parser's own limit
+    and the service's input cap, whichever is smaller); a type absent here has neither.
+    A client need not fetch more than this: the rest would be refused.
+    """
+
 
 default_message_pool.register_message("sluice.docreader.v1", "Engine", Engine)
 
