@@ -82,7 +82,10 @@ async def start_lite(settings: Settings) -> Runtime:
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers})
+    queue = LiteTaskQueue(
+        workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers},
+        shutdown_grace_s=settings.worker_shutdown_grace_s,
+    )
     bus = InMemoryEventBus()
     ctx = await asyncio.to_thread(
         build_context, settings, queue=queue, publisher=bus, docreader_target=target

@@ -79,6 +79,9 @@ class Settings:
     summary_stale_after_s: int = 3600
     stall_verdict_after_s: int = 1200
     max_auto_requeues: int = 2
+    # On SIGTERM a worker hands its running round back to the queue and exits within this
+    # many seconds (lite mode: the executor's shutdown waits as long).
+    worker_shutdown_grace_s: float = 30.0
     # Outbound fetches (remote images, URL import) are SSRF-guarded; these exact host names
     # or IPs skip the address checks (an internal image server, say).
     ssrf_allow_hosts: frozenset[str] = frozenset()
@@ -198,6 +201,9 @@ class Settings:
                 source, "SLUICE_STALL_VERDICT_AFTER", base.stall_verdict_after_s
             ),
             "max_auto_requeues": _int(source, "SLUICE_MAX_AUTO_REQUEUES", base.max_auto_requeues),
+            "worker_shutdown_grace_s": _float(
+                source, "SLUICE_WORKER_SHUTDOWN_GRACE_S", base.worker_shutdown_grace_s
+            ),
             "ssrf_allow_hosts": _str_set(source, "SLUICE_SSRF_ALLOW_HOSTS", base.ssrf_allow_hosts),
             "remote_image_max_bytes": _int(
                 source, "SLUICE_REMOTE_IMAGE_MAX_BYTES", base.remote_image_max_bytes
@@ -233,6 +239,8 @@ class Settings:
             raise SettingsError("SLUICE_HOUSEKEEPING_INTERVAL must be > 0")
         if settings.max_auto_requeues < 0:
             raise SettingsError("SLUICE_MAX_AUTO_REQUEUES must be >= 0")
+        if settings.worker_shutdown_grace_s <= 0:
+            raise SettingsError("SLUICE_WORKER_SHUTDOWN_GRACE_S must be > 0")
         if settings.remote_image_max_bytes <= 0:
             raise SettingsError("SLUICE_REMOTE_IMAGE_MAX_BYTES must be > 0")
         if settings.file_default_backend not in settings.file_backends:
