@@ -85,11 +85,13 @@ class LiteTaskQueue:
         *,
         workers_per_queue: Mapping[QueueName, int] | None = None,
         shutdown_grace_s: float = 10.0,
+        pickup_grace_s: float = PICKUP_GRACE_S,
     ) -> None:
         self._workers = {**DEFAULT_WORKERS_PER_QUEUE, **(workers_per_queue or {})}
         if any(count < 1 for count in self._workers.values()):
             raise ValueError("workers_per_queue values must be >= 1")
         self._shutdown_grace_s = shutdown_grace_s
+        self._pickup_grace_s = pickup_grace_s
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._lanes: dict[QueueName, _Lane] = {}
@@ -140,7 +142,7 @@ class LiteTaskQueue:
 
     def is_queued(self, group: str) -> bool:
         with self._lock:
-            since = time.monotonic() - PICKUP_GRACE_S
+            since = time.monotonic() - self._pickup_grace_s
             just_taken = [task for task in self._running if task.taken_at > since]
             return any(
                 task.spec.group == group for task in (*self._waiting_tasks(), *just_taken)
@@ -196,6 +198,10 @@ class LiteTaskQueue:
             for task in self._waiting_tasks():
                 del self._tasks[task.job_id]
             self._shutting_down.set()
+            # Handlers that check only the cancel flag stop too; checkpoints that know the
+            # shutdown flag look at it first, and hand their round back.
+            for task in self._running:
+                task.cancelled.set()
             threads = []
             for lane in self._lanes.values():
                 lane.ready.clear()

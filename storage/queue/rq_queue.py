@@ -238,6 +238,7 @@ class RQTaskQueue:
         result_ttl_s: int = 3600,
         failure_ttl_s: int = 7 * 24 * 3600,
         callback_timeout_s: int = 300,
+        pickup_grace_s: float = PICKUP_GRACE_S,
     ) -> None:
         validate_key_prefix(key_prefix)
         self._prefix = key_prefix
@@ -246,6 +247,7 @@ class RQTaskQueue:
         self._result_ttl_s = result_ttl_s
         self._failure_ttl_s = failure_ttl_s
         self._callback_timeout_s = callback_timeout_s
+        self._pickup_grace_s = pickup_grace_s
         self._prune_group = self._redis.register_script(_PRUNE_GROUP)
 
     @property
@@ -390,7 +392,7 @@ class RQTaskQueue:
         raw = _text(self._redis.hget(Job.key_for(rq_id), "started_at"))
         if not raw:
             return True  # being marked started right now
-        return (now() - utcparse(raw)).total_seconds() < PICKUP_GRACE_S
+        return (now() - utcparse(raw)).total_seconds() < self._pickup_grace_s
 
     def cancel_group(self, group: str) -> int:
         try:

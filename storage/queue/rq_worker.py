@@ -106,7 +106,8 @@ class _GracefulWorker(BaseWorker):
     def request_stop(self, signum: int, frame: FrameType | None) -> None:
         shutdown.request()
         if self.get_state() == WorkerStatus.BUSY:
-            self._signal_task_process(_SHUTDOWN_SIGNAL)
+            if self.horse_pid:  # this process's own flag is set already
+                self._signal_task_process(_SHUTDOWN_SIGNAL)
             self._arm_deadline()
             self.log.warning(
                 "Worker %s: shutting down; the running task stops at its next checkpoint "
