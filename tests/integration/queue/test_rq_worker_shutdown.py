@@ -44,7 +44,8 @@ def events(path: Path, name: str) -> list[dict[str, Any]]:
 
 
 def waiting(redis: Redis, key_prefix: str) -> list[str]:
-    return [m.decode() for m in redis.lrange(f"rq:queue:{key_prefix}:default", 0, -1)]
+    members = redis.lrange(f"rq:queue:{key_prefix}:default", 0, -1)
+    return [m.decode() if isinstance(m, bytes) else str(m) for m in members]
 
 
 def signal_and_wait(worker: subprocess.Popen[str], *signals: signal.Signals) -> float:
