@@ -47,6 +47,9 @@ class Runtime:
         await self.api.stop(grace)
         if self.housekeeper is not None:
             await asyncio.to_thread(self.housekeeper.stop)
+        # Running rounds hand themselves back (within the shutdown grace) while the
+        # docreader and the index they use are still up.
+        await asyncio.to_thread(self.ctx.queue.close)
         if self.docreader is not None:
             self.docreader.stop(grace).wait()
         await asyncio.to_thread(self.ctx.close)
