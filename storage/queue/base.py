@@ -18,7 +18,7 @@ from typing import Any, Protocol
 JOB_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
 # How long after a worker took a task the task still counts as queued for housekeeping:
 # the worker's first heartbeat (the guarded move to processing) lands well within it.
-PICKUP_GRACE_S = 60.0
+PICKUP_GRACE_S = 30.0
 _DOTTED_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
