@@ -116,3 +116,14 @@ def test_deleted_resources_are_retained_at_least_the_stale_threshold(
         rf"\({threshold.stale_threshold_s} s",
     ):
         Settings.from_env(env=env)
+
+
+def test_worker_shutdown_grace_defaults_to_30_seconds_and_must_be_positive() -> None:
+    assert Settings.from_env(env={}).worker_shutdown_grace_s == 30.0
+    grace = Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": "7.5"})
+    assert grace.worker_shutdown_grace_s == 7.5
+    for raw in ("0", "-1"):
+        with pytest.raises(SettingsError, match="SLUICE_WORKER_SHUTDOWN_GRACE_S must be > 0"):
+            Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": raw})
+    with pytest.raises(SettingsError, match="SLUICE_WORKER_SHUTDOWN_GRACE_S must be a number"):
+        Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": "soon"})
