@@ -245,7 +245,6 @@ class LiteTaskQueue:
         spec = task.spec
         info = AttemptInfo(task.job_id, spec.group, task.attempt, spec.max_attempts)
         abandoned = threading.Event()
-        interrupted = threading.Event()
         errors: list[BaseException] = []
 
         def stop_requested() -> bool:
@@ -258,8 +257,8 @@ class LiteTaskQueue:
                     self._shutting_down.is_set,
                 )
             except TaskInterrupted:
+                # Not an error: closing drops the task, and the next start re-finds its row.
                 logger.info("task %s [%s] interrupted by shutdown", spec.handler, task.job_id)
-                interrupted.set()
             # A handler's crash of any kind is a failed attempt, never a dead process.
             except BaseException as exc:
                 errors.append(exc)
