@@ -52,6 +52,9 @@ class Runtime:
         discard_service_port(self.port)  # no longer ours: whoever binds it next may be fetched
         if self.housekeeper is not None:
             await asyncio.to_thread(self.housekeeper.stop)
+        # Running rounds hand themselves back (within the shutdown grace) while the
+        # docreader and the index they use are still up.
+        await asyncio.to_thread(self.ctx.queue.close)
         if self.docreader is not None:
             self.docreader.stop(grace).wait()
         await asyncio.to_thread(self.ctx.close)
@@ -108,7 +111,10 @@ async def start_lite(settings: Settings) -> Runtime:
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
     if not address.startswith("unix:"):
         add_service_port(port)  # a data dir too deep for a socket path: a loopback port
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers})
+    queue = LiteTaskQueue(
+        workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers},
+        shutdown_grace_s=settings.worker_shutdown_grace_s,
+    )
     bus = InMemoryEventBus()
     ctx = await asyncio.to_thread(
         build_context, settings, queue=queue, publisher=bus, docreader_target=target

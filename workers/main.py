@@ -34,6 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         burst=args.burst,
         name=args.name,
         simple=True,
+        shutdown_grace_s=settings.worker_shutdown_grace_s,
     )
     return 0
 

@@ -136,6 +136,9 @@ class Settings(BaseSettings):
         default=1200, gt=0, validation_alias="SLUICE_STALL_VERDICT_AFTER"
     )
     max_auto_requeues: int = Field(default=2, ge=0)
+    # On SIGTERM a worker hands its running round back to the queue and exits within this
+    # many seconds (lite mode: the executor's shutdown waits as long).
+    worker_shutdown_grace_s: float = Field(default=30.0, gt=0)
     # Outbound requests (remote images, URL import, model endpoints) are SSRF-guarded; these
     # entries, "host" or "host:port" ("[v6]:port"), skip the address checks (an internal
     # image server, say); a blocked port opens only to an entry naming it.

@@ -21,7 +21,10 @@ DATA_TABLE_RETRIES = 2
 DATA_TABLE_TIMEOUT_S = 1800
 
 
-def document_process(settings: Settings, payload: DocumentProcessPayload) -> TaskSpec:
+def document_process(
+    settings: Settings, payload: DocumentProcessPayload, *, at_front: bool = False
+) -> TaskSpec:
+    """``at_front``: a round re-enqueued by housekeeping, which has waited its turn already."""
     return TaskSpec(
         handler="workers.tasks.process_document",
         payload=payload.to_dict(),
@@ -32,6 +35,7 @@ def document_process(settings: Settings, payload: DocumentProcessPayload) -> Tas
         timeout_s=settings.document_process_timeout_s,
         on_final_failure="workers.tasks.on_document_process_failed",
         group=payload.knowledge_id,
+        at_front=at_front,
     )
 
 

@@ -16,6 +16,9 @@ from typing import Any, Protocol
 # RQ accepts only these characters in job ids; the lite executor follows the same rule so a
 # TaskSpec valid for one adapter is valid for the other.
 JOB_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
+# How long after a worker took a task the task still counts as queued for housekeeping:
+# the worker's first heartbeat (the guarded move to processing) lands well within it.
+PICKUP_GRACE_S = 30.0
 _DOTTED_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
@@ -43,6 +46,13 @@ class NotInTaskError(QueueError):
     """``attempt_info()`` / ``cancel_requested()`` was called outside a running handler."""
 
 
+class TaskInterrupted(BaseException):
+    """The worker is shutting down: the running handler stopped at a checkpoint (or was
+    stopped at the shutdown deadline). The adapter hands the task back to the front of its
+    queue without using up an attempt. A BaseException, so a handler's ``except Exception``
+    never mistakes it for a failure to retry."""
+
+
 @dataclass(frozen=True)
 class TaskSpec:
     """One unit of work.
@@ -52,7 +62,8 @@ class TaskSpec:
     ``retry_intervals[min(k, len) - 1]`` seconds (none: 0). ``on_final_failure`` names
     ``def cb(payload: dict[str, Any], error: str) -> None``, called once, after the last
     attempt failed (never for a task stopped by ``cancel_group``). ``group`` (e.g. the
-    knowledge id) lets queued tasks be found and cancelled together.
+    knowledge id) lets queued tasks be found and cancelled together. ``at_front`` queues
+    it ahead of the waiting backlog (a round re-enqueued by housekeeping has waited already).
     """
 
     handler: str
@@ -64,6 +75,7 @@ class TaskSpec:
     timeout_s: int = 7200
     on_final_failure: str | None = None
     group: str | None = None
+    at_front: bool = False
 
     def __post_init__(self) -> None:
         if not _DOTTED_PATH.fullmatch(self.handler):
@@ -118,7 +130,9 @@ class TaskQueue(Protocol):
         ...
 
     def is_queued(self, group: str) -> bool:
-        """A task of ``group`` is waiting or scheduled for retry (running ones don't count)."""
+        """A task of ``group`` is waiting, scheduled for retry, or was taken by a worker less
+        than ``PICKUP_GRACE_S`` ago (it may not have written its first heartbeat yet); tasks
+        running for longer don't count."""
         ...
 
     def cancel_group(self, group: str) -> int:
@@ -133,6 +147,11 @@ class TaskQueue(Protocol):
     def cancel_requested(self) -> bool:
         """From inside a running handler: ``cancel_group`` was called for its group since it
         started. Long handlers check it between pages/batches/stages."""
+        ...
+
+    def shutdown_requested(self) -> bool:
+        """From inside a running handler: the process is shutting down. Long handlers check
+        it at the same points as ``cancel_requested()`` and raise TaskInterrupted."""
         ...
 
     def close(self) -> None: ...

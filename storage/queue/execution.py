@@ -1,7 +1,8 @@
 """Running a handler by dotted path, with the task context its code can query.
 
-Both adapters run every attempt through :func:`run_handler`, so ``attempt_info()`` and
-``cancel_requested()`` behave the same in an RQ work horse and in a lite executor thread.
+Both adapters run every attempt through :func:`run_handler`, so ``attempt_info()``,
+``cancel_requested()`` and ``shutdown_requested()`` behave the same in an RQ worker and in a
+lite executor thread.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ logger = logging.getLogger(__name__)
 class _RunningTask:
     info: AttemptInfo
     cancel_check: Callable[[], bool]
+    shutdown_check: Callable[[], bool]
 
 
 _running: ContextVar[_RunningTask | None] = ContextVar("sluice_running_task", default=None)
@@ -41,9 +43,10 @@ def run_handler(
     payload: dict[str, Any],
     info: AttemptInfo,
     cancel_check: Callable[[], bool],
+    shutdown_check: Callable[[], bool],
 ) -> None:
     handler = import_by_path(handler_path)
-    token = _running.set(_RunningTask(info, cancel_check))
+    token = _running.set(_RunningTask(info, cancel_check, shutdown_check))
     try:
         handler(payload)
     finally:
@@ -65,6 +68,12 @@ def current_attempt() -> AttemptInfo:
 def cancel_requested() -> bool:
     """Whether the running handler's group was cancelled; raises NotInTaskError outside."""
     return _current().cancel_check()
+
+
+def shutdown_requested() -> bool:
+    """Whether the process running the handler is shutting down; raises NotInTaskError
+    outside a handler."""
+    return _current().shutdown_check()
 
 
 def describe_error(exc: BaseException) -> str:

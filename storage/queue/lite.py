@@ -11,7 +11,11 @@ retried or dead-lettered) while its thread is abandoned: ``cancel_requested()`` 
 it, and handlers must check it between pages, batches and stages so it actually stops.
 ``cancel_group`` likewise stops running tasks only through that cooperative flag.
 
-``close()`` drops waiting work (lite mode re-finds unfinished work from the database).
+``close()`` is the shutdown: waiting work is dropped (lite mode re-finds unfinished work
+from the database at its next start), and running handlers see ``shutdown_requested()``
+and stop at their next checkpoint by raising TaskInterrupted, within ``shutdown_grace_s``.
+An interrupted attempt is neither a failure nor retried: like the RQ adapter's hand-back,
+it uses up no attempt.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from uuid import uuid4
 
-from storage.queue.base import AttemptInfo, QueueError, QueueName, TaskSpec
+from storage.queue.base import (
+    PICKUP_GRACE_S,
+    AttemptInfo,
+    QueueError,
+    QueueName,
+    TaskInterrupted,
+    TaskSpec,
+)
 from storage.queue.execution import (
     call_final_failure,
     current_attempt,
@@ -36,6 +47,9 @@ from storage.queue.execution import (
 )
 from storage.queue.execution import (
     cancel_requested as _cancel_requested,
+)
+from storage.queue.execution import (
+    shutdown_requested as _shutdown_requested,
 )
 
 logger = logging.getLogger(__name__)
@@ -49,8 +63,10 @@ class _Task:
     job_id: str
     payload_json: str
     attempt: int = 1
-    # Set by cancel_group/close: the task is stopped, not failed (no retry, no dead letter).
+    # Set by cancel_group: the task is stopped, not failed (no retry, no dead letter).
     cancelled: threading.Event = field(default_factory=threading.Event)
+    # When a pool thread took it (monotonic clock); 0 while waiting.
+    taken_at: float = 0.0
 
 
 @dataclass(eq=False)
@@ -69,11 +85,13 @@ class LiteTaskQueue:
         *,
         workers_per_queue: Mapping[QueueName, int] | None = None,
         shutdown_grace_s: float = 10.0,
+        pickup_grace_s: float = PICKUP_GRACE_S,
     ) -> None:
         self._workers = {**DEFAULT_WORKERS_PER_QUEUE, **(workers_per_queue or {})}
         if any(count < 1 for count in self._workers.values()):
             raise ValueError("workers_per_queue values must be >= 1")
         self._shutdown_grace_s = shutdown_grace_s
+        self._pickup_grace_s = pickup_grace_s
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._lanes: dict[QueueName, _Lane] = {}
@@ -82,6 +100,7 @@ class LiteTaskQueue:
         self._running: set[_Task] = set()
         self._sequence = itertools.count()
         self._closed = False
+        self._shutting_down = threading.Event()
 
     # ---- producer side ----------------------------------------------------------------------
 
@@ -99,7 +118,10 @@ class LiteTaskQueue:
             task = _Task(spec, job_id, payload_json)
             self._tasks[job_id] = task
             lane = self._lane(spec.queue)
-            lane.ready.append(task)
+            if spec.at_front:
+                lane.ready.appendleft(task)
+            else:
+                lane.ready.append(task)
             lane.wakeup.notify()
         return job_id
 
@@ -120,7 +142,11 @@ class LiteTaskQueue:
 
     def is_queued(self, group: str) -> bool:
         with self._lock:
-            return any(task.spec.group == group for task in self._waiting_tasks())
+            since = time.monotonic() - self._pickup_grace_s
+            just_taken = [task for task in self._running if task.taken_at > since]
+            return any(
+                task.spec.group == group for task in (*self._waiting_tasks(), *just_taken)
+            )
 
     def _waiting_tasks(self) -> list[_Task]:
         return [
@@ -156,6 +182,9 @@ class LiteTaskQueue:
     def cancel_requested(self) -> bool:
         return _cancel_requested()
 
+    def shutdown_requested(self) -> bool:
+        return _shutdown_requested()
+
     # ---- lifecycle --------------------------------------------------------------------------
 
     def join(self, timeout: float | None = None) -> bool:
@@ -168,6 +197,9 @@ class LiteTaskQueue:
             self._closed = True
             for task in self._waiting_tasks():
                 del self._tasks[task.job_id]
+            self._shutting_down.set()
+            # Handlers that check only the cancel flag stop too; checkpoints that know the
+            # shutdown flag look at it first, and hand their round back.
             for task in self._running:
                 task.cancelled.set()
             threads = []
@@ -192,6 +224,7 @@ class LiteTaskQueue:
                 task = self._take(lane)
                 if task is None:
                     return
+                task.taken_at = time.monotonic()
                 self._running.add(task)
             error = self._attempt(task)
             self._settle(lane, task, error)
@@ -219,7 +252,13 @@ class LiteTaskQueue:
 
         def run() -> None:
             try:
-                run_handler(spec.handler, json.loads(task.payload_json), info, stop_requested)
+                run_handler(
+                    spec.handler, json.loads(task.payload_json), info, stop_requested,
+                    self._shutting_down.is_set,
+                )
+            except TaskInterrupted:
+                # Not an error: closing drops the task, and the next start re-finds its row.
+                logger.info("task %s [%s] interrupted by shutdown", spec.handler, task.job_id)
             # A handler's crash of any kind is a failed attempt, never a dead process.
             except BaseException as exc:
                 errors.append(exc)

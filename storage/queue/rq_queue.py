@@ -14,6 +14,10 @@ started through :func:`storage.queue.rq_worker.run_worker`, which uses the same.
 
 RQ calls ``on_failure`` after every failed attempt; :func:`on_job_failure` turns that into the
 single ``on_final_failure`` call by checking ``job.retries_left``.
+
+A handler interrupted by the worker's shutdown (TaskInterrupted) makes the job function
+return RQ's ``Retry``: RQ puts the job back at the front of its queue and counts it in
+``number_of_retries``, while ``retries_left`` (our attempts) stays as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 from typing import Any
 from uuid import uuid4
 
@@ -31,12 +36,16 @@ from rq.command import send_stop_job_command
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.job import Job, get_current_job
 from rq.serializers import JSONSerializer
+from rq.utils import now, utcparse
 
+from storage.queue import shutdown
 from storage.queue.base import (
     JOB_ID_PATTERN,
+    PICKUP_GRACE_S,
     AttemptInfo,
     QueueError,
     QueueName,
+    TaskInterrupted,
     TaskSpec,
 )
 from storage.queue.execution import (
@@ -48,6 +57,9 @@ from storage.queue.execution import (
 from storage.queue.execution import (
     cancel_requested as _cancel_requested,
 )
+from storage.queue.execution import (
+    shutdown_requested as _shutdown_requested,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +68,12 @@ _PREFIX_PATTERN = re.compile(r"[A-Za-z0-9_.:-]+")
 _WAITING = frozenset({"queued", "scheduled", "deferred"})
 _ACTIVE = _WAITING | {"started"}
 _STOP_FLAG_TTL_S = 24 * 3600
+# How often one job may be handed back by shutting-down workers before RQ fails it (a
+# deployment that restarts its workers forever); housekeeping then recovers the round.
+MAX_HANDBACKS = 100
+# A job popped off its queue list is marked started a moment later, in the worker's next
+# Redis round trip; a "queued" job in no list is looked at again after this long.
+_PICKUP_SETTLE_S = 0.5
 
 _META_JOB_ID = "sluice_job_id"
 _META_GROUP = "sluice_group"
@@ -109,7 +127,7 @@ def _text(value: bytes | str | None) -> str | None:
 # ---- functions RQ calls by import path inside workers -------------------------------------
 
 
-def run_task(handler_path: str, payload: dict[str, Any]) -> None:
+def run_task(handler_path: str, payload: dict[str, Any]) -> Retry | None:
     """The job function of every RQ job: imports the handler and calls it with its context."""
     job = get_current_job()
     if job is None:
@@ -127,14 +145,28 @@ def run_task(handler_path: str, payload: dict[str, Any]) -> None:
     connection = job.connection
 
     def stop_flag_set() -> bool:
-        return bool(connection.exists(stop_key))
+        try:
+            return bool(connection.exists(stop_key))
+        except RedisError:
+            # Redis away: the task goes on; a cancel also shows in the knowledge's own row,
+            # which the handler's checkpoints read as well.
+            logger.warning("cancel flag of job %s unreadable; going on", job.id)
+            return False
 
     # cancel_group may catch a job between a worker's dequeue and its start, or a retry of
     # an attempt that failed after being cancelled: such a job ends without running.
     if stop_flag_set():
         logger.info("job %s was cancelled; not running it", job.id)
-        return
-    run_handler(handler_path, payload, info, stop_flag_set)
+        return None
+    shutdown.enter_task()
+    try:
+        run_handler(handler_path, payload, info, stop_flag_set, shutdown.is_requested)
+    except TaskInterrupted:
+        logger.warning("job %s interrupted by shutdown; back to the front of its queue", job.id)
+        return Retry(max=MAX_HANDBACKS, enqueue_at_front=True)
+    finally:
+        shutdown.leave_task()
+    return None
 
 
 def _forget_job(job: Job, connection: Redis) -> None:
@@ -206,6 +238,7 @@ class RQTaskQueue:
         result_ttl_s: int = 3600,
         failure_ttl_s: int = 7 * 24 * 3600,
         callback_timeout_s: int = 300,
+        pickup_grace_s: float = PICKUP_GRACE_S,
     ) -> None:
         validate_key_prefix(key_prefix)
         self._prefix = key_prefix
@@ -214,6 +247,7 @@ class RQTaskQueue:
         self._result_ttl_s = result_ttl_s
         self._failure_ttl_s = failure_ttl_s
         self._callback_timeout_s = callback_timeout_s
+        self._pickup_grace_s = pickup_grace_s
         self._prune_group = self._redis.register_script(_PRUNE_GROUP)
 
     @property
@@ -280,6 +314,7 @@ class RQTaskQueue:
                 on_failure=Callback(on_job_failure, timeout=self._callback_timeout_s),
                 on_stopped=Callback(on_job_stopped),
                 unique=True,
+                at_front=spec.at_front,
             )
         except DuplicateJobError:
             raise
@@ -321,18 +356,43 @@ class RQTaskQueue:
             return any(
                 self._still_waiting(rq_id, status)
                 for rq_id, status in self._group_members(group)
-                if status in _WAITING
+                if status in _ACTIVE
             )
         except RedisError as exc:
             raise QueueError(f"is_queued({group!r}) failed: {exc}") from exc
 
     def _still_waiting(self, rq_id: str, status: str | None) -> bool:
-        """A worker pops a job off its queue list before marking it started; one killed in
-        between leaves the job "queued" in no list, where nothing will ever run it."""
-        if status != "queued":
+        """Waiting, or taken by a worker so recently that its handler may not have written
+        its first heartbeat. A worker pops a job off its queue list before marking it
+        started; one killed in between leaves the job "queued" in no list, where nothing
+        will ever run it, so such a job is looked at once more before it counts as lost."""
+        if status == "started":
+            return self._started_recently(rq_id)
+        if status != "queued" or self._in_a_queue_list(rq_id):
             return True
+        time.sleep(_PICKUP_SETTLE_S)
+        status = _text(self._redis.hget(Job.key_for(rq_id), "status"))
+        if status == "started":
+            return self._started_recently(rq_id)
+        return status == "queued" and self._in_a_queue_list(rq_id)
+
+    def _in_a_queue_list(self, rq_id: str) -> bool:
+        """In its queue's list, or in the intermediate list a single-queue worker moves it
+        to while taking it."""
         origin = _text(self._redis.hget(Job.key_for(rq_id), "origin"))
-        return origin is not None and self._redis.lpos(self._queue(origin).key, rq_id) is not None
+        if origin is None:
+            return False
+        queue = self._queue(origin)
+        return any(
+            self._redis.lpos(key, rq_id) is not None
+            for key in (queue.key, queue.intermediate_queue_key)
+        )
+
+    def _started_recently(self, rq_id: str) -> bool:
+        raw = _text(self._redis.hget(Job.key_for(rq_id), "started_at"))
+        if not raw:
+            return True  # being marked started right now
+        return (now() - utcparse(raw)).total_seconds() < self._pickup_grace_s
 
     def cancel_group(self, group: str) -> int:
         try:
@@ -373,6 +433,9 @@ class RQTaskQueue:
 
     def cancel_requested(self) -> bool:
         return _cancel_requested()
+
+    def shutdown_requested(self) -> bool:
+        return _shutdown_requested()
 
     def close(self) -> None:
         self._redis.close()

@@ -3,6 +3,7 @@ using the machine's Redis. No persistence: a restart loses everything, the worst
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,6 +35,13 @@ class RedisServer:
     def crash_and_restart(self) -> None:
         """SIGKILL, then start again on the same port: every key is gone."""
         self._process.kill()
+        self._process = self._start()
+        self.restarts += 1
+
+    def crash_for(self, seconds: float) -> None:
+        """SIGKILL, stay away ``seconds``, then start again empty on the same port."""
+        self._process.kill()
+        time.sleep(seconds)
         self._process = self._start()
         self.restarts += 1
 

@@ -231,3 +231,14 @@ def test_the_settings_object_reads_no_environment_by_itself(
         Settings(embed_batch_size=0)
     with pytest.raises(ValidationError):
         Settings(embed_batch_sise=8)  # type: ignore[call-arg]
+
+
+def test_worker_shutdown_grace_defaults_to_30_seconds_and_must_be_positive() -> None:
+    assert Settings.from_env(env={}).worker_shutdown_grace_s == 30.0
+    grace = Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": "7.5"})
+    assert grace.worker_shutdown_grace_s == 7.5
+    for raw in ("0", "-1"):
+        with pytest.raises(SettingsError, match="SLUICE_WORKER_SHUTDOWN_GRACE_S must be > 0"):
+            Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": raw})
+    with pytest.raises(SettingsError, match="SLUICE_WORKER_SHUTDOWN_GRACE_S must be a number"):
+        Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": "soon"})

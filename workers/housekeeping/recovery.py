@@ -106,10 +106,10 @@ def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
 
 def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
     # Not enqueue_processing: a refused enqueue leaves the row pending for the next round
-    # instead of failing it.
+    # instead of failing it. At the front: the round has waited its turn once already.
     payload = document_process_payload(row, attempt)
     try:
-        ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload))
+        ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload, at_front=True))
     except QueueError:
         log.exception("knowledge %s: enqueue of attempt %d failed; next round retries", row.id,
                       attempt)

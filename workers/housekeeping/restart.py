@@ -1,8 +1,10 @@
 """Lite mode's recovery pass at startup, before the API accepts anything.
 
 The in-process queue died with the previous process, so nothing it held can still be
-queued or running: every row left in flight is re-enqueued as a new attempt (within the
-automatic requeue budget; a round that never started is free) or failed, every interrupted
+queued or running: a round the previous process handed back on its way down (its spans
+say INTERRUPTED_BY_SHUTDOWN) is queued again at the same attempt, as a full-mode worker's
+hand-back would be; every other row left in flight is re-enqueued as a new attempt (within
+the automatic requeue budget; a round that never started is free) or failed, every interrupted
 deletion is failed so it can be deleted again, and every open summary of a finished parse
 is failed. Only rows last updated before the pass began are taken, so the rows it requeues
 (whose ``updated_at`` it bumps) are not taken twice.
@@ -15,12 +17,16 @@ from collections import Counter
 
 from storage.db.models import Knowledge, utcnow
 from storage.db.repositories.housekeeping import IN_FLIGHT, HousekeepingRepository
+from workers import task_specs
 from workers.context import WorkerContext
 from workers.housekeeping.deletions import fail_interrupted_deletions
 from workers.housekeeping.recovery import StuckRound, recover_round
 from workers.housekeeping.stall_site import locate
 from workers.housekeeping.summaries import fail_open_summaries
 from workers.housekeeping.wording import restart_message
+from workers.lifecycle.enqueue import document_process_payload
+from workers.pipeline.round_cleanup import INTERRUPTED
+from workers.pipeline.spans import ROOT
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +37,11 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
     report: Counter[str] = Counter()
     for row in repo.stale(IN_FLIGHT, started):
         try:
+            if _handed_back(ctx, row):
+                payload = document_process_payload(row, row.attempt)
+                ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload, at_front=True))
+                report["resumed"] += 1
+                continue
             report[recover_round(ctx, repo, _stuck(ctx, row))] += 1
         except Exception:
             log.exception("restart recovery of knowledge %s failed", row.id)
@@ -40,6 +51,13 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
     if any(report.values()):
         log.warning("restart recovery: %s", dict(report))
     return report
+
+
+def _handed_back(ctx: WorkerContext, row: Knowledge) -> bool:
+    if row.parse_status != "processing":
+        return False
+    root = next((s for s in ctx.spans.list(row.id, row.attempt) if s.name == ROOT), None)
+    return root is not None and root.error_code == INTERRUPTED
 
 
 def _stuck(ctx: WorkerContext, row: Knowledge) -> StuckRound:

@@ -4,7 +4,8 @@ A round must stop when its task was cancelled through the queue (CancelParse, Re
 Delete all call ``cancel_group``) or when the knowledge row is no longer this round's to
 write: a newer attempt, cancelled, being deleted or gone. The pipeline asks between stages,
 between embedding batches and every ``STOP_POLL_S`` during the docreader call, so a running
-round stops within about a second of being told.
+round stops within about a second of being told. The same points answer a worker's shutdown:
+``check()`` then raises TaskInterrupted, and the queue hands the task back.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TypeGuard
 
 from storage.db.models import Knowledge
 from storage.db.statuses import ParseStatus
-from storage.queue.base import NotInTaskError
+from storage.queue.base import NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
 from workers.pipeline.errors import Superseded
 
@@ -49,7 +50,10 @@ class RoundCheckpoint:
     def should_stop(self, *, fresh: bool = False) -> bool:
         """Whether the round must stop; once True, always True. Call it from the task's own
         thread: the queue's cancel flag belongs to the running task. ``fresh`` asks again
-        even if the last answer is recent (a last check before declaring the work done)."""
+        even if the last answer is recent (a last check before declaring the work done).
+        A worker's shutdown also answers True (callers polling a long call stop it)."""
+        if self.shutdown_requested():
+            return True
         now = self._clock()
         if self._stop or (
             not fresh
@@ -62,9 +66,18 @@ class RoundCheckpoint:
         return self._stop
 
     def check(self, *, fresh: bool = False) -> None:
-        """Raise Superseded when the round must stop."""
+        """Raise TaskInterrupted when the worker shuts down, Superseded when the round must
+        stop."""
+        if self.shutdown_requested():
+            raise TaskInterrupted(f"knowledge {self._knowledge_id}: worker shutting down")
         if self.should_stop(fresh=fresh):
             raise Superseded(self._knowledge_id)
+
+    def shutdown_requested(self) -> bool:
+        try:
+            return self._ctx.queue.shutdown_requested()
+        except NotInTaskError:
+            return False
 
     def _cancel_requested(self) -> bool:
         try:

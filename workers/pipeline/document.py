@@ -6,7 +6,10 @@ attempt's partial products and re-raises so the queue retries; on the final atte
 knowledge is marked failed with the reason. A knowledge that is gone, superseded by a
 newer attempt, cancelled or being deleted ends the task quietly: the round checks for that
 at its checkpoints (``RoundCheckpoint``), removes what it wrote and closes its open spans as
-cancelled, which is what watchers see as the moment the work stopped.
+cancelled, which is what watchers see as the moment the work stopped. A worker shutting
+down stops the round at the same checkpoints (or, at the end of its grace, wherever it is):
+its products are removed, its open spans closed as INTERRUPTED_BY_SHUTDOWN, and
+TaskInterrupted tells the queue to hand the task back without using up an attempt.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from storage.queue.base import TaskInterrupted
 from workers.context import WorkerContext
 from workers.extensions import DATA_TABLE_EXTENSIONS
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
@@ -22,7 +26,13 @@ from workers.pipeline import stages
 from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current
 from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import StageError, Superseded
-from workers.pipeline.round_cleanup import close_round_spans, remove_round_products, stop_reason
+from workers.pipeline.round_cleanup import (
+    INTERRUPTED,
+    INTERRUPTED_MESSAGE,
+    close_round_spans,
+    remove_round_products,
+    stop_reason,
+)
 from workers.pipeline.spans import SpanTracker
 from workers.pipeline.state import KnowledgeState
 
@@ -70,7 +80,14 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
             raise Superseded(knowledge.id)
         enqueue_data_table_summary_if_needed(ctx, knowledge, payload.attempt)
         tracker.close("done")
-    except Superseded:
+    except TaskInterrupted:
+        _hand_back(ctx, knowledge.id, payload.attempt, model_key, chunks)
+        raise
+    except Superseded as exc:
+        # A long call stopped by the shutdown poll (docreader, download) ends as Superseded.
+        if checkpoint.shutdown_requested() and round_is_current(ctx, knowledge.id, payload.attempt):
+            _hand_back(ctx, knowledge.id, payload.attempt, model_key, chunks)
+            raise TaskInterrupted(f"knowledge {knowledge.id}: worker shutting down") from exc
         _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
     except Exception as exc:
         # A write that failed because the round was taken over meanwhile (its row deleted
@@ -108,6 +125,22 @@ def _stop_quietly(
     if reason is not None:
         close_round_spans(ctx, knowledge_id, attempt, *reason)
     log.info("knowledge %s attempt %s stopped: %s", knowledge_id, attempt, reason)
+
+
+def _hand_back(
+    ctx: WorkerContext,
+    knowledge_id: str,
+    attempt: int,
+    model_key: str,
+    chunks: list[stages.PlannedChunk],
+) -> None:
+    """The worker shuts down: the round leaves nothing half-written and says why it stopped;
+    the row stays processing at this attempt, for the worker that takes the task next."""
+    remove_round_products(
+        ctx, knowledge_id, attempt, model_key, known_chunk_ids=[c.id for c in chunks]
+    )
+    close_round_spans(ctx, knowledge_id, attempt, INTERRUPTED, INTERRUPTED_MESSAGE)
+    log.warning("knowledge %s attempt %s: %s", knowledge_id, attempt, INTERRUPTED_MESSAGE)
 
 
 def _handle_failure(

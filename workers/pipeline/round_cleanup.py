@@ -12,6 +12,11 @@ from workers.context import WorkerContext
 
 CANCELLED = "CANCELLED"
 SUPERSEDED = "SUPERSEDED"
+INTERRUPTED = "INTERRUPTED_BY_SHUTDOWN"
+INTERRUPTED_MESSAGE = (
+    "interrupted by worker shutdown; the round goes back to the front of the queue "
+    "without using up an attempt"
+)
 # How long a worker told to stop has to close its round's spans itself (it reaches a
 # checkpoint within about a second) before the API closes them for it, and watchers stop
 # waiting for it.

@@ -24,9 +24,10 @@ _WORKER_SCRIPT = """
 import sys
 from storage.queue.base import QueueName
 from storage.queue.rq_worker import run_worker
-url, prefix, queues, burst, simple, name = sys.argv[1:7]
+url, prefix, queues, burst, simple, name, grace = sys.argv[1:8]
 run_worker(url, prefix, [QueueName(q) for q in queues.split(",")], burst=burst == "1",
-           simple=simple == "1", name=name, logging_level="WARNING")
+           simple=simple == "1", name=name, logging_level="WARNING",
+           shutdown_grace_s=float(grace))
 """
 
 
@@ -82,14 +83,16 @@ class WorkerProcesses:
         *,
         burst: bool,
         simple: bool = False,
+        redis_url: str = REDIS_URL,
+        shutdown_grace_s: float = 30.0,
     ) -> subprocess.Popen[str]:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "clients/python")])
         process = subprocess.Popen(
             [
-                sys.executable, "-c", _WORKER_SCRIPT, REDIS_URL, prefix,
+                sys.executable, "-c", _WORKER_SCRIPT, redis_url, prefix,
                 ",".join(q.value for q in queues), "1" if burst else "0",
-                "1" if simple else "0", f"w{uuid4().hex[:8]}",
+                "1" if simple else "0", f"w{uuid4().hex[:8]}", str(shutdown_grace_s),
             ],
             env=env,
             cwd=REPO_ROOT,
@@ -100,9 +103,15 @@ class WorkerProcesses:
         self._started.append(process)
         return process
 
-    def run_burst(self, prefix: str, queues: Sequence[QueueName] = (QueueName.DEFAULT,)) -> str:
+    def run_burst(
+        self,
+        prefix: str,
+        queues: Sequence[QueueName] = (QueueName.DEFAULT,),
+        *,
+        simple: bool = False,
+    ) -> str:
         """Run a burst worker until the queues are empty; returns its output."""
-        process = self.start(prefix, queues, burst=True)
+        process = self.start(prefix, queues, burst=True, simple=simple)
         output, _ = process.communicate(timeout=30)
         assert process.returncode == 0, output
         return output

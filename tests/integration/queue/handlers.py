@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from storage.queue.execution import cancel_requested, current_attempt
+from storage.queue.base import TaskInterrupted
+from storage.queue.execution import cancel_requested, current_attempt, shutdown_requested
 
 
 def _write(path: str, **fields: Any) -> None:
@@ -70,6 +71,32 @@ def wait_for_cancel(payload: dict[str, Any]) -> None:
             return
         time.sleep(0.05)
     _write(payload["log"], event="deadline")
+
+
+def run_until_shutdown(payload: dict[str, Any]) -> None:
+    """A long round with checkpoints: runs until the file ``payload["release"]`` exists
+    (at most ``run_s`` seconds) unless the worker shuts down, in which case it stops at the
+    next checkpoint, as the pipeline does."""
+    _write(payload["log"], event="started", **_attempt_fields())
+    deadline = time.monotonic() + payload["run_s"]
+    while time.monotonic() < deadline and not Path(payload["release"]).exists():
+        if shutdown_requested():
+            _write(payload["log"], event="interrupted")
+            raise TaskInterrupted("worker shutting down")
+        time.sleep(0.05)
+    _write(payload["log"], event="done")
+
+
+def sleep_without_checkpoints(payload: dict[str, Any]) -> None:
+    """A long call that never looks at the shutdown flag (a parse stuck in C code would be
+    worse: that one only the hard exit ends)."""
+    _write(payload["log"], event="started", **_attempt_fields())
+    try:
+        time.sleep(payload["sleep_s"])
+    except TaskInterrupted:
+        _write(payload["log"], event="interrupted")
+        raise
+    _write(payload["log"], event="done")
 
 
 def exit_process(payload: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -185,17 +186,22 @@ def test_job_id_deduplicates_while_active_and_reruns_afterwards(
 
 def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
     log = tmp_path / "log"
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0)
+    queue = LiteTaskQueue(
+        workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0, pickup_grace_s=0.5
+    )
     try:
         # One thread, busy with a task that runs until it is cancelled.
         queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10},
                            group="blocker"))
         wait_until(lambda: len(events(log, "started")) == 1)
+        # Just taken, it may not have written its first heartbeat: it still counts.
+        assert queue.is_queued("blocker")
+        time.sleep(0.6)
         for index in range(3):
             queue.enqueue(spec("record", {"log": str(log), "value": f"a{index}"}, group="a"))
         queue.enqueue(spec("record", {"log": str(log), "value": "b"}, group="b"))
 
-        assert not queue.is_queued("blocker")  # running does not count
+        assert not queue.is_queued("blocker")  # running for longer does not count
         assert queue.is_queued("a")
         assert queue.cancel_group("a") == 3
         assert not queue.is_queued("a")
@@ -280,3 +286,46 @@ def test_task_context_is_unavailable_outside_a_handler(queue: LiteTaskQueue) -> 
         queue.attempt_info()
     with pytest.raises(NotInTaskError):
         queue.cancel_requested()
+
+
+def test_close_interrupts_a_running_handler_at_its_checkpoint(tmp_path: Path) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=10.0)
+    queue.enqueue(
+        spec(
+            "run_until_shutdown",
+            {"log": str(log), "release": str(tmp_path / "never"), "run_s": 60,
+             "final_log": str(final_log)},
+            max_retries=3,
+            on_final_failure=f"{H}.record_final_failure",
+        )
+    )
+    wait_until(lambda: len(events(log, "started")) == 1)
+
+    started = time.monotonic()
+    queue.close()
+
+    assert time.monotonic() - started < 5
+    assert len(events(log, "interrupted")) == 1
+    # Neither retried nor dead-lettered: the process is going away, not the task failing.
+    assert len(events(log, "started")) == 1
+    assert read_log(final_log) == []
+
+
+def test_an_at_front_task_runs_before_the_backlog(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0)
+    try:
+        queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10},
+                           group="blocker"))
+        wait_until(lambda: len(events(log, "started")) == 1)
+        for value in ("a", "b"):
+            queue.enqueue(spec("record", {"log": str(log), "value": value}))
+        queue.enqueue(spec("record", {"log": str(log), "value": "front"}, at_front=True))
+
+        queue.cancel_group("blocker")
+
+        assert queue.join(5)
+        assert [e["value"] for e in events(log, "ran")] == ["front", "a", "b"]
+    finally:
+        queue.close()
