@@ -27,6 +27,7 @@ from server.api.errors import (
     invalid_argument,
     not_found,
 )
+from server.services.chunking_checks import check_effective_chunking
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
 from server.services.tags import checked_tag_ids, knowledge_message
@@ -238,7 +239,9 @@ class IngestService:
             summary_status="none",
             channel=request.channel,
             attempt=1 if publish else 0,
-            process_overrides=checked_overrides(request.process_config, "process_config"),
+            process_overrides=checked_overrides(
+                request.process_config, "process_config", kb.config or {}
+            ),
         )
         return self._enqueue(row, tag_ids) if publish else convert.knowledge(row, tag_ids)
 
@@ -266,6 +269,11 @@ class IngestService:
             )
         if not (fields.get("content") or row.content or "").strip():
             raise invalid_argument("content", "is required to publish")
+        # The knowledge base's config may have changed since the draft was saved.
+        kb = self._kbs.get_row(identity, row.knowledge_base_id)
+        check_effective_chunking(
+            kb.config or {}, row.process_overrides or {}, "process_config.chunking"
+        )
         attempt = self._ctx.knowledges.next_attempt(row.id)
         if not self._ctx.knowledges.transition(
             row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
@@ -301,7 +309,7 @@ def _processing_choice(
 ) -> tuple[dict[str, Any], bool]:
     """The overrides as stored and whether multimodal processing is on, after the checks
     upload and URL import share (spec: resolveFileImportProcessConfig)."""
-    overrides = checked_overrides(request.process_config, field)
+    overrides = checked_overrides(request.process_config, field, kb.config or {})
     kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
     multimodal = (
         request.enable_multimodel

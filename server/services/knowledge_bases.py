@@ -11,6 +11,7 @@ from sluice.v1 import config_pb2, knowledge_base_pb2
 from server.api import convert
 from server.api.auth import Identity
 from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
+from server.services.chunking_checks import check_effective_chunking
 from storage.db.errors import AlreadyExistsError
 from workers.context import WorkerContext
 from workers.pipeline.effective_config import (
@@ -20,7 +21,6 @@ from workers.pipeline.effective_config import (
     embedding_model_of,
 )
 
-MAX_CHUNK_SIZE = 16_384
 EMBEDDING_PROVIDERS = frozenset({"local", "openai"})
 
 
@@ -50,24 +50,16 @@ def with_defaults(config: config_pb2.KnowledgeBaseConfig) -> config_pb2.Knowledg
     if not merged.chunking.chunk_size:
         merged.chunking.chunk_size = DEFAULT_CHUNK_SIZE
     if not merged.chunking.HasField("chunk_overlap"):
-        merged.chunking.chunk_overlap = min(DEFAULT_CHUNK_OVERLAP, merged.chunking.chunk_size - 1)
+        # Kept within int32 whatever the size (a negative one is refused by the checks).
+        merged.chunking.chunk_overlap = max(
+            0, min(DEFAULT_CHUNK_OVERLAP, merged.chunking.chunk_size - 1)
+        )
     return merged
 
 
-def validate_chunking(chunking: config_pb2.ChunkingConfig, field: str) -> None:
-    size = chunking.chunk_size
-    if size < 0 or size > MAX_CHUNK_SIZE:
-        raise invalid_argument(f"{field}.chunk_size", f"must be between 1 and {MAX_CHUNK_SIZE}")
-    if chunking.HasField("chunk_overlap"):
-        overlap = chunking.chunk_overlap
-        if overlap < 0 or (size and overlap >= size):
-            raise invalid_argument(
-                f"{field}.chunk_overlap", "must be >= 0 and smaller than chunk_size"
-            )
-
-
 def validate_config(config: config_pb2.KnowledgeBaseConfig) -> None:
-    validate_chunking(config.chunking, "config.chunking")
+    # Stored as JSON, exactly as the worker will read it.
+    check_effective_chunking(convert.to_json(config), None, "config.chunking")
     embedding = config.embedding
     if embedding.provider not in EMBEDDING_PROVIDERS:
         raise invalid_argument(
