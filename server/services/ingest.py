@@ -30,6 +30,7 @@ from server.api.errors import (
 from server.services.chunking_checks import check_effective_chunking
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.request_limits import check_file_name, check_metadata
 from server.services.tags import checked_tag_ids, knowledge_message
 from server.services.url_import import checked_import_url
 from storage.db.models import Knowledge
@@ -77,6 +78,8 @@ class IngestService:
     def plan_upload(self, identity: Identity, header: knowledge_pb2.FileHeader) -> UploadPlan:
         if not header.file_name.strip():
             raise invalid_argument("header.file_name", "is required")
+        check_file_name(header.file_name.strip(), "header.file_name")
+        check_metadata(header.metadata, "header.metadata")
         # Directories and control characters never reach the row or the storage key.
         file_name = safe_file_name(header.file_name.strip())
         try:
@@ -174,6 +177,7 @@ class IngestService:
         kb = self._kbs.get_row(identity, request.knowledge_base_id)
         url = checked_import_url(request.url, self._ctx.settings)
         _check_labels(request.title.strip(), request.channel)
+        check_file_name(request.file_name.strip(), "file_name")
         try:
             download = planned_download(url.normalized, request.file_name, request.file_type)
         except UnsupportedFileType as exc:

@@ -11,6 +11,7 @@ from server.api.auth import Identity
 from server.api.errors import invalid_argument
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.paging import fitted, response_budget
 from workers.context import WorkerContext
 from workers.pipeline.effective_config import embedding_model_of
 
@@ -44,7 +45,11 @@ class SearchService:
         for model_key, kbs in by_model.items():
             hits += self._search_space(model_key, kbs, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
-        return self._results(hits[:top_k], tenant_of)
+        # The best results that fit in one response (see paging.fitted).
+        return fitted(
+            self._results(hits[:top_k], tenant_of),
+            response_budget(self._ctx.settings.max_message_bytes),
+        )
 
     def _search_space(
         self,
