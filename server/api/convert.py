@@ -130,8 +130,8 @@ def knowledge(row: Any, tag_ids: list[str] | None = None) -> knowledge_pb2.Knowl
 def span(data: Mapping[str, Any]) -> knowledge_pb2.Span:
     """A span's JSON form (workers.pipeline.spans.span_to_dict) → message."""
     inputs, outputs = struct_pb2.Struct(), struct_pb2.Struct()
-    inputs.update(dict(data.get("input") or {}))
-    outputs.update(dict(data.get("output") or {}))
+    inputs.update(_bounded_fields(data.get("input")))
+    outputs.update(_bounded_fields(data.get("output")))
     stage = data.get("stage") or ""
     return knowledge_pb2.Span(
         id=data["id"],
@@ -145,12 +145,35 @@ def span(data: Mapping[str, Any]) -> knowledge_pb2.Span:
         input=inputs,
         output=outputs,
         error_code=data.get("error_code") or "",
-        error_message=data.get("error_message") or "",
+        error_message=_cut(data.get("error_message") or "", SPAN_MESSAGE_MAX_CHARS),
         started_at=timestamp(data.get("started_at")),
         ended_at=timestamp(data.get("ended_at")),
         duration_ms=int(data.get("duration_ms") or 0),
         updated_at=timestamp(data.get("updated_at")),
     )
+
+
+# A span carries counters and short labels; what a file or a library put there (a document's
+# metadata, an exception's text) is cut to these, so GetSpans and a WatchSpans snapshot
+# (an attempt has about ten spans) stay far under any message limit.
+SPAN_MESSAGE_MAX_CHARS = 4096
+SPAN_FIELDS_MAX = 32
+SPAN_VALUE_MAX_CHARS = 512
+
+
+def _bounded_fields(values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The first SPAN_FIELDS_MAX entries, their text cut to SPAN_VALUE_MAX_CHARS."""
+    kept = list((values or {}).items())[:SPAN_FIELDS_MAX]
+    return {
+        str(key)[:SPAN_VALUE_MAX_CHARS]: _cut(value, SPAN_VALUE_MAX_CHARS)
+        if isinstance(value, str)
+        else value
+        for key, value in kept
+    }
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def chunk(row: Any, content: str) -> knowledge_pb2.Chunk:

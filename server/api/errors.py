@@ -62,11 +62,23 @@ class ApiError(Exception):
 
 
 def invalid_argument(field: str, description: str) -> ApiError:
-    violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
+    return invalid_arguments([(field, description)])
+
+
+def invalid_arguments(violations: Sequence[tuple[str, str]]) -> ApiError:
+    """INVALID_ARGUMENT with one field violation per (field, description), all at once, so
+    a client fixes every field in one go."""
     return ApiError(
         grpc.StatusCode.INVALID_ARGUMENT,
-        f"{field}: {description}",
-        [error_details_pb2.BadRequest(field_violations=[violation])],
+        "; ".join(f"{field}: {description}" for field, description in violations),
+        [
+            error_details_pb2.BadRequest(
+                field_violations=[
+                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+                    for f, d in violations
+                ]
+            )
+        ],
     )
 
 

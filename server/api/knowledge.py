@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,7 +19,8 @@ from server.api.progress import read_spans
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
 from server.services.image_links import with_image_urls
-from server.services.knowledge_bases import next_token, page_window
+from server.services.paging import fitted, next_page_token, requested_page, response_budget
+from server.services.request_limits import MAX_KEYWORD_CHARS, MAX_TAG_ID_CHARS, check_max_chars
 from server.services.tags import knowledge_message, knowledge_messages
 from server.services.url_import import checked_import_url
 
@@ -32,6 +34,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self._watcher = SpanWatcher(
             deps.ctx, deps.subscriber, deps.ctx.settings.watch_poll_interval_s
         )
+        self._budget = response_budget(deps.ctx.settings.max_message_bytes)
 
     async def _owned(self, context: Ctx, knowledge_id: str) -> tuple[Identity, Any]:
         identity = await self._deps.auth.identify(context)
@@ -89,23 +92,32 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         kb = await asyncio.to_thread(
             self._deps.knowledge_bases.get_row, identity, request.knowledge_base_id
         )
-        limit, offset = page_window(request.page_size, request.page_token)
-        statuses = [convert.parse_status_name(s) for s in request.parse_statuses] or None
+        check_max_chars(request.keyword, MAX_KEYWORD_CHARS, "keyword")
+        check_max_chars(request.tag_id, MAX_TAG_ID_CHARS, "tag_id")
+        check_max_chars(request.file_type, MAX_KEYWORD_CHARS, "file_type")
+        statuses = sorted({convert.parse_status_name(s) for s in request.parse_statuses})
+        # A token resumes only the query it was issued for.
+        query = json.dumps(
+            ["knowledges", kb.id, statuses, request.keyword, request.file_type, request.tag_id]
+        )
+        page = requested_page(request.page_size, request.page_token, query)
         rows, total = await asyncio.to_thread(
             self._ctx.knowledges.list,
             kb.tenant_id,
             kb.id,
-            statuses=statuses,
+            statuses=statuses or None,
             keyword=request.keyword or None,
             file_type=request.file_type or None,
             tag_id=request.tag_id or None,
-            limit=limit,
-            offset=offset,
+            limit=page.limit,
+            offset=page.offset,
         )
-        knowledges = await asyncio.to_thread(knowledge_messages, self._ctx.tags, rows)
+        knowledges = fitted(
+            await asyncio.to_thread(knowledge_messages, self._ctx.tags, rows), self._budget
+        )
         return pb.ListKnowledgeResponse(
             knowledges=knowledges,
-            next_page_token=next_token(offset, len(rows), total),
+            next_page_token=next_page_token(page, len(knowledges), total),
             total=total,
         )
 
@@ -127,9 +139,11 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.ListChunksRequest, context: Ctx
     ) -> pb.ListChunksResponse:
         await self._owned(context, request.knowledge_id)
-        limit, offset = page_window(request.page_size, request.page_token)
+        page = requested_page(
+            request.page_size, request.page_token, f"chunks:{request.knowledge_id}"
+        )
         rows, total = await asyncio.to_thread(
-            self._ctx.chunks.list_by_knowledge, request.knowledge_id, limit, offset
+            self._ctx.chunks.list_by_knowledge, request.knowledge_id, page.limit, page.offset
         )
         # Chunks link their images by resource reference: each read gets URLs that work now.
         contents = await asyncio.to_thread(
@@ -138,9 +152,12 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             self._ctx.files,
             [(r.tenant_id, r.content) for r in rows],
         )
+        chunks = fitted(
+            [convert.chunk(r, c) for r, c in zip(rows, contents, strict=True)], self._budget
+        )
         return pb.ListChunksResponse(
-            chunks=[convert.chunk(r, c) for r, c in zip(rows, contents, strict=True)],
-            next_page_token=next_token(offset, len(rows), total),
+            chunks=chunks,
+            next_page_token=next_page_token(page, len(chunks), total),
             total=total,
         )
 

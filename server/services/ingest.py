@@ -27,8 +27,10 @@ from server.api.errors import (
     invalid_argument,
     not_found,
 )
+from server.services.chunking_checks import check_effective_chunking
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.request_limits import check_file_name, check_metadata
 from server.services.tags import checked_tag_ids, knowledge_message
 from server.services.url_import import checked_import_url
 from storage.db.models import Knowledge
@@ -77,6 +79,8 @@ class IngestService:
     def plan_upload(self, identity: Identity, header: knowledge_pb2.FileHeader) -> UploadPlan:
         if not header.file_name.strip():
             raise invalid_argument("header.file_name", "is required")
+        check_file_name(header.file_name.strip(), "header.file_name")
+        check_metadata(header.metadata, "header.metadata")
         # Directories and control characters never reach the row or the storage key.
         file_name = safe_file_name(header.file_name.strip())
         try:
@@ -176,6 +180,7 @@ class IngestService:
         kb = self._kbs.get_row(identity, request.knowledge_base_id)
         url = checked_import_url(request.url, self._ctx.settings)
         _check_labels(request.title.strip(), request.channel)
+        check_file_name(request.file_name.strip(), "file_name")
         try:
             download = planned_download(url.normalized, request.file_name, request.file_type)
         except UnsupportedFileType as exc:
@@ -244,7 +249,10 @@ class IngestService:
             channel=request.channel,
             attempt=1 if publish else 0,
             process_overrides=checked_overrides(
-                request.process_config, "process_config", self._ctx.settings.url_policy
+                request.process_config,
+                "process_config",
+                kb.config or {},
+                self._ctx.settings.url_policy,
             ),
         )
         return self._enqueue(row, tag_ids) if publish else convert.knowledge(row, tag_ids)
@@ -273,6 +281,11 @@ class IngestService:
             )
         if not (fields.get("content") or row.content or "").strip():
             raise invalid_argument("content", "is required to publish")
+        # The knowledge base's config may have changed since the draft was saved.
+        kb = self._kbs.get_row(identity, row.knowledge_base_id)
+        check_effective_chunking(
+            kb.config or {}, row.process_overrides or {}, "process_config.chunking"
+        )
         attempt = self._ctx.knowledges.next_attempt(row.id)
         if not self._ctx.knowledges.transition(
             row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
@@ -309,7 +322,7 @@ def _processing_choice(
 ) -> tuple[dict[str, Any], bool]:
     """The overrides as stored and whether multimodal processing is on, after the checks
     upload and URL import share (spec: resolveFileImportProcessConfig)."""
-    overrides = checked_overrides(request.process_config, field, policy)
+    overrides = checked_overrides(request.process_config, field, kb.config or {}, policy)
     kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
     multimodal = (
         request.enable_multimodel

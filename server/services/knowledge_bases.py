@@ -11,7 +11,10 @@ from sluice.v1 import config_pb2, knowledge_base_pb2
 from server.api import convert
 from server.api.auth import Identity
 from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
+from server.services.chunking_checks import check_effective_chunking
 from server.services.model_endpoints import check_model_endpoints
+from server.services.paging import fitted, next_page_token, requested_page, response_budget
+from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
 from workers.context import WorkerContext
 from workers.net.ssrf import UrlPolicy
@@ -22,7 +25,7 @@ from workers.pipeline.effective_config import (
     embedding_model_of,
 )
 
-MAX_CHUNK_SIZE = 16_384
+MAX_NAME_CHARS = 255
 EMBEDDING_PROVIDERS = frozenset({"local", "openai"})
 
 
@@ -52,26 +55,18 @@ def with_defaults(config: config_pb2.KnowledgeBaseConfig) -> config_pb2.Knowledg
     if not merged.chunking.chunk_size:
         merged.chunking.chunk_size = DEFAULT_CHUNK_SIZE
     if not merged.chunking.HasField("chunk_overlap"):
-        merged.chunking.chunk_overlap = min(DEFAULT_CHUNK_OVERLAP, merged.chunking.chunk_size - 1)
+        # Kept within int32 whatever the size (a negative one is refused by the checks).
+        merged.chunking.chunk_overlap = max(
+            0, min(DEFAULT_CHUNK_OVERLAP, merged.chunking.chunk_size - 1)
+        )
     return merged
-
-
-def validate_chunking(chunking: config_pb2.ChunkingConfig, field: str) -> None:
-    size = chunking.chunk_size
-    if size < 0 or size > MAX_CHUNK_SIZE:
-        raise invalid_argument(f"{field}.chunk_size", f"must be between 1 and {MAX_CHUNK_SIZE}")
-    if chunking.HasField("chunk_overlap"):
-        overlap = chunking.chunk_overlap
-        if overlap < 0 or (size and overlap >= size):
-            raise invalid_argument(
-                f"{field}.chunk_overlap", "must be >= 0 and smaller than chunk_size"
-            )
 
 
 def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -> None:
     """INVALID_ARGUMENT naming the field: limits, the embedding model, and every model
     endpoint against the SSRF ``policy``."""
-    validate_chunking(config.chunking, "config.chunking")
+    # Checked as stored (JSON), exactly as the worker will read it.
+    check_effective_chunking(convert.to_json(config), None, "config.chunking")
     embedding = config.embedding
     if embedding.provider not in EMBEDDING_PROVIDERS:
         raise invalid_argument(
@@ -93,9 +88,8 @@ class KnowledgeBaseService:
     def create(
         self, identity: Identity, request: knowledge_base_pb2.CreateKnowledgeBaseRequest
     ) -> knowledge_base_pb2.KnowledgeBase:
-        name = request.name.strip()
-        if not name or len(name) > 255:
-            raise invalid_argument("name", "is required and at most 255 characters")
+        name = _checked_name(request.name)
+        check_max_chars(request.description, MAX_DESCRIPTION_CHARS, "description")
         config = with_defaults(request.config)
         validate_config(config, self._ctx.settings.url_policy)
         self._check_storage_backend(config)
@@ -130,13 +124,16 @@ class KnowledgeBaseService:
     def list(
         self, identity: Identity, page_size: int, page_token: str
     ) -> tuple[builtins.list[knowledge_base_pb2.KnowledgeBase], str]:
-        limit, offset = page_window(page_size, page_token)
-        rows, total = self._ctx.knowledge_bases.list(identity.tenant_id, limit, offset)
-        items = [
-            convert.knowledge_base(r, self._ctx.knowledge_bases.count_knowledges(r.id))
-            for r in rows
-        ]
-        return items, next_token(offset, len(rows), total)
+        page = requested_page(page_size, page_token, f"knowledge_bases:{identity.tenant_id}")
+        rows, total = self._ctx.knowledge_bases.list(identity.tenant_id, page.limit, page.offset)
+        items = fitted(
+            [
+                convert.knowledge_base(r, self._ctx.knowledge_bases.count_knowledges(r.id))
+                for r in rows
+            ],
+            response_budget(self._ctx.settings.max_message_bytes),
+        )
+        return items, next_page_token(page, len(items), total)
 
     def update(
         self, identity: Identity, request: knowledge_base_pb2.UpdateKnowledgeBaseRequest
@@ -154,10 +151,9 @@ class KnowledgeBaseService:
             # Files stored so far stay where they are (their paths name their backend).
             fields["storage_backend_id"] = merged.storage.backend_id
         if "name" in paths:
-            if not request.name.strip():
-                raise invalid_argument("name", "is required")
-            fields["name"] = request.name.strip()
+            fields["name"] = _checked_name(request.name)
         if "description" in paths:
+            check_max_chars(request.description, MAX_DESCRIPTION_CHARS, "description")
             fields["description"] = request.description
         self._ctx.knowledge_bases.update(
             identity.tenant_id if not identity.is_admin else None, row.id, **fields
@@ -220,18 +216,12 @@ class KnowledgeBaseService:
         self._ctx.knowledge_bases.delete(None, row.id)
 
 
+def _checked_name(name: str) -> str:
+    name = name.strip()
+    if not name or len(name) > MAX_NAME_CHARS:
+        raise invalid_argument("name", f"is required and at most {MAX_NAME_CHARS} characters")
+    return name
+
+
 def _known_backends(ctx: WorkerContext) -> str:
     return ", ".join(ctx.files.backend_ids)
-
-
-def page_window(page_size: int, page_token: str) -> tuple[int, int]:
-    limit = 50 if page_size <= 0 else min(page_size, 500)
-    if not page_token:
-        return limit, 0
-    if not page_token.isdigit():
-        raise invalid_argument("page_token", "is not a token this server issued")
-    return limit, int(page_token)
-
-
-def next_token(offset: int, returned: int, total: int) -> str:
-    return str(offset + returned) if offset + returned < total else ""

@@ -1,29 +1,42 @@
 """The checks a knowledge's processing overrides pass before anything is stored or queued
-(spec: ValidateProcessOverrides): the chunking limits, the model endpoints against the SSRF
-policy, and the models a file type needs."""
+(spec: ValidateProcessOverrides): their size, the chunking rules on the config they make
+with the knowledge base's, the model endpoints against the SSRF policy, and the models a
+file type needs."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sluice.v1 import config_pb2
 
 from server.api import convert
-from server.api.errors import failed_precondition
-from server.services.knowledge_bases import validate_chunking
+from server.api.errors import failed_precondition, invalid_argument
+from server.services.chunking_checks import check_effective_chunking
 from server.services.model_endpoints import check_model_endpoints
 from workers.model_prechecks import missing_model
 from workers.net.ssrf import UrlPolicy
 
+# Every Knowledge message carries its overrides: they stay small, as configs are.
+MAX_PROCESS_CONFIG_BYTES = 16 * 1024
+
 
 def checked_overrides(
-    config: config_pb2.ProcessConfig, field: str, policy: UrlPolicy
+    config: config_pb2.ProcessConfig,
+    field: str,
+    kb_config: Mapping[str, Any],
+    policy: UrlPolicy,
 ) -> dict[str, Any]:
-    """The overrides as stored (their JSON form); INVALID_ARGUMENT naming ``field``."""
-    if config.HasField("chunking"):
-        validate_chunking(config.chunking, f"{field}.chunking")
+    """The overrides as stored (their JSON form), once the config they make with the
+    knowledge base's (``kb_config``, its stored JSON) is one the chunker takes and every
+    model endpoint they name passes the SSRF ``policy``; INVALID_ARGUMENT naming the field
+    under ``field`` otherwise."""
+    if config.ByteSize() > MAX_PROCESS_CONFIG_BYTES:
+        raise invalid_argument(field, f"is larger than {MAX_PROCESS_CONFIG_BYTES} bytes")
+    overrides = convert.to_json(config)
+    check_effective_chunking(kb_config, overrides, f"{field}.chunking")
     check_model_endpoints(config, field, policy)
-    return convert.to_json(config)
+    return overrides
 
 
 def precheck_models(

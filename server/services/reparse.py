@@ -16,6 +16,7 @@ from sluice.v1 import config_pb2, knowledge_pb2
 from server.api import convert
 from server.api.auth import Identity
 from server.api.errors import aborted, failed_precondition, invalid_argument, not_found
+from server.services.chunking_checks import check_effective_chunking
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models
@@ -47,14 +48,20 @@ class ReparseService:
         if row.parse_status == "draft":
             raise _draft(row.id)
         # New overrides replace the stored ones; without them the stored ones are used.
+        kb = self._kbs.get_row(identity, row.knowledge_base_id)
         overrides: dict[str, Any] | None = None
         config = convert.from_json(row.process_overrides, config_pb2.ProcessConfig())
         if request.HasField("process_config"):
-            overrides = checked_overrides(
-                request.process_config, "process_config", self._ctx.settings.url_policy
-            )
             config = request.process_config
-        self._precheck(identity, row, config)
+            overrides = checked_overrides(
+                config, "process_config", kb.config or {}, self._ctx.settings.url_policy
+            )
+        else:
+            # The knowledge base's config may have changed since they were stored.
+            check_effective_chunking(
+                kb.config or {}, row.process_overrides or {}, "process_config.chunking"
+            )
+        self._precheck(kb, row, config)
         result = restart_processing(self._ctx, row, overrides=overrides)
         if result.outcome is RestartOutcome.GONE:
             raise not_found("sluice.v1.Knowledge", row.id)
@@ -68,10 +75,7 @@ class ReparseService:
             )
         return knowledge_message(self._ctx.tags, result.row)
 
-    def _precheck(
-        self, identity: Identity, row: Knowledge, config: config_pb2.ProcessConfig
-    ) -> None:
-        kb = self._kbs.get_row(identity, row.knowledge_base_id)
+    def _precheck(self, kb: Any, row: Knowledge, config: config_pb2.ProcessConfig) -> None:
         kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
         multimodal = (
             config.enable_multimodel

@@ -12,6 +12,7 @@ from server.api.errors import failed_precondition, invalid_argument
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON
+from server.services.paging import fitted, response_budget
 from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingEndpointRefused
 from workers.pipeline.effective_config import embedding_model_of
@@ -46,7 +47,11 @@ class SearchService:
         for model_key, kbs in by_model.items():
             hits += self._search_space(model_key, kbs, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
-        return self._results(hits[:top_k], tenant_of)
+        # The best results that fit in one response (see paging.fitted).
+        return fitted(
+            self._results(hits[:top_k], tenant_of),
+            response_budget(self._ctx.settings.max_message_bytes),
+        )
 
     def _search_space(
         self,

@@ -13,6 +13,7 @@ from sluice.v1 import knowledge_pb2
 
 from server.api import convert
 from server.api.errors import invalid_argument
+from server.services.request_limits import MAX_TAG_ID_CHARS, check_max_chars
 from storage.db.models import Knowledge
 from storage.db.repositories.tags import TagRepository
 
@@ -26,10 +27,13 @@ def checked_tag_ids(
     tags: TagRepository, knowledge_base_id: str, tag_ids: Sequence[str], field: str
 ) -> list[str]:
     """The distinct ids, sorted (as replies list them), once each is a tag of the knowledge
-    base; INVALID_ARGUMENT on ``field`` naming the unknown ones, or when there are too many."""
+    base; INVALID_ARGUMENT on ``field`` naming the unknown ones, or when there are too many
+    or one is too long."""
     wanted = sorted(set(tag_ids))
     if len(wanted) > MAX_TAG_IDS:
         raise invalid_argument(field, f"at most {MAX_TAG_IDS} distinct tag ids are allowed")
+    for tag_id in wanted:
+        check_max_chars(tag_id, MAX_TAG_ID_CHARS, field)
     unknown = set(wanted) - tags.existing(knowledge_base_id, wanted)
     if unknown:
         names = ", ".join(repr(_shortened(tag_id)) for tag_id in sorted(unknown))

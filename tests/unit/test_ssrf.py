@@ -377,9 +377,11 @@ def test_the_body_is_capped(server: RecordingServer) -> None:
 
 def test_the_timeout_bounds_the_whole_fetch(server: RecordingServer) -> None:
     started = time.monotonic()
-    with pytest.raises(FetchError, match=r"timed out after 0\.5 s"):
+    with pytest.raises(FetchError, match=r"timed out after 0\.5 s") as timed_out:
         fetch(server.url("/slow"), LOCAL, max_bytes=1000, timeout_s=0.5)
     assert time.monotonic() - started < 2
+    # Past its whole budget a fetch is final: the next attempt would wait as long again.
+    assert timed_out.value.permanent
 
 
 def test_http_errors_and_bad_redirects_are_fetch_errors(server: RecordingServer) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+
+from workers.chunker.limits import chunking_violations
 
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", "。", ". ", " ")
 
@@ -13,7 +14,7 @@ class ChunkerConfig:
     """Sizes are in code points (Python ``str`` length), like the offsets.
 
     ``separators`` are tried in order when a block is bigger than ``chunk_size``; any sequence
-    is accepted and stored as a tuple.
+    is accepted and stored as a tuple. ValueError for values ``chunking_violations`` refuses.
     """
 
     chunk_size: int = 512
@@ -21,19 +22,11 @@ class ChunkerConfig:
     separators: tuple[str, ...] = DEFAULT_SEPARATORS
 
     def __post_init__(self) -> None:
-        if self.chunk_size <= 0:
-            raise ValueError(f"chunk_size must be > 0, got {self.chunk_size}")
-        if not 0 <= self.chunk_overlap < self.chunk_size:
-            raise ValueError(
-                f"chunk_overlap must be >= 0 and < chunk_size ({self.chunk_size}), "
-                f"got {self.chunk_overlap}"
-            )
-        separators: Sequence[str] = self.separators
-        if isinstance(separators, str) or any(
-            not isinstance(s, str) or not s for s in separators
-        ):
-            raise ValueError("separators must be a sequence of non-empty strings")
-        object.__setattr__(self, "separators", tuple(separators))
+        # The API's rules (chunking_violations): what it accepted, the chunker takes.
+        violations = chunking_violations(self.chunk_size, self.chunk_overlap, self.separators)
+        if violations:
+            raise ValueError("; ".join(f"{v.field} {v.description}" for v in violations))
+        object.__setattr__(self, "separators", tuple(self.separators))
 
 
 @dataclass(frozen=True)

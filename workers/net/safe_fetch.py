@@ -277,8 +277,11 @@ class _Deadline:
         return self._end - time.monotonic()
 
     def check(self) -> None:
+        # The whole budget spent: an attempt with the same budget ends the same way, so
+        # retrying would only hold a worker for another budget (a connect refused or cut
+        # early is not this, and stays retryable).
         if self.left() <= 0:
-            raise FetchError(f"timed out after {self.timeout_s:g} s")
+            raise FetchError(f"timed out after {self.timeout_s:g} s", permanent=True)
 
     def remaining(self) -> float:
         self.check()

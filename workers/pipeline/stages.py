@@ -185,7 +185,9 @@ def chunk_document(
         )
         pieces = split_markdown(normalize_html_tables(markdown), chunker_config)
     except ValueError as exc:
-        raise ChunkingFailed("chunking", str(exc)) from exc
+        # Splitting is a pure function of the text and the config: a refused config (one
+        # stored before the API checked it) fails the same way on every attempt.
+        raise ChunkingFailed("chunking", str(exc), permanent=True) from exc
     planned = [
         PlannedChunk(
             chunk_id(knowledge.id, tracker.attempt, "text", p.index),

@@ -913,26 +913,41 @@ default_message_pool.register_message("sluice.v1", "Chunk", Chunk)
 
 @dataclass(eq=False, repr=False)
 class ChunkingConfig(betterproto2.Message):
+    """
+    The rules below apply to the effective config (the knowledge base's merged with an
+    upload's ProcessConfig), checked before anything is stored or queued: a value the chunker
+    would refuse is INVALID_ARGUMENT with a field violation per broken rule.
+    """
+
     chunk_size: "int" = betterproto2.field(1, betterproto2.TYPE_INT32)
     """
-    Target chunk size in characters; 0 means the server default.
+    Target chunk size in characters, 1 to 16384; 0 means the server default (512, or the
+    knowledge base's in an upload's overrides).
     """
 
     chunk_overlap: "int | None" = betterproto2.field(2, betterproto2.TYPE_INT32, optional=True)
     """
-    Characters repeated between neighbouring chunks; 0 is allowed, hence optional.
+    Characters repeated between neighbouring chunks: 0 or more and smaller than the
+    effective chunk_size (an inherited overlap counts); 0 is allowed, hence optional.
     """
 
     separators: "list[str]" = betterproto2.field(3, betterproto2.TYPE_STRING, repeated=True)
     """
-    Extra separators tried before the Markdown-aware defaults.
+    Extra separators tried before the Markdown-aware defaults: at most 32, each a
+    non-empty string of at most 64 characters.
     """
 
     enable_parent_child: "bool" = betterproto2.field(4, betterproto2.TYPE_BOOL)
 
     parent_chunk_size: "int" = betterproto2.field(5, betterproto2.TYPE_INT32)
+    """
+    0 (unset) or 1 to 16384; with enable_parent_child, larger than child_chunk_size.
+    """
 
     child_chunk_size: "int" = betterproto2.field(6, betterproto2.TYPE_INT32)
+    """
+    0 (unset) or 1 to 16384; with enable_parent_child, larger than chunk_overlap.
+    """
 
     parser_engine_rules: "list[ParserEngineRule]" = betterproto2.field(
         7, betterproto2.TYPE_MESSAGE, repeated=True
@@ -1080,8 +1095,14 @@ class CreateFromUrlRequest(betterproto2.Message):
     knowledge_base_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
     url: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+    """
+    At most 8192 characters.
+    """
 
     file_name: "str" = betterproto2.field(3, betterproto2.TYPE_STRING)
+    """
+    At most 255 bytes of UTF-8.
+    """
 
     file_type: "str" = betterproto2.field(4, betterproto2.TYPE_STRING)
 
@@ -1112,8 +1133,14 @@ default_message_pool.register_message("sluice.v1", "CreateFromURLResponse", Crea
 @dataclass(eq=False, repr=False)
 class CreateKnowledgeBaseRequest(betterproto2.Message):
     name: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+    """
+    Required, at most 255 characters.
+    """
 
     description: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+    """
+    At most 4096 characters.
+    """
 
     type: "KnowledgeBaseType" = betterproto2.field(
         3, betterproto2.TYPE_ENUM, default_factory=lambda: KnowledgeBaseType(0)
@@ -1248,20 +1275,31 @@ default_message_pool.register_message("sluice.v1", "FAQConfig", FaqConfig)
 @dataclass(eq=False, repr=False)
 class FileHeader(betterproto2.Message):
     """
-    The first frame of CreateFromFile.
+    The first frame of CreateFromFile. Every limit is checked before a byte is stored; a
+    value over one is INVALID_ARGUMENT naming the field.
     """
 
     knowledge_base_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
     file_name: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+    """
+    At most 255 bytes of UTF-8.
+    """
 
     metadata: "dict[str, str]" = betterproto2.field(
         3,
         betterproto2.TYPE_MAP,
         map_meta=betterproto2.map_meta(betterproto2.TYPE_STRING, betterproto2.TYPE_STRING),
     )
+    """
+    At most 64 entries; keys non-empty and at most 128 bytes, values at most 4 KiB, keys
+    and values 16 KiB together (UTF-8). Returned with the knowledge in every reply.
+    """
 
     tag_ids: "list[str]" = betterproto2.field(4, betterproto2.TYPE_STRING, repeated=True)
+    """
+    At most 64 distinct ids, each at most 64 characters, each a tag of the knowledge base.
+    """
 
     enable_multimodel: "bool | None" = betterproto2.field(5, betterproto2.TYPE_BOOL, optional=True)
 
@@ -1270,8 +1308,14 @@ class FileHeader(betterproto2.Message):
     )
 
     title: "str" = betterproto2.field(7, betterproto2.TYPE_STRING)
+    """
+    At most 1024 characters.
+    """
 
     channel: "str" = betterproto2.field(8, betterproto2.TYPE_STRING)
+    """
+    At most 64 characters.
+    """
 
     size: "int | None" = betterproto2.field(9, betterproto2.TYPE_INT64, optional=True)
     """
@@ -1625,8 +1669,17 @@ class ListChunksRequest(betterproto2.Message):
     knowledge_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
     page_size: "int" = betterproto2.field(2, betterproto2.TYPE_INT32)
+    """
+    Items per page: 0 = 100, at most 1000 (larger is clamped); negative is INVALID_ARGUMENT.
+    A page holds fewer when more would not fit in one response (under 4 MiB): keep paging
+    while next_page_token is set.
+    """
 
     page_token: "str" = betterproto2.field(3, betterproto2.TYPE_STRING)
+    """
+    Opaque: a next_page_token of the same query, as issued. Altered, or from another
+    query (other filters, another parent), it is INVALID_ARGUMENT.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "ListChunksRequest", ListChunksRequest)
@@ -1647,8 +1700,17 @@ default_message_pool.register_message("sluice.v1", "ListChunksResponse", ListChu
 @dataclass(eq=False, repr=False)
 class ListKnowledgeBasesRequest(betterproto2.Message):
     page_size: "int" = betterproto2.field(1, betterproto2.TYPE_INT32)
+    """
+    Items per page: 0 = 100, at most 1000 (larger is clamped); negative is INVALID_ARGUMENT.
+    A page holds fewer when more would not fit in one response (under 4 MiB): keep paging
+    while next_page_token is set.
+    """
 
     page_token: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+    """
+    Opaque: a next_page_token of the same query, as issued. Altered, or from another
+    query (other filters, another parent), it is INVALID_ARGUMENT.
+    """
 
 
 default_message_pool.register_message(
@@ -1675,8 +1737,17 @@ class ListKnowledgeRequest(betterproto2.Message):
     knowledge_base_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
     page_size: "int" = betterproto2.field(2, betterproto2.TYPE_INT32)
+    """
+    Items per page: 0 = 100, at most 1000 (larger is clamped); negative is INVALID_ARGUMENT.
+    A page holds fewer when more would not fit in one response (under 4 MiB): keep paging
+    while next_page_token is set.
+    """
 
     page_token: "str" = betterproto2.field(3, betterproto2.TYPE_STRING)
+    """
+    Opaque: a next_page_token of the same query, as issued. Altered, or from another
+    query (other filters, another parent), it is INVALID_ARGUMENT.
+    """
 
     parse_statuses: "list[ParseStatus]" = betterproto2.field(
         4, betterproto2.TYPE_ENUM, repeated=True
@@ -1687,12 +1758,18 @@ class ListKnowledgeRequest(betterproto2.Message):
 
     keyword: "str" = betterproto2.field(5, betterproto2.TYPE_STRING)
     """
-    Matches title or file name.
+    Matches title or file name; at most 256 characters.
     """
 
     file_type: "str" = betterproto2.field(6, betterproto2.TYPE_STRING)
+    """
+    At most 256 characters.
+    """
 
     tag_id: "str" = betterproto2.field(7, betterproto2.TYPE_STRING)
+    """
+    At most 64 characters.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "ListKnowledgeRequest", ListKnowledgeRequest)
@@ -1804,7 +1881,8 @@ default_message_pool.register_message("sluice.v1", "ParserEngineRule", ParserEng
 @dataclass(eq=False, repr=False)
 class ProcessConfig(betterproto2.Message):
     """
-    Per-upload overrides of the knowledge base's processing configuration.
+    Per-upload overrides of the knowledge base's processing configuration; at most 16 KiB
+    encoded.
     An unset field keeps the knowledge base's value.
     """
 
@@ -2002,6 +2080,9 @@ default_message_pool.register_message("sluice.v1", "SearchRequest", SearchReques
 @dataclass(eq=False, repr=False)
 class SearchResponse(betterproto2.Message):
     results: "list[SearchResult]" = betterproto2.field(1, betterproto2.TYPE_MESSAGE, repeated=True)
+    """
+    Best first; fewer than top_k when more would not fit in one response (under 4 MiB).
+    """
 
 
 default_message_pool.register_message("sluice.v1", "SearchResponse", SearchResponse)
@@ -2030,7 +2111,9 @@ default_message_pool.register_message("sluice.v1", "SearchResult", SearchResult)
 @dataclass(eq=False, repr=False)
 class Span(betterproto2.Message):
     """
-    One node of an attempt's progress tree.
+    One node of an attempt's progress tree. Its error_message is at most 4096 characters,
+    its input and output at most 32 entries with text values of at most 512 characters
+    (longer ones are cut, ending in "…").
     """
 
     id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
