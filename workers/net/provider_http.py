@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import Message
 
+from workers.net.retry_notices import RetryNotice, report_retry
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -73,7 +75,9 @@ def post_with_retries(
                 )
         except urllib.error.HTTPError as exc:
             if _retryable(exc.code) and attempt < retry.max_retries:
-                time.sleep(retry.delay(attempt, exc.headers))
+                delay = retry.delay(attempt, exc.headers)
+                _report(url, attempt, retry, f"HTTP {exc.code}: {_read_body(exc)[:200]}", delay)
+                time.sleep(delay)
                 attempt += 1
                 continue
             raise ProviderHttpError(
@@ -84,10 +88,24 @@ def post_with_retries(
                 getattr(exc, "reason", None), TimeoutError
             )
             if (retry.retry_timeouts or not timed_out) and attempt < retry.max_retries:
-                time.sleep(retry.delay(attempt, None))
+                delay = retry.delay(attempt, None)
+                _report(url, attempt, retry, f"{type(exc).__name__}: {exc}", delay)
+                time.sleep(delay)
                 attempt += 1
                 continue
             raise ProviderHttpError(None, "", str(exc), attempt + 1) from exc
+
+
+def _report(url: str, attempt: int, retry: RetryPolicy, error: str, delay: float) -> None:
+    report_retry(
+        RetryNotice(
+            operation=f"POST {url}",
+            failed_try=attempt + 1,
+            max_tries=retry.max_retries + 1,
+            error=error,
+            delay_s=round(delay, 3),
+        )
+    )
 
 
 def _retryable(status: int) -> bool:

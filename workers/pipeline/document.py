@@ -1,35 +1,45 @@
 """document:process — one knowledge through docreader → chunking → embedding → multimodal →
 postprocess, for one attempt (spec: «Основной конвейер обработки»).
 
-Failure semantics: a stage error on a non-final queue attempt fails its span, removes the
-attempt's partial products and re-raises so the queue retries; on the final attempt the
-knowledge is marked failed with the reason. A knowledge that is gone, superseded by a
-newer attempt, cancelled or being deleted ends the task quietly: the round checks for that
-at its checkpoints (``RoundCheckpoint``), removes what it wrote and closes its open spans as
-cancelled, which is what watchers see as the moment the work stopped.
+Failure semantics: a stage error on a non-final queue attempt fails its span, records the
+failed try as a ``retry.{n}`` step, keeps what the round wrote and re-raises so the queue
+retries — the next try goes on from the last indexed batch of the same parse
+(``resume.py``); on the final attempt the round's products are removed and the knowledge
+is marked failed with the reason. A knowledge that is gone, superseded by a newer attempt,
+cancelled or being deleted ends the task quietly: the round checks for that at its
+checkpoints (``RoundCheckpoint``), removes what it wrote and closes its open spans as
+cancelled, which is what watchers see as the moment the work stopped. A try told to stop
+while its round stays current (its time limit passed, its worker shuts down) leaves the
+round to the try that follows.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
+from storage.queue.base import AttemptInfo, NotInTaskError
 from workers.context import WorkerContext
 from workers.extensions import DATA_TABLE_EXTENSIONS
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
+from workers.net.retry_notices import observe_retries
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline import stages
 from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current
 from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import StageError, Superseded
+from workers.pipeline.resume import PlannedChunk
 from workers.pipeline.round_cleanup import close_round_spans, remove_round_products, stop_reason
 from workers.pipeline.spans import SpanTracker
 from workers.pipeline.state import KnowledgeState
+from workers.pipeline.time_limit import TimeBudget
 
 log = logging.getLogger(__name__)
 
 
 def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> None:
+    started_at = time.monotonic()
     # Reads of the tenant/knowledge raise on transient DB errors, so the queue retries.
     knowledge = ctx.knowledges.get(payload.knowledge_id)
     if knowledge is None:
@@ -44,25 +54,32 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         state.fail("knowledge base not found")
         return
     config = resolve(kb.config or {}, knowledge.process_overrides)
+    queue_try = _queue_try(ctx)
     tracker = SpanTracker(
         ctx.spans,
         ctx.publisher,
         tenant_id=knowledge.tenant_id,
         knowledge_id=knowledge.id,
         attempt=payload.attempt,
+        queue_try=queue_try.attempt_number,
     )
     checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
+    budget = TimeBudget(queue_try.timeout_s, started_at)
     model_key = kb.embedding_model_key
-    chunks: list[stages.PlannedChunk] = []
-    tracker.open(_root_inputs(knowledge, payload))
+    chunks: list[PlannedChunk] = []
+    tracker.open(_root_inputs(knowledge, payload, queue_try))
     try:
-        markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
-        state.ensure_current()
-        # A URL download sets its file's name and type only now (a csv behind a link).
-        knowledge = ctx.knowledges.get(knowledge.id) or knowledge
-        chunks = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
-        state.ensure_current()
-        stages.embed_and_index(ctx, tracker, checkpoint, knowledge, model_key, chunks, config)
+        with observe_retries(tracker.record_retry):
+            markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
+            state.ensure_current()
+            # A URL download sets its file's name and type only now (a csv behind a link).
+            knowledge = ctx.knowledges.get(knowledge.id) or knowledge
+            plan = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
+            chunks = plan.chunks
+            state.ensure_current()
+            stages.embed_and_index(
+                ctx, tracker, checkpoint, knowledge, model_key, plan, config, budget
+            )
         state.enable()
         tracker.skip("multimodal", _multimodal_skip_reason(config.enable_multimodel))
         tracker.skip("postprocess", _postprocess_skip_reason(knowledge))
@@ -98,9 +115,15 @@ def _stop_quietly(
     knowledge_id: str,
     attempt: int,
     model_key: str,
-    chunks: list[stages.PlannedChunk],
+    chunks: list[PlannedChunk],
 ) -> None:
-    """The round was taken over: no retry, no failure, and nothing half-written left."""
+    """The round was taken over: no retry, no failure, and nothing half-written left. A try
+    stopped while the round is still current (abandoned after its time limit, its worker
+    shutting down) leaves products and spans to the try that carries the round on."""
+    if round_is_current(ctx, knowledge_id, attempt):
+        log.info("knowledge %s attempt %s: this try stopped; the round goes on", knowledge_id,
+                 attempt)
+        return
     remove_round_products(
         ctx, knowledge_id, attempt, model_key, known_chunk_ids=[c.id for c in chunks]
     )
@@ -116,32 +139,46 @@ def _handle_failure(
     tracker: SpanTracker,
     knowledge: Any,
     model_key: str,
-    chunks: list[stages.PlannedChunk],
+    chunks: list[PlannedChunk],
     exc: StageError,
 ) -> None:
     message = f"{exc.stage}: {exc}"
-    # Compensate: no half-written chunks or index rows of this attempt survive its failure.
+    attempt = ctx.queue.attempt_info()
+    if not attempt.is_last_attempt and not exc.permanent:
+        # What this try wrote stays: the next one resumes from its last indexed batch.
+        retry_note = f"queue attempt {attempt.attempt_number}, will retry"
+        tracker.fail(exc.stage, exc.code, f"{exc} ({retry_note})")
+        tracker.record_failed_try(exc.stage, exc.code, str(exc), attempt.max_attempts)
+        raise exc
+    # Compensate: no half-written chunks or index rows of this round survive its failure.
     remove_round_products(
         ctx, knowledge.id, tracker.attempt, model_key, known_chunk_ids=[c.id for c in chunks]
     )
-    attempt = ctx.queue.attempt_info()
-    if not attempt.is_last_attempt and not exc.permanent:
-        retry_note = f"queue attempt {attempt.attempt_number}, will retry"
-        tracker.fail(exc.stage, exc.code, f"{exc} ({retry_note})")
-        raise exc
     tracker.fail(exc.stage, exc.code, str(exc))
     tracker.cancel_open("UPSTREAM_FAILED", f"{exc.stage} failed")
     tracker.close("failed", code=exc.code, message=message)
     state.fail(message)
 
 
-def _root_inputs(knowledge: Any, payload: DocumentProcessPayload) -> dict[str, Any]:
+def _queue_try(ctx: WorkerContext) -> AttemptInfo:
+    try:
+        return ctx.queue.attempt_info()
+    except NotInTaskError:  # called directly, outside a queue: one try, no time limit
+        return AttemptInfo("", None, 1, 1)
+
+
+def _root_inputs(
+    knowledge: Any, payload: DocumentProcessPayload, queue_try: AttemptInfo
+) -> dict[str, Any]:
     return {
         "file_name": knowledge.file_name or "",
         "file_type": knowledge.file_type or "",
         "is_url": knowledge.type == "url",
         "type": knowledge.type,
         "attempt": payload.attempt,
+        "queue_try": queue_try.attempt_number,
+        "max_queue_tries": queue_try.max_attempts,
+        "time_limit_s": queue_try.timeout_s,
     }
 
 
