@@ -37,6 +37,9 @@ from workers.pipeline.time_limit import TimeBudget
 
 log = logging.getLogger(__name__)
 
+# The error code of a try stopped while its round goes on in a later try.
+TRY_STOPPED = "TRY_STOPPED"
+
 
 def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> None:
     started_at = time.monotonic()
@@ -88,6 +91,9 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         enqueue_data_table_summary_if_needed(ctx, knowledge, payload.attempt)
         tracker.close("done")
     except Superseded:
+        if round_is_current(ctx, knowledge.id, payload.attempt):
+            _leave_to_next_try(tracker, queue_try)
+            return
         _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
     except Exception as exc:
         # A write that failed because the round was taken over meanwhile (its row deleted
@@ -117,13 +123,7 @@ def _stop_quietly(
     model_key: str,
     chunks: list[PlannedChunk],
 ) -> None:
-    """The round was taken over: no retry, no failure, and nothing half-written left. A try
-    stopped while the round is still current (abandoned after its time limit, its worker
-    shutting down) leaves products and spans to the try that carries the round on."""
-    if round_is_current(ctx, knowledge_id, attempt):
-        log.info("knowledge %s attempt %s: this try stopped; the round goes on", knowledge_id,
-                 attempt)
-        return
+    """The round was taken over: no retry, no failure, and nothing half-written left."""
     remove_round_products(
         ctx, knowledge_id, attempt, model_key, known_chunk_ids=[c.id for c in chunks]
     )
@@ -131,6 +131,22 @@ def _stop_quietly(
     if reason is not None:
         close_round_spans(ctx, knowledge_id, attempt, *reason)
     log.info("knowledge %s attempt %s stopped: %s", knowledge_id, attempt, reason)
+
+
+def _leave_to_next_try(tracker: SpanTracker, queue_try: AttemptInfo) -> None:
+    """This try was told to stop but the round is still current (the queue abandoned it
+    after its time limit, or its worker is shutting down): what it wrote and the round's
+    spans are the next try's to carry on; only the stop itself is recorded."""
+    stage = tracker.running_stage() or "docreader"
+    tracker.record_failed_try(
+        stage,
+        TRY_STOPPED,
+        "this try was stopped before it finished (its time limit passed or its worker is "
+        "shutting down); the next try goes on from the last indexed batch",
+        queue_try.max_attempts,
+    )
+    log.info("knowledge %s attempt %s: try %s stopped; the round goes on",
+             tracker.knowledge_id, tracker.attempt, queue_try.attempt_number)
 
 
 def _handle_failure(

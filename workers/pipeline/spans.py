@@ -111,6 +111,10 @@ class SpanTracker:
     def attempt(self) -> int:
         return self._attempt
 
+    @property
+    def knowledge_id(self) -> str:
+        return self._knowledge_id
+
     def running_stage(self) -> str | None:
         return next((s for s in STAGES if self._status.get(s) == "running"), None)
 
