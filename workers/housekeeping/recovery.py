@@ -100,10 +100,11 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
 
 
 def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:
-    """The stuck round checkpointed its indexing: the new round takes its chunks and index
-    rows over if its parse is the same (and removes them itself if not)."""
-    checkpoint = ctx.index_checkpoints.get(row.id)
-    return checkpoint is not None and checkpoint.attempt == row.attempt
+    """The stuck round, or one before it that it never got to take over (it stalled before
+    starting), checkpointed its indexing — a checkpoint goes with the products it describes,
+    so they are intact: the new round takes them over if its parse is the same, and removes
+    them itself if not."""
+    return ctx.index_checkpoints.get(row.id) is not None
 
 
 def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
