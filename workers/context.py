@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
+from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
@@ -72,6 +73,8 @@ class WorkerContext:
     knowledges: KnowledgeRepository
     chunks: ChunkRepository
     spans: SpanRepository
+    # How far each round's indexing got (what a retried round resumes from).
+    index_checkpoints: IndexCheckpointRepository
     resources: StorageResourceRepository
     enrichment: EnrichmentRepository
     tags: TagRepository

@@ -6,6 +6,7 @@ from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
+from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
@@ -42,6 +43,7 @@ def build_context(
         knowledges=KnowledgeRepository(db),
         chunks=ChunkRepository(db),
         spans=SpanRepository(db),
+        index_checkpoints=IndexCheckpointRepository(db),
         resources=resources,
         enrichment=EnrichmentRepository(db),
         tags=TagRepository(db),

@@ -118,6 +118,8 @@ class AttemptInfo:
     group: str | None
     attempt_number: int
     max_attempts: int
+    # The attempt's time limit (0: none known), so long work can say before it is hit.
+    timeout_s: int = 0
 
     @property
     def is_last_attempt(self) -> bool:

@@ -243,7 +243,9 @@ class LiteTaskQueue:
     def _attempt(self, task: _Task) -> str | None:
         """Run one attempt in its own thread; the error text, or None on success."""
         spec = task.spec
-        info = AttemptInfo(task.job_id, spec.group, task.attempt, spec.max_attempts)
+        info = AttemptInfo(
+            task.job_id, spec.group, task.attempt, spec.max_attempts, timeout_s=spec.timeout_s
+        )
         abandoned = threading.Event()
         errors: list[BaseException] = []
 

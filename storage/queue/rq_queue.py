@@ -140,6 +140,7 @@ def run_task(handler_path: str, payload: dict[str, Any]) -> Retry | None:
         group=meta.get(_META_GROUP),
         attempt_number=max_attempts - (job.retries_left or 0),
         max_attempts=max_attempts,
+        timeout_s=int(job.timeout or 0),
     )
     stop_key = _stop_key(str(meta.get(_META_PREFIX, "")), job.id)
     connection = job.connection

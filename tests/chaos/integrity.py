@@ -67,11 +67,13 @@ def _chunk_problems(
         output = written.get(knowledge_id)
         if isinstance(output, str):  # SQLite hands JSON back as text through Core
             output = json.loads(output)
-        expected = int((output or {}).get("chunks_written", -1))
+        # A round that resumed an earlier one's parse kept its chunks instead of writing.
+        output = output or {}
+        expected = int(output.get("chunks_written", -1)) + int(output.get("chunks_kept", 0))
         if per_knowledge[knowledge_id] != expected:
             problems.append(
                 f"knowledge {knowledge_id}: {per_knowledge[knowledge_id]} chunks, its final "
-                f"attempt {row.attempt} wrote {expected}"
+                f"attempt {row.attempt} wrote or kept {expected}"
             )
     return problems
 

@@ -4,7 +4,9 @@ stall site and the root failed, the rest cancelled), so the timeline shows where
 
 Order matters: the guarded row update comes first (it supersedes the old attempt, so a
 worker still holding it can no longer move the row), then the spans, then the old
-attempt's chunks and index rows go, and only then is the new attempt enqueued. If removing
+attempt's chunks and index rows go — unless it checkpointed its indexing, whose products
+the new attempt resumes from when its parse is the same — and only then is the new
+attempt enqueued. If removing
 or enqueueing fails, the row is left pending without a task and the next round finds it.
 """
 
@@ -65,7 +67,8 @@ def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: Stuck
         )
         if attempt is not None:
             _close_spans(ctx, stuck)
-            _remove_products(ctx, row)
+            if not _resumable(ctx, row):
+                _remove_products(ctx, row)
             _enqueue(ctx, row, attempt)
             _publish(ctx, row.id, attempt, "pending", note)
             log.warning("knowledge %s: %s", row.id, note)
@@ -94,6 +97,14 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
         stuck.message,
         status_by_name=failed,
     )
+
+
+def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:
+    """The stuck round, or one before it that it never got to take over (it stalled before
+    starting), checkpointed its indexing — a checkpoint goes with the products it describes,
+    so they are intact: the new round takes them over if its parse is the same, and removes
+    them itself if not."""
+    return ctx.index_checkpoints.get(row.id) is not None
 
 
 def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:

@@ -22,6 +22,7 @@ from email.message import Message
 
 from workers.net.failures import connection_failure, status_text
 from workers.net.pinned import Watchdog, pinned_connection
+from workers.net.retry_notices import RetryNotice, report_retry
 from workers.net.ssrf import Resolver, UrlPolicy, ValidatedUrl, validate_url
 
 USER_AGENT = "sluice-models/1.0"
@@ -91,17 +92,21 @@ def post_with_retries(
                 raise TimeoutError
         except (OSError, http.client.HTTPException) as exc:
             timed_out = isinstance(exc, TimeoutError) or time.monotonic() - started >= timeout_s
+            reason = f"timed out after {timeout_s:g} s" if timed_out else connection_failure(exc)
             if (retry.retry_timeouts or not timed_out) and attempt < retry.max_retries:
-                time.sleep(retry.delay(attempt, None))
+                delay = retry.delay(attempt, None)
+                _report(url, attempt, retry, reason, delay)
+                time.sleep(delay)
                 attempt += 1
                 continue
-            reason = f"timed out after {timeout_s:g} s" if timed_out else connection_failure(exc)
             raise ProviderHttpError(None, "", reason, attempt + 1) from exc
         status, answer_headers, body = response
         if 200 <= status < 300:
             return ProviderResponse(body, status, answer_headers.get("Content-Type", ""))
         if _retryable(status) and attempt < retry.max_retries:
-            time.sleep(retry.delay(attempt, answer_headers))
+            delay = retry.delay(attempt, answer_headers)
+            _report(url, attempt, retry, status_text(status), delay)
+            time.sleep(delay)
             attempt += 1
             continue
         raise ProviderHttpError(
@@ -125,6 +130,18 @@ def _post_once(
             return response.status, response.headers, response.read()
         finally:
             connection.close()
+
+
+def _report(url: str, attempt: int, retry: RetryPolicy, error: str, delay: float) -> None:
+    report_retry(
+        RetryNotice(
+            operation=f"POST {url}",
+            failed_try=attempt + 1,
+            max_tries=retry.max_retries + 1,
+            error=error,
+            delay_s=round(delay, 3),
+        )
+    )
 
 
 def _retryable(status: int) -> bool:

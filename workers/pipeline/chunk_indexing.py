@@ -47,17 +47,19 @@ def index_chunks(
     *,
     check: Callable[[], None],
     on_progress: Callable[[int], None] | None = None,
+    start: int = 0,
 ) -> IndexOutcome:
-    """Embed ``chunks`` with ``model`` and upsert them into the collection of
-    ``model_key``; ``check`` raises to stop, ``on_progress`` gets the count indexed so far.
+    """Embed ``chunks`` from position ``start`` on (those before are indexed already) with
+    ``model`` and upsert them into the collection of ``model_key``; ``check`` raises to
+    stop, ``on_progress`` gets the count indexed so far after each batch's index write.
     Raises EmbeddingError when the model fails, IndexStoreError when the index does."""
     embedder = ctx.embedders.get(model)
     ctx.index.ensure_collection(model_key, embedder.dimension)
     batch_size = ctx.settings.embed_batch_size
     title = knowledge.title or knowledge.file_name or ""
-    done = 0
-    for start in range(0, len(chunks), batch_size):
-        batch = chunks[start : start + batch_size]
+    done = start
+    for first in range(start, len(chunks), batch_size):
+        batch = chunks[first : first + batch_size]
         check()
         vectors = embedder.embed_documents([embedding_text(title, c) for c in batch])
         check()

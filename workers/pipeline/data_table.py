@@ -35,9 +35,10 @@ from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
 from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import Superseded
 from workers.pipeline.markdown_tables import tables_in
+from workers.pipeline.resume import PlannedChunk
 from workers.pipeline.round_cleanup import close_round_spans, stop_reason
 from workers.pipeline.spans import SpanTracker
-from workers.pipeline.stages import PlannedChunk, chunk_id
+from workers.pipeline.stages import chunk_id
 from workers.pipeline.table_profile import TableProfile, profile_table
 from workers.pipeline.table_text import (
     ProfileSummarizer,

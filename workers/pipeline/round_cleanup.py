@@ -32,11 +32,15 @@ def remove_round_products(
     and_older: bool = False,
     known_chunk_ids: Iterable[str] = (),
 ) -> None:
-    """Index rows first, then the chunk rows they were found by, so a failure in between
-    leaves both for the next cleanup rather than orphaned index rows. ``known_chunk_ids``
-    are ids the caller wrote to the index itself, whose chunk rows may already be gone."""
+    """The index checkpoint first (no try may resume onto what is being removed), then index
+    rows, then the chunk rows they were found by, so a failure in between leaves both for
+    the next cleanup rather than orphaned index rows. ``known_chunk_ids`` are ids the caller
+    wrote to the index itself, whose chunk rows may already be gone — or taken over by a
+    newer round that resumed from them, whose index rows they are now."""
+    ctx.index_checkpoints.delete(knowledge_id, attempt, and_older=and_older)
     chunk_ids = set(ctx.chunks.ids_of_attempt(knowledge_id, attempt, and_older=and_older))
-    chunk_ids.update(known_chunk_ids)
+    known = set(known_chunk_ids) - chunk_ids
+    chunk_ids.update(known - ctx.chunks.owned_by_newer_rounds(knowledge_id, attempt, known))
     if chunk_ids and model_key:
         ctx.index.delete_by_chunk_ids(model_key, sorted(chunk_ids))
     ctx.chunks.delete_attempt(knowledge_id, attempt, and_older=and_older)

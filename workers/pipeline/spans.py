@@ -12,10 +12,13 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from storage.events.base import EventPublisher, ProgressEvent
+from workers.net.retry_notices import RetryNotice
 
 ROOT = "knowledge_processing"
 STAGES: tuple[str, ...] = ("docreader", "chunking", "embedding", "multimodal", "postprocess")
 OPEN_STATUSES = frozenset({"pending", "running"})
+# The error code of a retry step: a try that failed and was tried again.
+RETRIED = "RETRIED"
 
 
 class SpanRow(Protocol):
@@ -87,6 +90,7 @@ class SpanTracker:
         tenant_id: str,
         knowledge_id: str,
         attempt: int,
+        queue_try: int = 1,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self._store = store
@@ -94,14 +98,22 @@ class SpanTracker:
         self._tenant_id = tenant_id
         self._knowledge_id = knowledge_id
         self._attempt = attempt
+        # The queue's try of this round (the round's spans are shared by all its tries).
+        self._queue_try = queue_try
         self._clock = clock
         self._started: dict[str, datetime] = {}
         self._status: dict[str, str] = {}
+        self._ids: dict[str, str] = {}
+        self._retries = 0
         self._root_id = ""
 
     @property
     def attempt(self) -> int:
         return self._attempt
+
+    @property
+    def knowledge_id(self) -> str:
+        return self._knowledge_id
 
     def running_stage(self) -> str | None:
         return next((s for s in STAGES if self._status.get(s) == "running"), None)
@@ -194,6 +206,52 @@ class SpanTracker:
             if self._status.get(stage, "pending") in OPEN_STATUSES:
                 self._close(stage, "cancelled", error_code=code, error_message=message)
 
+    def record_retry(self, notice: RetryNotice) -> None:
+        """A failed try of a call the running stage retries: a failed step under that stage
+        (or the root between stages), named ``{stage}.retry.{queue try}.{n}``."""
+        stage = self.running_stage() or ""
+        self._retries += 1
+        now = self._clock()
+        self._write(
+            f"{stage or 'round'}.retry.{self._queue_try}.{self._retries}",
+            kind="step",
+            stage=stage,
+            parent_id=self._ids.get(stage, self._root_id) if stage else self._root_id,
+            status="failed",
+            input={
+                "operation": notice.operation,
+                "try": notice.failed_try,
+                "max_tries": notice.max_tries,
+                "queue_try": self._queue_try,
+            },
+            output={"retry_in_s": notice.delay_s},
+            started_at=now,
+            ended_at=now,
+            duration_ms=0,
+            error_code=RETRIED,
+            error_message=notice.error,
+        )
+
+    def record_failed_try(self, stage: str, code: str, message: str, max_tries: int) -> None:
+        """This queue try of the round failed and the queue will try again: a failed step
+        ``retry.{queue try}`` under the root, which the next try's fresh stage spans leave
+        in place, so the timeline keeps why each earlier try ended."""
+        now = self._clock()
+        self._write(
+            f"retry.{self._queue_try}",
+            kind="step",
+            stage=stage,
+            parent_id=self._root_id,
+            status="failed",
+            input={"queue_try": self._queue_try, "max_tries": max_tries, "stage": stage},
+            output={},
+            started_at=self._started.get(ROOT, now),
+            ended_at=now,
+            duration_ms=0,
+            error_code=code,
+            error_message=message,
+        )
+
     def close(self, status: str, *, code: str = "", message: str = "") -> None:
         self._close(ROOT, status, error_code=code, error_message=message)
 
@@ -209,6 +267,7 @@ class SpanTracker:
         row = self._store.upsert(
             self._knowledge_id, self._attempt, name, tenant_id=self._tenant_id, **fields
         )
+        self._ids[name] = row.id
         self._publisher.publish(
             ProgressEvent(
                 knowledge_id=self._knowledge_id,

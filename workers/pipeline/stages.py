@@ -5,11 +5,11 @@ from __future__ import annotations
 import io
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any, BinaryIO
 
 from storage.db.repositories.chunks import NewChunk
-from workers.chunker import ChunkerConfig, split_markdown
+from workers.chunker import ChunkerConfig, TextChunk, split_markdown
 from workers.chunker.html_tables import normalize_html_tables
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
@@ -26,8 +26,10 @@ from workers.pipeline.errors import (
     Superseded,
 )
 from workers.pipeline.images import DocumentImages
+from workers.pipeline.resume import ChunkPlan, PlannedChunk, parse_fingerprint
 from workers.pipeline.round_cleanup import remove_round_products
 from workers.pipeline.spans import SpanTracker
+from workers.pipeline.time_limit import TimeBudget
 from workers.pipeline.transcription import transcribe
 from workers.pipeline.url_source import (
     PAGE_FILE_NAME,
@@ -45,14 +47,6 @@ CHUNK_NAMESPACE = uuid.UUID("5b0f6d1e-3c55-4f57-9a57-6c1b1b9d0a11")
 _PERMANENT_DOCREADER_CODES = frozenset(
     {"INVALID_ARGUMENT", "FAILED_PRECONDITION", "RESOURCE_EXHAUSTED", "UNIMPLEMENTED"}
 )
-
-
-@dataclass(frozen=True)
-class PlannedChunk:
-    id: str
-    index: int
-    content: str
-    context_header: str
 
 
 def chunk_id(knowledge_id: str, attempt: int, chunk_type: str, index: int) -> str:
@@ -166,9 +160,10 @@ def chunk_document(
     model_key: str,
     markdown: str,
     config: EffectiveConfig,
-) -> list[PlannedChunk]:
+) -> ChunkPlan:
     """Stage chunking: Markdown → text chunks written to the database, only while this
-    round is still the knowledge's current one."""
+    round is still the knowledge's current one. The same parse as an earlier try's (or a
+    requeued older round's) keeps that try's chunks, and embedding goes on where it was."""
     tracker.begin(
         "chunking",
         {
@@ -198,19 +193,54 @@ def chunk_document(
         for p in pieces
     ]
     tracker.progress("chunking", {"chunks_planned": len(planned)})
-    # Rows an older round's task wrote after it was told to stop (it removes them itself,
-    # unless it died first) would collide with this round's.
-    remove_round_products(ctx, knowledge.id, tracker.attempt - 1, model_key, and_older=True)
-    # The write replaces this round's own rows, so a retry starts from a clean slate.
+    fingerprint = parse_fingerprint(model_key, config.embedding, _title(knowledge), pieces)
+    resumed = _resume(ctx, tracker, knowledge, model_key, fingerprint, planned)
+    if resumed is not None:
+        return resumed
+    # Whatever earlier tries and rounds left (rows an older round's task wrote after it was
+    # told to stop, or this round's from another parse) would collide with this parse's.
+    remove_round_products(ctx, knowledge.id, tracker.attempt, model_key, and_older=True)
     rows = _chunk_rows(knowledge, tracker.attempt, pieces, planned)
     if not ctx.chunks.insert_for_attempt(knowledge.id, tracker.attempt, rows):
         raise Superseded(knowledge.id)
+    ctx.index_checkpoints.start(knowledge.id, tracker.attempt, fingerprint, len(planned))
     tracker.end("chunking", {"chunks_planned": len(planned), "chunks_written": len(planned)})
-    return planned
+    return ChunkPlan(planned, fingerprint)
+
+
+def _resume(
+    ctx: WorkerContext,
+    tracker: SpanTracker,
+    knowledge: Any,
+    model_key: str,
+    fingerprint: str,
+    planned: list[PlannedChunk],
+) -> ChunkPlan | None:
+    """The plan of an earlier try of the same parse, its chunks kept; None to start over."""
+    point = ctx.index_checkpoints.resume(knowledge.id, tracker.attempt, fingerprint, len(planned))
+    if point is None:
+        return None
+    kept = [replace(plan, id=i) for plan, i in zip(planned, point.chunk_ids, strict=True)]
+    # Older rounds' other products (a round taken over keeps only its text chunks).
+    remove_round_products(ctx, knowledge.id, tracker.attempt - 1, model_key, and_older=True)
+    tracker.end(
+        "chunking",
+        {
+            "chunks_planned": len(planned),
+            "chunks_written": 0,
+            "chunks_kept": len(kept),
+            "resumed_from_attempt": point.from_attempt,
+        },
+    )
+    return ChunkPlan(kept, fingerprint, point.indexed_count)
+
+
+def _title(knowledge: Any) -> str:
+    return str(knowledge.title or knowledge.file_name or "")
 
 
 def _chunk_rows(
-    knowledge: Any, attempt: int, pieces: Sequence[Any], planned: Sequence[PlannedChunk]
+    knowledge: Any, attempt: int, pieces: Sequence[TextChunk], planned: Sequence[PlannedChunk]
 ) -> list[NewChunk]:
     return [
         NewChunk(
@@ -239,25 +269,36 @@ def embed_and_index(
     checkpoint: RoundCheckpoint,
     knowledge: Any,
     model_key: str,
-    chunks: Sequence[PlannedChunk],
+    plan: ChunkPlan,
     config: EffectiveConfig,
+    budget: TimeBudget,
 ) -> None:
-    """Stage embedding: vectors in batches, each batch indexed as soon as it is embedded.
+    """Stage embedding: vectors in batches, each batch indexed as soon as it is embedded and
+    then checkpointed, from the first chunk an earlier try of the same parse did not index.
     Before and after embedding each batch the round checks whether it must stop, so once
     told to, it indexes nothing beyond a batch it may be writing at that moment."""
     if not config.needs_embedding:
         tracker.skip("embedding", "vector and keyword indexing are both disabled")
         return
-    tracker.begin("embedding", {"model": model_key, "chunks": len(chunks)})
+    total = len(plan.chunks)
+    resumed = {"chunks_resumed": plan.indexed} if plan.indexed else {}
+    tracker.begin("embedding", {"model": model_key, "chunks": total, **resumed})
+
+    def batch_indexed(done: int) -> None:
+        ctx.index_checkpoints.advance(knowledge.id, tracker.attempt, plan.fingerprint, done)
+        timing = budget.report(done, total)
+        tracker.progress("embedding", {"chunks_embedded": done, **resumed, **timing})
+
     try:
         outcome = index_chunks(
             ctx,
             knowledge,
             model_key,
             config.embedding,
-            chunks,
+            plan.chunks,
             check=checkpoint.check,
-            on_progress=lambda done: tracker.progress("embedding", {"chunks_embedded": done}),
+            on_progress=batch_indexed,
+            start=plan.indexed,
         )
     except EmbeddingEndpointRefused as exc:
         raise ModelEndpointRefused("embedding", str(exc)) from exc
@@ -268,6 +309,7 @@ def embed_and_index(
         {
             "chunks_embedded": outcome.indexed,
             "chunks_indexed": outcome.indexed,
+            **resumed,
             "dimension": outcome.dimension,
         },
     )

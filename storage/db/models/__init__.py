@@ -3,6 +3,7 @@
 from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
 from storage.db.models.chunk import Chunk
 from storage.db.models.enrichment import GraphEdge, GraphNode, WikiPage, WikiPendingOp
+from storage.db.models.index_checkpoint import IndexCheckpoint
 from storage.db.models.jobs import FaqImportJob, KbCloneJob
 from storage.db.models.knowledge import Knowledge
 from storage.db.models.knowledge_base import KnowledgeBase, KnowledgeTag, Tag
@@ -18,6 +19,7 @@ __all__ = [
     "FaqImportJob",
     "GraphEdge",
     "GraphNode",
+    "IndexCheckpoint",
     "JSONType",
     "KbCloneJob",
     "Knowledge",

@@ -151,6 +151,21 @@ class ChunkRepository:
         with self._db.session() as session:
             return list(session.scalars(query))
 
+    def owned_by_newer_rounds(
+        self, knowledge_id: str, attempt: int, chunk_ids: Collection[str]
+    ) -> set[str]:
+        """Those of ``chunk_ids`` whose rows a round newer than ``attempt`` owns now (a
+        requeued round took them over): their index rows are that round's."""
+        if not chunk_ids:
+            return set()
+        query = select(Chunk.id).where(
+            Chunk.knowledge_id == knowledge_id,
+            Chunk.attempt > attempt,
+            Chunk.id.in_(sorted(chunk_ids)),
+        )
+        with self._db.session() as session:
+            return set(session.scalars(query))
+
     def delete_attempt(self, knowledge_id: str, attempt: int, *, and_older: bool = False) -> int:
         """Remove the chunks of round ``attempt`` (with ``and_older``: of every round up to
         it); a newer round's chunks are never touched."""
