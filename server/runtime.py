@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import grpc
 
 from server.api.deps import ApiDeps
+from server.api.key_revocations import follow_revocations
 from server.api.server import start_api_server
 from server.docreader.server import build_docreader_server
 from storage.db.migrate import upgrade_to_head
@@ -38,13 +39,19 @@ _MAX_UNIX_SOCKET_PATH = 100
 class Runtime:
     settings: Settings
     ctx: WorkerContext
+    deps: ApiDeps
     api: grpc.aio.Server
     port: int
     docreader: grpc.Server | None = None
     housekeeper: BackgroundHousekeeper | None = None
+    revocations: asyncio.Task[None] | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
         await self.api.stop(grace)
+        if self.revocations is not None:
+            self.revocations.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.revocations
         if self.housekeeper is not None:
             await asyncio.to_thread(self.housekeeper.stop)
         if self.docreader is not None:
@@ -107,7 +114,10 @@ async def start_full_api(settings: Settings) -> Runtime:
         publisher=bus,
         docreader_target=settings.docreader_address,
     )
-    return await _start_api(settings, ctx, bus, None)
+    runtime = await _start_api(settings, ctx, bus, None)
+    # Keys are cached only while this feed is live (see server.api.auth).
+    runtime.revocations = asyncio.create_task(follow_revocations(bus, runtime.deps.auth))
+    return runtime
 
 
 async def _start_api(
@@ -117,6 +127,7 @@ async def _start_api(
         ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"
     )
     install_context(ctx)
-    api, port = await start_api_server(ApiDeps.build(ctx, bus), settings.api_address)
+    deps = ApiDeps.build(ctx, bus)
+    api, port = await start_api_server(deps, settings.api_address)
     log.info("sluice %s mode: API on port %d", settings.mode, port)
-    return Runtime(settings, ctx, api, port, docreader)
+    return Runtime(settings, ctx, deps, api, port, docreader)

@@ -42,7 +42,7 @@ class SearchService:
             tenant_of[kb.id] = kb.tenant_id
         hits = []
         for model_key, kbs in by_model.items():
-            hits += self._search_space(model_key, kbs, query, request, top_k)
+            hits += self._search_space(model_key, kbs, identity, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
         return self._results(hits[:top_k], tenant_of)
 
@@ -50,11 +50,15 @@ class SearchService:
         self,
         model_key: str,
         kbs: list[Any],
+        identity: Identity,
         query: str,
         request: search_pb2.SearchRequest,
         top_k: int,
     ) -> list[Any]:
+        # The caller's own tenant, not the rows': the index filters by tenant by itself.
+        tenants = sorted({kb.tenant_id for kb in kbs}) if identity.is_admin else [identity.tenant_id]
         scope: dict[str, Any] = {
+            "tenant_ids": tenants,
             "knowledge_base_ids": [kb.id for kb in kbs],
             "knowledge_ids": list(request.knowledge_ids) or None,
             "top_k": top_k,

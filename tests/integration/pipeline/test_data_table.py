@@ -206,11 +206,15 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     assert step.started_at is not None and step.ended_at is not None
     assert not step.error_code and not step.error_message
     scope = [row.knowledge_base_id]
-    hits = ctx.index.search_keyword(MODEL_KEY, "Revenue", knowledge_base_ids=scope)
+    hits = ctx.index.search_keyword(
+        MODEL_KEY, "Revenue", tenant_ids=[row.tenant_id], knowledge_base_ids=scope
+    )
     assert by_name["Revenue"] in [hit.content for hit in hits]
     embedder = ctx.embedders.get(resolve({}, None).embedding)
     question = embedder.embed_query("What was the highest revenue?")
-    dense = ctx.index.search_dense(MODEL_KEY, question, knowledge_base_ids=scope, top_k=3)
+    dense = ctx.index.search_dense(
+        MODEL_KEY, question, tenant_ids=[row.tenant_id], knowledge_base_ids=scope, top_k=3
+    )
     assert by_name["Revenue"] in [hit.content for hit in dense]
 
 
