@@ -23,7 +23,7 @@ OPEN_SERVICES = (
 )
 OPEN_METHODS = frozenset({"/sluice.v1.ResourceService/ReadResource"})
 
-Handler = grpc.RpcMethodHandler
+Handler = grpc.RpcMethodHandler[Any, Any]
 Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]]
 
 

@@ -56,7 +56,9 @@ class SearchService:
         top_k: int,
     ) -> list[Any]:
         # The caller's own tenant, not the rows': the index filters by tenant by itself.
-        tenants = sorted({kb.tenant_id for kb in kbs}) if identity.is_admin else [identity.tenant_id]
+        tenants = (
+            sorted({kb.tenant_id for kb in kbs}) if identity.is_admin else [identity.tenant_id]
+        )
         scope: dict[str, Any] = {
             "tenant_ids": tenants,
             "knowledge_base_ids": [kb.id for kb in kbs],

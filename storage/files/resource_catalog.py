@@ -309,6 +309,15 @@ class ResourceCatalog:
             raise DeletedResource(resource.ref)
         return resource
 
+    def revoke_grant(self, token: str, tenant_id: str | None) -> bool:
+        """Take back the grant of ``token`` if it opens one of ``tenant_id``'s resources
+        (None: any tenant's); False when there is no such grant."""
+        return self._grants.revoke(token_digest(token), tenant_id) > 0
+
+    def revoke_grants(self, resources: Sequence[Resource], tenant_id: str | None) -> int:
+        """Take back every grant to ``resources`` (those of ``tenant_id``, None: any)."""
+        return self._grants.revoke_for_resources([r.id for r in resources], tenant_id)
+
     def purge_expired_grants(self, now: datetime | None = None) -> int:
         return self._grants.purge_expired(now or utcnow())
 

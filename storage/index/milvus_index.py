@@ -295,7 +295,9 @@ class MilvusIndex:
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Nearest enabled rows by cosine similarity (score in [-1, 1])."""
-        name, expr = self._search_scope(model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k)
+        name, expr = self._search_scope(
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+        )
         if name is None:
             return []
         request = _request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, top_k)
@@ -312,7 +314,9 @@ class MilvusIndex:
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Enabled rows ranked by BM25 over the analysed content (score >= 0)."""
-        name, expr = self._search_scope(model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k)
+        name, expr = self._search_scope(
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+        )
         terms = bm25_text(query_text, max_bytes=cs.TEXT_MAX_BYTES)
         if name is None or not terms:
             return []
@@ -332,7 +336,9 @@ class MilvusIndex:
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Dense and BM25 candidates fused by reciprocal rank (RRF, k = `rrf_k`)."""
-        name, expr = self._search_scope(model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k)
+        name, expr = self._search_scope(
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+        )
         if name is None:
             return []
         # Deeper candidate lists let a row ranked well by only one side still surface.

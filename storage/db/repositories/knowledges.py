@@ -277,6 +277,12 @@ class KnowledgeRepository:
             found = {row.id: row for row in session.scalars(query)}
         return [found[i] for i in dict.fromkeys(knowledge_ids) if i in found]
 
+    def of_tenant(self, tenant_id: str) -> KnowledgeList:
+        """Every row of the tenant, those being deleted too (deleting a tenant)."""
+        query = select(Knowledge).where(Knowledge.tenant_id == tenant_id)
+        with self._db.session() as session:
+            return [*session.scalars(query)]
+
     def reprocessable(self, knowledge_base_id: str) -> KnowledgeList:
         """The knowledge base's rows a reparse may restart (all but drafts and deleting)."""
         query = (

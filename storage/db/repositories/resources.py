@@ -88,6 +88,12 @@ class StorageResourceRepository:
         with self._db.session() as session:
             return list(session.scalars(query))
 
+    def of_tenant(self, tenant_id: str) -> list[StorageResource]:
+        """Every record of the tenant, deleted ones too (deleting a tenant)."""
+        query = select(StorageResource).where(StorageResource.tenant_id == tenant_id)
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
     def paths_owned_by(self, owner_type: str, owner_ids: Sequence[str]) -> list[str]:
         return [r.path for r in self.owned_by((owner_type,), owner_ids, include_deleted=True)]
 
