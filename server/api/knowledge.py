@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import grpc
@@ -13,14 +14,16 @@ from sluice.v1 import knowledge_pb2_grpc as pb_grpc
 from server.api import convert
 from server.api.auth import Identity
 from server.api.deps import ApiDeps
-from server.api.errors import invalid_argument, not_found, streaming, unary, unimplemented
+from server.api.errors import streaming, unary, unimplemented
 from server.api.progress import read_spans
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import next_token, page_window
+from server.services.lookup import owned_knowledge
 from server.services.tags import knowledge_message, knowledge_messages
 from server.services.url_import import checked_import_url
+from storage.db.models import Knowledge
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
@@ -33,13 +36,9 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             deps.ctx, deps.subscriber, deps.ctx.settings.watch_poll_interval_s
         )
 
-    async def _owned(self, context: Ctx, knowledge_id: str) -> tuple[Identity, Any]:
+    async def _owned(self, context: Ctx, knowledge_id: str) -> tuple[Identity, Knowledge]:
         identity = await self._deps.auth.identify(context)
-        if not knowledge_id:
-            raise invalid_argument("id", "is required")
-        row = await asyncio.to_thread(self._ctx.knowledges.get, knowledge_id)
-        if row is None or not identity.owns(row.tenant_id) or row.parse_status == "deleting":
-            raise not_found("sluice.v1.Knowledge", knowledge_id)
+        row = await asyncio.to_thread(owned_knowledge, self._ctx, identity, knowledge_id)
         return identity, row
 
     @unary
@@ -92,7 +91,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         statuses = [convert.parse_status_name(s) for s in request.parse_statuses] or None
         rows, total = await asyncio.to_thread(
             self._ctx.knowledges.list,
-            kb.tenant_id,
+            identity.scope,
             kb.id,
             statuses=statuses,
             keyword=request.keyword or None,
@@ -117,18 +116,24 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     async def WatchSpans(
         self, request: pb.WatchSpansRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchSpansResponse]:
-        await self._owned(context, request.knowledge_id)
-        async for message in self._watcher.watch(request.knowledge_id, request.attempt):
+        _, knowledge = await self._owned(context, request.knowledge_id)
+        async for message in self._watcher.watch(knowledge, request.attempt):
             yield message
 
     @unary
     async def ListChunks(
         self, request: pb.ListChunksRequest, context: Ctx
     ) -> pb.ListChunksResponse:
-        await self._owned(context, request.knowledge_id)
+        _, knowledge = await self._owned(context, request.knowledge_id)
         limit, offset = page_window(request.page_size, request.page_token)
         rows, total = await asyncio.to_thread(
-            self._ctx.chunks.list_by_knowledge, request.knowledge_id, limit, offset
+            partial(
+                self._ctx.chunks.list_by_knowledge,
+                knowledge.id,
+                limit,
+                offset,
+                tenant_id=knowledge.tenant_id,
+            )
         )
         # Chunks link their images by resource reference: each read gets URLs that work now.
         contents = await asyncio.to_thread(

@@ -113,7 +113,7 @@ class KnowledgeBaseService:
         return convert.knowledge_base(row)
 
     def get_row(self, identity: Identity, kb_id: str) -> Any:
-        row = self._ctx.knowledge_bases.get(None, kb_id) if kb_id else None
+        row = self._ctx.knowledge_bases.get(identity.scope, kb_id) if kb_id else None
         if row is None or not identity.owns(row.tenant_id):
             raise not_found("sluice.v1.KnowledgeBase", kb_id)
         return row
@@ -154,9 +154,7 @@ class KnowledgeBaseService:
             fields["name"] = request.name.strip()
         if "description" in paths:
             fields["description"] = request.description
-        self._ctx.knowledge_bases.update(
-            identity.tenant_id if not identity.is_admin else None, row.id, **fields
-        )
+        self._ctx.knowledge_bases.update(identity.scope, row.id, **fields)
         return self.get(identity, row.id)
 
     def _merged_config(
@@ -212,7 +210,7 @@ class KnowledgeBaseService:
                 kb_id,
                 "the knowledge base still has knowledges; delete them first",
             )
-        self._ctx.knowledge_bases.delete(None, row.id)
+        self._ctx.knowledge_bases.delete(identity.scope, row.id)
 
 
 def _known_backends(ctx: WorkerContext) -> str:

@@ -139,19 +139,19 @@ class ResourceCatalogService:
                 "the knowledge has no original file in the resource catalog "
                 "(manual text, a web page, or a file stored before the catalog)",
             )
-        return self._live(row.file_path)
+        return self._live(identity, row.file_path)
 
     def _owned(self, identity: Identity, ref: str) -> Resource:
         if not is_resource_ref(ref):
             raise invalid_argument("resource_ref", "must be a resource://{id} reference")
-        resource = self._live(ref)
+        resource = self._live(identity, ref)
         if not identity.owns(resource.tenant_id):
             raise not_found(RESOURCE_TYPE, ref)
         return resource
 
-    def _live(self, ref: str) -> Resource:
+    def _live(self, identity: Identity, ref: str) -> Resource:
         try:
-            return self._ctx.catalog.get(ref)
+            return self._ctx.catalog.get(ref, tenant_id=identity.scope)
         except CatalogError as exc:
             raise not_found(RESOURCE_TYPE, ref) from exc
 
@@ -159,7 +159,7 @@ class ResourceCatalogService:
         """The knowledge an original belongs to (it names the file); None for the rest."""
         if resource.owner_type != KNOWLEDGE_ORIGINAL:
             return None
-        return self._ctx.knowledges.get(resource.owner_id)
+        return self._ctx.knowledges.get(resource.owner_id, resource.tenant_id)
 
 
 def _message(resource: Resource, knowledge: Knowledge | None) -> resource_pb2.Resource:

@@ -44,7 +44,7 @@ class SearchService:
         for model_key, kbs in by_model.items():
             hits += self._search_space(model_key, kbs, identity, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
-        return self._results(hits[:top_k], tenant_of)
+        return self._results(identity, hits[:top_k], tenant_of)
 
     def _search_space(
         self,
@@ -74,15 +74,14 @@ class SearchService:
         return self._ctx.index.search_dense(model_key, vector, **scope)
 
     def _results(
-        self, hits: list[Any], tenant_of: dict[str, str]
+        self, identity: Identity, hits: list[Any], tenant_of: dict[str, str]
     ) -> list[search_pb2.SearchResult]:
         titles: dict[str, str] = {}
         for knowledge_id in {h.knowledge_id for h in hits}:
-            row = self._ctx.knowledges.get(knowledge_id)
+            row = self._ctx.knowledges.get(knowledge_id, identity.scope)
             titles[knowledge_id] = (row.title or row.file_name or "") if row else ""
-        chunk_index = {
-            c.id: c.chunk_index for c in self._ctx.chunks.get_many([h.chunk_id for h in hits])
-        }
+        chunks = self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
+        chunk_index = {c.id: c.chunk_index for c in chunks}
         # The index holds the images' resource references; the client gets URLs to open.
         contents = with_image_urls(
             self._ctx.catalog,

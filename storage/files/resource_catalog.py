@@ -179,8 +179,11 @@ class ResourceCatalog:
         except Exception:
             log.exception("could not remove %s after its owner failed to be recorded", path)
 
-    def get(self, ref: str, *, include_deleted: bool = False) -> Resource:
-        row = self._resources.get(resource_id_of(ref))
+    def get(
+        self, ref: str, *, include_deleted: bool = False, tenant_id: str | None = None
+    ) -> Resource:
+        """UnknownResource also for a resource that is not ``tenant_id``'s (when given)."""
+        row = self._resources.get(resource_id_of(ref), tenant_id)
         if row is None:
             raise UnknownResource(ref)
         if row.deleted_at is not None and not include_deleted:

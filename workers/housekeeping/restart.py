@@ -43,7 +43,7 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
 
 
 def _stuck(ctx: WorkerContext, row: Knowledge) -> StuckRound:
-    spans = ctx.spans.list(row.id, row.attempt)
+    spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
     site = locate(spans)
     last = max((s.updated_at for s in spans), default=row.updated_at)
     return StuckRound(

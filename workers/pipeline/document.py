@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> None:
     # Reads of the tenant/knowledge raise on transient DB errors, so the queue retries.
-    knowledge = ctx.knowledges.get(payload.knowledge_id)
+    knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if knowledge is None:
         log.info("knowledge %s is gone; nothing to do", payload.knowledge_id)
         return
@@ -59,7 +59,7 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
         state.ensure_current()
         # A URL download sets its file's name and type only now (a csv behind a link).
-        knowledge = ctx.knowledges.get(knowledge.id) or knowledge
+        knowledge = ctx.knowledges.get(knowledge.id, None) or knowledge
         chunks = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
         state.ensure_current()
         stages.embed_and_index(ctx, tracker, checkpoint, knowledge, model_key, chunks, config)

@@ -57,9 +57,13 @@ class StorageResourceRepository:
             session.add(resource)
         return resource
 
-    def get(self, resource_id: str) -> StorageResource | None:
+    def get(self, resource_id: str, tenant_id: str | None = None) -> StorageResource | None:
+        """The record, if it is ``tenant_id``'s (None: any tenant's)."""
+        query = select(StorageResource).where(StorageResource.id == resource_id)
+        if tenant_id is not None:
+            query = query.where(StorageResource.tenant_id == tenant_id)
         with self._db.session() as session:
-            return session.get(StorageResource, resource_id)
+            return session.scalars(query).one_or_none()
 
     def get_many(self, resource_ids: Sequence[str]) -> list[StorageResource]:
         """The rows of those ids that exist (deleted ones included), in one query."""

@@ -141,7 +141,7 @@ def processed_knowledge(
     state = KnowledgeState(ctx, row.id, 1)
     state.enable()
     assert state.complete()
-    done = ctx.knowledges.get(row.id)
+    done = ctx.knowledges.get(row.id, None)
     assert done is not None and done.parse_status == "completed"
     return done
 
@@ -151,11 +151,11 @@ def payload_of(row: Knowledge, attempt: int = 1) -> DataTableSummaryPayload:
 
 
 def spans_of(ctx: WorkerContext, knowledge_id: str, attempt: int = 1) -> dict[str, Any]:
-    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt)}
+    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt, tenant_id=None)}
 
 
 def table_chunks(ctx: WorkerContext, knowledge_id: str) -> list[Any]:
-    chunks, _ = ctx.chunks.list_by_knowledge(knowledge_id, limit=1000)
+    chunks, _ = ctx.chunks.list_by_knowledge(knowledge_id, limit=1000, tenant_id=None)
     return [c for c in chunks if c.chunk_type in TABLE_TYPES]
 
 
@@ -163,7 +163,8 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     ctx: WorkerContext,
 ) -> None:
     row = processed_knowledge(ctx, csv_markdown(sales_csv()))
-    texts = [c for c in ctx.chunks.list_by_knowledge(row.id, 1000)[0] if c.chunk_type == "text"]
+    chunks = ctx.chunks.list_by_knowledge(row.id, 1000, tenant_id=None)[0]
+    texts = [c for c in chunks if c.chunk_type == "text"]
     assert len(texts) > 3, "the table must have been cut into several chunks"
     assert enqueue_data_table_summary_if_needed(ctx, row, row.attempt)
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
