@@ -81,8 +81,8 @@ def _create_key(tenants: TenantRepository, args: argparse.Namespace) -> int:
         tenant = tenants.create_tenant(args.tenant_name)
     else:
         return _fail("give a tenant name (a new tenant) or --tenant-id (an existing one)")
-    key = tenants.create_api_key(tenant.id, f"{tenant.name} key", is_admin=args.admin)
-    print(f"tenant {tenant.id}\napi key {key}")
+    new = tenants.create_api_key(tenant.id, f"{tenant.name} key", is_admin=args.admin)
+    print(f"tenant {tenant.id}\nkey id {new.key_id}\napi key {new.key}")
     return 0
 
 

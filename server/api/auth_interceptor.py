@@ -9,7 +9,7 @@ Open without a key: health (load balancers probe it), reflection (the public sch
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 
@@ -23,8 +23,9 @@ OPEN_SERVICES = (
 )
 OPEN_METHODS = frozenset({"/sluice.v1.ResourceService/ReadResource"})
 
-Handler = grpc.RpcMethodHandler[Any, Any]
-Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]]
+if TYPE_CHECKING:  # grpc's handler type is generic only to the type checker
+    Handler = grpc.RpcMethodHandler[Any, Any]
+    Continuation = Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]]
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):

@@ -22,6 +22,12 @@ class ApiKeyIdentity:
     is_admin: bool
 
 
+@dataclass(frozen=True, slots=True)
+class NewApiKey:
+    key_id: str
+    key: str  # the plaintext
+
+
 def hash_api_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -72,16 +78,13 @@ class TenantRepository:
             session.execute(statement)
             return session.scalars(select(Tenant).where(Tenant.id == tenant_id)).one()
 
-    def create_api_key(self, tenant_id: str, name: str, is_admin: bool = False) -> str:
+    def create_api_key(self, tenant_id: str, name: str, is_admin: bool = False) -> NewApiKey:
         """Store a new key for the tenant and return its plaintext (the only time it exists)."""
         key = API_KEY_PREFIX + secrets.token_urlsafe(24)  # 24 bytes → 32 url-safe characters
+        row = ApiKey(tenant_id=tenant_id, name=name, key_hash=hash_api_key(key), is_admin=is_admin)
         with self._db.session() as session:
-            session.add(
-                ApiKey(
-                    tenant_id=tenant_id, name=name, key_hash=hash_api_key(key), is_admin=is_admin
-                )
-            )
-        return key
+            session.add(row)
+        return NewApiKey(key_id=row.id, key=key)
 
     def resolve_api_key(self, key: str) -> ApiKeyIdentity | None:
         """The identity behind a plaintext key; None for unknown or revoked keys."""
