@@ -101,3 +101,27 @@ def test_an_upload_without_a_header_frame_is_refused(stack: Stack) -> None:
     # The process is still serving.
     with SluiceClient(stack.target, api_key=key) as client:
         assert client.create_knowledge_base("still-up").name == "still-up"
+
+
+def test_lite_mode_refuses_a_revoked_key_at_the_next_call(stack: Stack) -> None:
+    key = _create_key(stack, "erin")
+    with SluiceClient(stack.target, api_key=key) as client:
+        assert list(client.list_knowledge_bases()) == []
+        listed = subprocess.run(
+            python("-m", "server.admin", "list-keys"),
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**stack.env, "PYTHONPATH": PYTHONPATH},
+        ).stdout
+        key_id = next(line.split("\t")[0] for line in listed.splitlines() if "erin" in line)
+        subprocess.run(
+            python("-m", "server.admin", "revoke-key", key_id),
+            cwd=REPO,
+            check=True,
+            env={**stack.env, "PYTHONPATH": PYTHONPATH},
+        )
+        # Lite mode caches no key (its admin tool is another process): refused at once.
+        with pytest.raises(Unauthenticated):
+            list(client.list_knowledge_bases())
