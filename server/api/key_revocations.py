@@ -22,16 +22,22 @@ RESUBSCRIBE_DELAY_S = 1.0
 
 
 async def follow_revocations(bus: RedisEventBus, auth: Authenticator) -> None:
-    """Runs until cancelled."""
+    """Runs until cancelled; says once when the feed goes down, not at every retry."""
+    down = False
     while True:
         try:
             async with bus.subscribe_revocations() as notices:
                 auth.feed_started()
+                if down:
+                    log.info("key revocation feed is back: caching keys again")
+                down = False
                 async for subject in notices:
                     log.info("API keys revoked (%s): key cache emptied", subject)
                     auth.forget_all()
         except EventBusError as exc:
-            log.warning("key revocation feed down, caching no keys until it is back: %s", exc)
+            if not down:
+                log.warning("key revocation feed down, caching no keys until it is back: %s", exc)
+            down = True
         finally:
             auth.feed_lost()
         await asyncio.sleep(RESUBSCRIBE_DELAY_S)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from redis.exceptions import RedisError
 
 from server.api.auth import Authenticator
 from server.api.errors import ApiError
@@ -19,6 +20,7 @@ from storage.db.engine import Database
 from storage.db.migrate import upgrade_to_head
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.redis_bus import RedisEventBus
+from tests.integration.events.test_buses import PrivateRedis
 from tests.support.databases import REDIS_URL
 
 
@@ -91,3 +93,54 @@ def test_a_notice_empties_the_cache_of_a_live_feed(tenants: TenantRepository) ->
         assert asyncio.run(scenario()) < 1.0
     finally:
         bus.close()
+
+
+def test_keys_are_not_cached_while_the_feed_is_down(
+    tenants: TenantRepository, tmp_path: Path
+) -> None:
+    redis = PrivateRedis(str(tmp_path))
+    redis.start()
+    bus = RedisEventBus(redis.url, "sluice-test")
+    tenant = tenants.create_tenant("outage")
+    first, second = tenants.create_api_key(tenant.id, "a"), tenants.create_api_key(tenant.id, "b")
+    auth = Authenticator(tenants, required=True, default_tenant_id=tenant.id)
+
+    async def subscribed() -> None:
+        deadline = time.monotonic() + 10
+        while await asyncio.to_thread(_heard_by, bus) < 1:
+            assert time.monotonic() < deadline, "the feed never subscribed"
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(0.2)
+
+    async def scenario() -> None:
+        following = asyncio.create_task(follow_revocations(bus, auth))
+        try:
+            await subscribed()
+            await auth.identify_metadata(_metadata(first.key))
+            redis.stop()  # the subscription breaks: whatever was cached may be stale now
+            assert tenants.revoke_api_key(first.key_id)  # and no notice can be sent
+            deadline = time.monotonic() + 5
+            while not await _refused(auth, first.key):
+                assert time.monotonic() < deadline, "a key stayed cached with the feed down"
+                await asyncio.sleep(0.05)
+            redis.start()
+            await subscribed()  # back: caching again, so a silent revocation goes unseen
+            await auth.identify_metadata(_metadata(second.key))
+            assert tenants.revoke_api_key(second.key_id)
+            assert not await _refused(auth, second.key)
+        finally:
+            following.cancel()
+            await asyncio.gather(following, return_exceptions=True)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        bus.close()
+        redis.stop()
+
+
+def _heard_by(bus: RedisEventBus) -> int:
+    try:
+        return bus.publish_revocation("probe")
+    except RedisError:
+        return 0
