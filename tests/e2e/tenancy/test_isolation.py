@@ -22,6 +22,7 @@ from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2, search_pb2
 from sluice_client import PermissionDenied, SluiceClient
+from sluice_client.cli import main as cli
 
 from tests.e2e.tenancy.conftest import Deployment, TenantData, create_key, tenant_with_data
 
@@ -215,13 +216,17 @@ def _untouched(deployment: Deployment, a: TenantData) -> None:
         assert meta is not None and meta.ref == a.original_ref
 
 
-def test_a_token_of_another_tenant_cannot_be_revoked_but_its_owner_can(
-    deployment: Deployment,
+def test_grants_are_revoked_by_token_resource_or_knowledge(
+    deployment: Deployment, capsys: pytest.CaptureFixture[str]
 ) -> None:
     a = tenant_with_data(deployment, "carol")
     with SluiceClient(deployment.targets[1], api_key=a.key.key) as client:
         image_grant = client.create_access_grant(resource_ref=a.image_ref)
-        assert client.revoke_access_grant(token=a.token) == 1
+        target = ["--target", deployment.targets[1], "--api-key", a.key.key]
+        assert cli([*target, "revoke-grant", "--token", a.token]) == 0
+        assert capsys.readouterr().out.strip() == "revoked 1"
+        assert cli([*target, "revoke-grant", "--token", a.token]) == 2
+        assert "NOT_FOUND" in capsys.readouterr().err
         with pytest.raises(PermissionDenied):
             list(client.read_resource(a.token))
         # The image's grant still opens it, until the knowledge's grants go all at once.
