@@ -17,6 +17,7 @@ from pathlib import Path
 import grpc
 
 from server.api.deps import ApiDeps
+from server.api.key_revocations import follow_revocations
 from server.api.server import start_api_server
 from server.binding import BindError
 from server.docreader.server import build_docreader_server
@@ -42,14 +43,20 @@ _MAX_UNIX_SOCKET_PATH = 100
 class Runtime:
     settings: Settings
     ctx: WorkerContext
+    deps: ApiDeps
     api: grpc.aio.Server
     port: int
     docreader: grpc.Server | None = None
     housekeeper: BackgroundHousekeeper | None = None
+    revocations: asyncio.Task[None] | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
         await self.api.stop(grace)
         discard_service_port(self.port)  # no longer ours: whoever binds it next may be fetched
+        if self.revocations is not None:
+            self.revocations.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.revocations
         if self.housekeeper is not None:
             await asyncio.to_thread(self.housekeeper.stop)
         # Running rounds hand themselves back (within the shutdown grace) while the
@@ -147,11 +154,14 @@ async def start_full_api(settings: Settings) -> Runtime:
         docreader_target=settings.docreader_address,
     )
     try:
-        return await _start_api(settings, ctx, bus, None)
+        runtime = await _start_api(settings, ctx, bus, None)
     except BaseException:
         await asyncio.to_thread(ctx.close)
         install_context(None)
         raise
+    # Keys are cached only while this feed is live (see server.api.auth).
+    runtime.revocations = asyncio.create_task(follow_revocations(bus, runtime.deps.auth))
+    return runtime
 
 
 async def _start_api(
@@ -161,8 +171,9 @@ async def _start_api(
         ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"
     )
     install_context(ctx)
-    api, port = await start_api_server(ApiDeps.build(ctx, bus), settings.api_address)
+    deps = ApiDeps.build(ctx, bus)
+    api, port = await start_api_server(deps, settings.api_address)
     # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
     add_service_port(port)
     log.info("sluice %s mode: API on port %d", settings.mode, port)
-    return Runtime(settings, ctx, api, port, docreader)
+    return Runtime(settings, ctx, deps, api, port, docreader)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import grpc
@@ -14,15 +15,17 @@ from sluice.v1 import knowledge_pb2_grpc as pb_grpc
 from server.api import convert
 from server.api.auth import Identity
 from server.api.deps import ApiDeps
-from server.api.errors import invalid_argument, not_found, streaming, unary, unimplemented
+from server.api.errors import streaming, unary, unimplemented
 from server.api.progress import read_spans
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
 from server.services.image_links import with_image_urls
+from server.services.lookup import owned_knowledge
 from server.services.paging import fitted, next_page_token, requested_page, response_budget
 from server.services.request_limits import MAX_KEYWORD_CHARS, MAX_TAG_ID_CHARS, check_max_chars
 from server.services.tags import knowledge_message, knowledge_messages
 from server.services.url_import import checked_import_url
+from storage.db.models import Knowledge
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
@@ -36,13 +39,9 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         )
         self._budget = response_budget(deps.ctx.settings.max_message_bytes)
 
-    async def _owned(self, context: Ctx, knowledge_id: str) -> tuple[Identity, Any]:
+    async def _owned(self, context: Ctx, knowledge_id: str) -> tuple[Identity, Knowledge]:
         identity = await self._deps.auth.identify(context)
-        if not knowledge_id:
-            raise invalid_argument("id", "is required")
-        row = await asyncio.to_thread(self._ctx.knowledges.get, knowledge_id)
-        if row is None or not identity.owns(row.tenant_id) or row.parse_status == "deleting":
-            raise not_found("sluice.v1.Knowledge", knowledge_id)
+        row = await asyncio.to_thread(owned_knowledge, self._ctx, identity, knowledge_id)
         return identity, row
 
     @unary
@@ -103,7 +102,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         page = requested_page(request.page_size, request.page_token, query)
         rows, total = await asyncio.to_thread(
             self._ctx.knowledges.list,
-            kb.tenant_id,
+            identity.scope,
             kb.id,
             statuses=statuses or None,
             keyword=request.keyword or None,
@@ -130,20 +129,24 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     async def WatchSpans(
         self, request: pb.WatchSpansRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchSpansResponse]:
-        await self._owned(context, request.knowledge_id)
-        async for message in self._watcher.watch(request.knowledge_id, request.attempt):
+        _, knowledge = await self._owned(context, request.knowledge_id)
+        async for message in self._watcher.watch(knowledge, request.attempt):
             yield message
 
     @unary
     async def ListChunks(
         self, request: pb.ListChunksRequest, context: Ctx
     ) -> pb.ListChunksResponse:
-        await self._owned(context, request.knowledge_id)
-        page = requested_page(
-            request.page_size, request.page_token, f"chunks:{request.knowledge_id}"
-        )
+        _, knowledge = await self._owned(context, request.knowledge_id)
+        page = requested_page(request.page_size, request.page_token, f"chunks:{knowledge.id}")
         rows, total = await asyncio.to_thread(
-            self._ctx.chunks.list_by_knowledge, request.knowledge_id, page.limit, page.offset
+            partial(
+                self._ctx.chunks.list_by_knowledge,
+                knowledge.id,
+                page.limit,
+                page.offset,
+                tenant_id=knowledge.tenant_id,
+            )
         )
         # Chunks link their images by resource reference: each read gets URLs that work now.
         contents = await asyncio.to_thread(

@@ -15,7 +15,7 @@ from workers.pipeline.state import IN_FLIGHT
 
 def read_spans(ctx: WorkerContext, row: Any, attempt: int) -> knowledge_pb2.GetSpansResponse:
     chosen = attempt or row.attempt
-    spans = ctx.spans.list(row.id, chosen)
+    spans = ctx.spans.list(row.id, chosen, tenant_id=row.tenant_id)
     last = ctx.spans.last_activity(row.id, chosen) if row.parse_status in IN_FLIGHT else None
     return knowledge_pb2.GetSpansResponse(
         knowledge_id=row.id,

@@ -47,6 +47,14 @@ class ResourceServicer(pb_grpc.ResourceServiceServicer):
         identity = await self._deps.auth.identify(context)
         return await asyncio.to_thread(self._service.create_grant, identity, request)
 
+    @unary
+    async def RevokeAccessGrant(
+        self, request: pb.RevokeAccessGrantRequest, context: Ctx
+    ) -> pb.RevokeAccessGrantResponse:
+        identity = await self._deps.auth.identify(context)
+        revoked = await asyncio.to_thread(self._service.revoke_grants, identity, request)
+        return pb.RevokeAccessGrantResponse(revoked=revoked)
+
     @streaming
     async def ReadResource(
         self, request: pb.ReadResourceRequest, context: Ctx

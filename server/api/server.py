@@ -17,6 +17,7 @@ from sluice.v1 import (
     search_pb2_grpc,
 )
 
+from server.api.auth_interceptor import AuthInterceptor
 from server.api.deps import ApiDeps
 from server.api.knowledge import KnowledgeServicer
 from server.api.knowledge_bases import KnowledgeBaseServicer
@@ -46,6 +47,8 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     A taken address raises BindError."""
     limit = deps.ctx.settings.max_message_bytes
     server = grpc.aio.server(
+        # First and only interceptor: no call gets anywhere before its key is checked.
+        interceptors=[AuthInterceptor(deps.auth)],
         options=[
             ("grpc.max_receive_message_length", limit),
             ("grpc.max_send_message_length", limit),

@@ -22,6 +22,7 @@ from typing import Any
 from sluice.v1 import knowledge_pb2
 
 from server.api import convert
+from storage.db.models import Knowledge
 from storage.events.base import EventSubscriber, ProgressEvent
 from workers.context import WorkerContext
 from workers.pipeline.round_cleanup import STOP_GRACE_S
@@ -46,22 +47,25 @@ class SpanWatcher:
         self._subscriber = subscriber
         self._poll_s = poll_s
 
-    def _load(self, knowledge_id: str, attempt: int) -> _View | None:
-        row = self._ctx.knowledges.get(knowledge_id)
+    def _load(self, knowledge: Knowledge, attempt: int) -> _View | None:
+        row = self._ctx.knowledges.get(knowledge.id, knowledge.tenant_id)
         if row is None:
             return None
         chosen = attempt or row.attempt
-        spans = {s.name: span_to_dict(s) for s in self._ctx.spans.list(knowledge_id, chosen)}
+        spans = {
+            s.name: span_to_dict(s)
+            for s in self._ctx.spans.list(row.id, chosen, tenant_id=row.tenant_id)
+        }
         return _View(chosen, row.parse_status, row.enable_status, row.error_message or "", spans)
 
     async def watch(
-        self, knowledge_id: str, attempt: int
+        self, knowledge: Knowledge, attempt: int
     ) -> AsyncIterator[knowledge_pb2.WatchSpansResponse]:
         async with (
-            self._subscriber.subscribe(knowledge_id) as events,
+            self._subscriber.subscribe(knowledge.id) as events,
             _Hints(events, self._poll_s) as hints,
         ):
-            view = await asyncio.to_thread(self._load, knowledge_id, attempt)
+            view = await asyncio.to_thread(self._load, knowledge, attempt)
             if view is None:
                 return
             yield _message(knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT, view, view.spans.values())
@@ -75,7 +79,7 @@ class SpanWatcher:
                         yield _message(knowledge_pb2.WATCH_EVENT_TYPE_SPAN, view, [data])
                     continue
                 # A state change, a resync marker, another attempt or silence: re-read.
-                fresh = await asyncio.to_thread(self._load, knowledge_id, attempt)
+                fresh = await asyncio.to_thread(self._load, knowledge, attempt)
                 if fresh is None:
                     view.parse_status = "deleting"
                     break

@@ -69,14 +69,14 @@ class CancelService:
             ProgressEvent(before.id, attempt, "state", {"parse_status": "cancelled"})
         )
         if before.parse_status != "finalizing":
-            kb = ctx.knowledge_bases.get(None, before.knowledge_base_id)
+            kb = ctx.knowledge_bases.get(before.tenant_id, before.knowledge_base_id)
             model_key = kb.embedding_model_key if kb is not None else ""
             remove_round_products(ctx, before.id, attempt, model_key)
         held: HeldRound | None = HeldRound(before.id, attempt)
         if before.parse_status == "pending":
             close_round_spans(ctx, before.id, attempt, CANCELLED, _MESSAGE)
             held = None
-        row = ctx.knowledges.get(before.id)
+        row = ctx.knowledges.get(before.id, before.tenant_id)
         if row is None:
             raise not_found("sluice.v1.Knowledge", before.id)
         return Cancellation(knowledge_message(ctx.tags, row), held)
@@ -103,7 +103,7 @@ class CancelService:
                 **fields,
             ):
                 return row
-            fresh = self._ctx.knowledges.get(row.id)
+            fresh = self._ctx.knowledges.get(row.id, row.tenant_id)
             if fresh is None or fresh.parse_status == "deleting":
                 raise not_found("sluice.v1.Knowledge", row.id)
             row = fresh

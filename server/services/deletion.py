@@ -59,7 +59,7 @@ class DeletionService:
             raise invalid_argument("ids", f"at most {MAX_BATCH} knowledges per call")
         visible = [
             row.id
-            for row in self._ctx.knowledges.get_many(requested)
+            for row in self._ctx.knowledges.get_many(requested, tenant_id=identity.scope)
             if identity.owns(row.tenant_id)
         ]
         marked = mark_deleting(self._ctx, visible)

@@ -261,7 +261,7 @@ class IngestService:
         self, identity: Identity, request: knowledge_pb2.UpdateManualRequest
     ) -> knowledge_pb2.Knowledge:
         """Title, content and publishing; the tags stay as created (the request has none)."""
-        row = self._ctx.knowledges.get(request.id)
+        row = self._ctx.knowledges.get(request.id, identity.scope)
         if row is None or row.type != "manual" or not identity.owns(row.tenant_id):
             raise not_found("sluice.v1.Knowledge", request.id)
         fields: dict[str, Any] = {}
@@ -274,7 +274,9 @@ class IngestService:
         if request.status != knowledge_pb2.MANUAL_STATUS_PUBLISH:
             if fields:
                 self._ctx.knowledges.update_fields(row.id, **fields)
-            return convert.knowledge(self._ctx.knowledges.get(row.id), self._tag_ids_of(row.id))
+            return convert.knowledge(
+                self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
+            )
         if row.parse_status != "draft":
             raise failed_precondition(
                 "NOT_A_DRAFT", row.id, f"knowledge is {row.parse_status}, not a draft; use Reparse"
@@ -291,17 +293,19 @@ class IngestService:
             row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
         ):
             raise failed_precondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
-        return self._enqueue(self._ctx.knowledges.get(row.id), self._tag_ids_of(row.id))
+        return self._enqueue(
+            self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
+        )
 
     def _enqueue(self, row: Any, tag_ids: list[str]) -> knowledge_pb2.Knowledge:
         """Answer with the row as it was queued (pending), so the reply does not depend on
         how fast a worker picks it up; a refused enqueue is re-read to show the failure."""
         if enqueue_processing(self._ctx, row):
             return convert.knowledge(row, tag_ids)
-        return convert.knowledge(self._ctx.knowledges.get(row.id), tag_ids)
+        return convert.knowledge(self._ctx.knowledges.get(row.id, row.tenant_id), tag_ids)
 
-    def _tag_ids_of(self, knowledge_id: str) -> list[str]:
-        return self._ctx.tags.tags_of([knowledge_id])[knowledge_id]
+    def _tag_ids_of(self, row: Knowledge) -> list[str]:
+        return self._ctx.tags.tags_of([row.id], tenant_id=row.tenant_id)[row.id]
 
     def _duplicate(self, plan: UploadPlan, existing: Knowledge) -> ApiError:
         return already_exists(

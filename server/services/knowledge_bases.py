@@ -112,7 +112,7 @@ class KnowledgeBaseService:
         return convert.knowledge_base(row)
 
     def get_row(self, identity: Identity, kb_id: str) -> Any:
-        row = self._ctx.knowledge_bases.get(None, kb_id) if kb_id else None
+        row = self._ctx.knowledge_bases.get(identity.scope, kb_id) if kb_id else None
         if row is None or not identity.owns(row.tenant_id):
             raise not_found("sluice.v1.KnowledgeBase", kb_id)
         return row
@@ -155,9 +155,7 @@ class KnowledgeBaseService:
         if "description" in paths:
             check_max_chars(request.description, MAX_DESCRIPTION_CHARS, "description")
             fields["description"] = request.description
-        self._ctx.knowledge_bases.update(
-            identity.tenant_id if not identity.is_admin else None, row.id, **fields
-        )
+        self._ctx.knowledge_bases.update(identity.scope, row.id, **fields)
         return self.get(identity, row.id)
 
     def _merged_config(
@@ -213,7 +211,7 @@ class KnowledgeBaseService:
                 kb_id,
                 "the knowledge base still has knowledges; delete them first",
             )
-        self._ctx.knowledge_bases.delete(None, row.id)
+        self._ctx.knowledge_bases.delete(identity.scope, row.id)
 
 
 def _checked_name(name: str) -> str:

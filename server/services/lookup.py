@@ -15,7 +15,7 @@ def owned_knowledge(
     deleted (a deleting knowledge has already vanished for its users)."""
     if not knowledge_id:
         raise invalid_argument(field, "is required")
-    row = ctx.knowledges.get(knowledge_id)
+    row = ctx.knowledges.get(knowledge_id, identity.scope)
     if row is None or not identity.owns(row.tenant_id) or row.parse_status == "deleting":
         raise not_found("sluice.v1.Knowledge", knowledge_id)
     return row

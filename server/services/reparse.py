@@ -90,14 +90,15 @@ class ReparseService:
         """Accepts the caller's knowledges that can be reparsed (others are skipped) and
         queues one maintenance task for them; the rounds restart as it runs."""
         if request.ids:
+            found = self._ctx.knowledges.get_many(list(request.ids), tenant_id=identity.scope)
             rows = [
                 row
-                for row in self._ctx.knowledges.get_many(list(request.ids))
+                for row in found
                 if identity.owns(row.tenant_id) and row.parse_status not in _NOT_REPARSED
             ]
         elif request.knowledge_base_id:
             kb = self._kbs.get_row(identity, request.knowledge_base_id)
-            rows = self._ctx.knowledges.reprocessable(kb.id)
+            rows = self._ctx.knowledges.reprocessable(kb.id, tenant_id=identity.scope)
         else:
             raise invalid_argument("ids", "name knowledges, or a knowledge_base_id instead")
         if not rows:

@@ -4,7 +4,8 @@ and what a presented token opens.
 Listing and granting are tenant-scoped like every other RPC (a knowledge or resource of
 another tenant, or of a knowledge being deleted, is NOT_FOUND). Reading needs no API key:
 the grant's token is the credential — issued to an identity that owned the resource, for
-that one resource, until it expires — which is what lets a grant be handed on. A token that
+that one resource, until it expires or is revoked — which is what lets a grant be handed
+on. A token that
 opens nothing is PERMISSION_DENIED with ErrorInfo GRANT_UNKNOWN or GRANT_EXPIRED (an expired
 one reads as unknown once housekeeping has purged it); a deleted resource is NOT_FOUND.
 """
@@ -38,6 +39,7 @@ from storage.files.resource_catalog import (
 from workers.context import WorkerContext
 
 RESOURCE_TYPE = "sluice.v1.Resource"
+GRANT_TYPE = "sluice.v1.AccessGrant"
 _KINDS = {
     KNOWLEDGE_ORIGINAL: resource_pb2.RESOURCE_KIND_ORIGINAL,
     KNOWLEDGE_IMAGE: resource_pb2.RESOURCE_KIND_IMAGE,
@@ -82,6 +84,27 @@ class ResourceCatalogService:
             resource=_message(resource, self._owner(resource)),
         )
 
+    def revoke_grants(
+        self, identity: Identity, request: resource_pb2.RevokeAccessGrantRequest
+    ) -> int:
+        """How many grants were revoked; NOT_FOUND for a token, resource or knowledge the
+        caller may not see (the tenant is in the revoking query itself, too)."""
+        target = request.WhichOneof("target")
+        if target == "token":
+            if not request.token:
+                raise invalid_argument("token", "is required")
+            if not self._ctx.catalog.revoke_grant(request.token, identity.scope):
+                raise not_found(GRANT_TYPE, "token")
+            return 1
+        if target == "resource_ref":
+            resources = [self._owned(identity, request.resource_ref)]
+        elif target == "knowledge_id":
+            row = owned_knowledge(self._ctx, identity, request.knowledge_id, "knowledge_id")
+            resources = self._ctx.catalog.owned_by(KNOWLEDGE_FILES, [row.id])
+        else:
+            raise invalid_argument("target", "give token, resource_ref or knowledge_id")
+        return self._ctx.catalog.revoke_grants(resources, identity.scope)
+
     def open_grant(self, token: str) -> tuple[resource_pb2.Resource, Resource]:
         """The meta frame and the resource a token opens right now."""
         if not token:
@@ -116,19 +139,19 @@ class ResourceCatalogService:
                 "the knowledge has no original file in the resource catalog "
                 "(manual text, a web page, or a file stored before the catalog)",
             )
-        return self._live(row.file_path)
+        return self._live(identity, row.file_path)
 
     def _owned(self, identity: Identity, ref: str) -> Resource:
         if not is_resource_ref(ref):
             raise invalid_argument("resource_ref", "must be a resource://{id} reference")
-        resource = self._live(ref)
+        resource = self._live(identity, ref)
         if not identity.owns(resource.tenant_id):
             raise not_found(RESOURCE_TYPE, ref)
         return resource
 
-    def _live(self, ref: str) -> Resource:
+    def _live(self, identity: Identity, ref: str) -> Resource:
         try:
-            return self._ctx.catalog.get(ref)
+            return self._ctx.catalog.get(ref, tenant_id=identity.scope)
         except CatalogError as exc:
             raise not_found(RESOURCE_TYPE, ref) from exc
 
@@ -136,7 +159,7 @@ class ResourceCatalogService:
         """The knowledge an original belongs to (it names the file); None for the rest."""
         if resource.owner_type != KNOWLEDGE_ORIGINAL:
             return None
-        return self._ctx.knowledges.get(resource.owner_id)
+        return self._ctx.knowledges.get(resource.owner_id, resource.tenant_id)
 
 
 def _message(resource: Resource, knowledge: Knowledge | None) -> resource_pb2.Resource:

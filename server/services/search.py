@@ -45,11 +45,11 @@ class SearchService:
             tenant_of[kb.id] = kb.tenant_id
         hits = []
         for model_key, kbs in by_model.items():
-            hits += self._search_space(model_key, kbs, query, request, top_k)
+            hits += self._search_space(model_key, kbs, identity, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
         # The best results that fit in one response (see paging.fitted).
         return fitted(
-            self._results(hits[:top_k], tenant_of),
+            self._results(identity, hits[:top_k], tenant_of),
             response_budget(self._ctx.settings.max_message_bytes),
         )
 
@@ -57,11 +57,17 @@ class SearchService:
         self,
         model_key: str,
         kbs: list[Any],
+        identity: Identity,
         query: str,
         request: search_pb2.SearchRequest,
         top_k: int,
     ) -> list[Any]:
+        # The caller's own tenant, not the rows': the index filters by tenant by itself.
+        tenants = (
+            sorted({kb.tenant_id for kb in kbs}) if identity.is_admin else [identity.tenant_id]
+        )
         scope: dict[str, Any] = {
+            "tenant_ids": tenants,
             "knowledge_base_ids": [kb.id for kb in kbs],
             "knowledge_ids": list(request.knowledge_ids) or None,
             "top_k": top_k,
@@ -83,15 +89,14 @@ class SearchService:
         return self._ctx.index.search_dense(model_key, vector, **scope)
 
     def _results(
-        self, hits: list[Any], tenant_of: dict[str, str]
+        self, identity: Identity, hits: list[Any], tenant_of: dict[str, str]
     ) -> list[search_pb2.SearchResult]:
         titles: dict[str, str] = {}
         for knowledge_id in {h.knowledge_id for h in hits}:
-            row = self._ctx.knowledges.get(knowledge_id)
+            row = self._ctx.knowledges.get(knowledge_id, identity.scope)
             titles[knowledge_id] = (row.title or row.file_name or "") if row else ""
-        chunk_index = {
-            c.id: c.chunk_index for c in self._ctx.chunks.get_many([h.chunk_id for h in hits])
-        }
+        chunks = self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
+        chunk_index = {c.id: c.chunk_index for c in chunks}
         # The index holds the images' resource references; the client gets URLs to open.
         contents = with_image_urls(
             self._ctx.catalog,

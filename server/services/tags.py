@@ -43,14 +43,17 @@ def checked_tag_ids(
 
 def knowledge_message(tags: TagRepository, row: Knowledge) -> knowledge_pb2.Knowledge:
     """The row as a message, with its tag ids."""
-    return convert.knowledge(row, tags.tags_of([row.id])[row.id])
+    return convert.knowledge(row, tags.tags_of([row.id], tenant_id=row.tenant_id)[row.id])
 
 
 def knowledge_messages(
     tags: TagRepository, rows: Sequence[Knowledge]
 ) -> list[knowledge_pb2.Knowledge]:
-    """The rows as messages, their tag ids read in one query."""
-    tag_ids = tags.tags_of([row.id for row in rows])
+    """The rows as messages, their tag ids read in one query (of their tenant, when they
+    are all of one, as the rows of one knowledge base are)."""
+    tenants = {row.tenant_id for row in rows}
+    tenant_id = tenants.pop() if len(tenants) == 1 else None
+    tag_ids = tags.tags_of([row.id for row in rows], tenant_id=tenant_id)
     return [convert.knowledge(row, tag_ids[row.id]) for row in rows]
 
 

@@ -1,6 +1,7 @@
 """Progress bus over Redis pub/sub (full mode): workers publish with the sync client, the
 asyncio gRPC server subscribes with ``redis.asyncio``, one channel per knowledge
-(``<prefix>:progress:<knowledge id>``).
+(``<prefix>:progress:<knowledge id>``). API key revocations travel on one more channel
+(``<prefix>:auth:revoked``), so every API process drops its key cache at once.
 
 Pub/sub forgets messages sent while a subscriber is disconnected, so a subscription never
 reconnects by itself: a broken connection, or a server that stops answering pings, ends the
@@ -55,6 +56,15 @@ class RedisEventBus:
     def channel(self, knowledge_id: str) -> str:
         return f"{self._prefix}:progress:{knowledge_id}"
 
+    def revocations_channel(self) -> str:
+        return f"{self._prefix}:auth:revoked"
+
+    def publish_revocation(self, subject: str) -> int:
+        """Tell every API process that keys were revoked (``subject`` names them, for the
+        logs); returns how many subscribers heard it. Raises RedisError, unlike
+        ``publish``: the caller must know when the processes were not told."""
+        return int(self._publisher.publish(self.revocations_channel(), subject))
+
     def publish(self, event: ProgressEvent) -> None:
         try:
             self._publisher.publish(self.channel(event.knowledge_id), event.to_json())
@@ -63,6 +73,22 @@ class RedisEventBus:
 
     @asynccontextmanager
     async def subscribe(self, knowledge_id: str) -> AsyncIterator[AsyncIterator[ProgressEvent]]:
+        async with self._subscription(self.channel(knowledge_id)) as pubsub:
+            events = _RedisEvents(_Messages(pubsub, knowledge_id, self._keepalive_s))
+            try:
+                yield events
+            finally:
+                events.closed = True
+
+    @asynccontextmanager
+    async def subscribe_revocations(self) -> AsyncIterator[AsyncIterator[str]]:
+        """Revocation notices (their subjects) from the moment the context is entered;
+        iteration raises EventBusError when the subscription breaks."""
+        async with self._subscription(self.revocations_channel()) as pubsub:
+            yield _Notices(_Messages(pubsub, "key revocations", self._keepalive_s))
+
+    @asynccontextmanager
+    async def _subscription(self, channel: str) -> AsyncIterator[PubSub]:
         client = aioredis.Redis.from_url(
             self._url,
             socket_connect_timeout=self._timeout_s,
@@ -70,12 +96,8 @@ class RedisEventBus:
         )
         pubsub = client.pubsub()
         try:
-            await self._subscribe(pubsub, self.channel(knowledge_id))
-            events = _RedisEvents(pubsub, knowledge_id, self._keepalive_s)
-            try:
-                yield events
-            finally:
-                events.closed = True
+            await self._subscribe(pubsub, channel)
+            yield pubsub
         finally:
             # Closing the client's pool disconnects the pubsub's connection too. It may already
             # be dead; closing must not mask the caller's error.
@@ -99,45 +121,34 @@ class RedisEventBus:
         self._publisher.close()
 
 
-class _RedisEvents:
-    """One subscription's event iterator. Not a generator, so that a timeout or cancellation
-    around one ``__anext__`` leaves it usable; once broken it stays broken."""
+class _Messages:
+    """The data messages of one subscription; pings an idle connection so that a server
+    gone silent is noticed too. Once broken it stays broken."""
 
-    def __init__(self, pubsub: PubSub, knowledge_id: str, keepalive_s: float) -> None:
+    def __init__(self, pubsub: PubSub, label: str, keepalive_s: float) -> None:
         self._pubsub = pubsub
-        self._knowledge_id = knowledge_id
+        self.label = label
         self._keepalive_s = keepalive_s
         self._idle_since = time.monotonic()
         self._ping_sent_at: float | None = None
         self._broken: EventBusError | None = None
-        self.closed = False
 
-    def __aiter__(self) -> _RedisEvents:
-        return self
-
-    async def __anext__(self) -> ProgressEvent:
-        if self.closed:
-            raise StopAsyncIteration
+    async def next_data(self) -> Any:
         if self._broken is not None:
             raise self._broken
         try:
             while True:
                 message = await self._next_message()
                 if message["type"] == "message":
-                    try:
-                        return ProgressEvent.from_json(message["data"])
-                    except ValueError:
-                        logger.warning("ignoring malformed progress event for %s",
-                                       self._knowledge_id)
-                elif message["type"] == "unsubscribe":
-                    raise EventBusError(f"subscription for {self._knowledge_id} was dropped")
+                    return message["data"]
+                if message["type"] == "unsubscribe":
+                    raise EventBusError(f"subscription for {self.label} was dropped")
         except EventBusError as exc:
             self._broken = exc
             raise
 
     async def _next_message(self) -> dict[str, Any]:
-        """The next pub/sub message (pongs included); pings an idle connection so that a
-        server gone silent is noticed too."""
+        """The next pub/sub message (pongs included)."""
         try:
             while True:
                 message = await self._pubsub.get_message(timeout=min(1.0, self._keepalive_s))
@@ -150,8 +161,42 @@ class _RedisEvents:
                         await self._pubsub.ping()
                         self._ping_sent_at = now
                 elif now - self._ping_sent_at >= self._keepalive_s:
-                    raise EventBusError(f"redis stopped answering pings ({self._knowledge_id})")
+                    raise EventBusError(f"redis stopped answering pings ({self.label})")
         except (RedisError, OSError) as exc:
-            raise EventBusError(
-                f"subscription for {self._knowledge_id} broke: {exc!r}"
-            ) from exc
+            raise EventBusError(f"subscription for {self.label} broke: {exc!r}") from exc
+
+
+class _RedisEvents:
+    """One knowledge's event iterator. Not a generator, so that a timeout or cancellation
+    around one ``__anext__`` leaves it usable."""
+
+    def __init__(self, messages: _Messages) -> None:
+        self._messages = messages
+        self.closed = False
+
+    def __aiter__(self) -> _RedisEvents:
+        return self
+
+    async def __anext__(self) -> ProgressEvent:
+        if self.closed:
+            raise StopAsyncIteration
+        while True:
+            data = await self._messages.next_data()
+            try:
+                return ProgressEvent.from_json(data)
+            except ValueError:
+                logger.warning("ignoring malformed progress event for %s", self._messages.label)
+
+
+class _Notices:
+    """Revocation notices, decoded."""
+
+    def __init__(self, messages: _Messages) -> None:
+        self._messages = messages
+
+    def __aiter__(self) -> _Notices:
+        return self
+
+    async def __anext__(self) -> str:
+        data = await self._messages.next_data()
+        return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)

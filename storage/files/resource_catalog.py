@@ -179,8 +179,11 @@ class ResourceCatalog:
         except Exception:
             log.exception("could not remove %s after its owner failed to be recorded", path)
 
-    def get(self, ref: str, *, include_deleted: bool = False) -> Resource:
-        row = self._resources.get(resource_id_of(ref))
+    def get(
+        self, ref: str, *, include_deleted: bool = False, tenant_id: str | None = None
+    ) -> Resource:
+        """UnknownResource also for a resource that is not ``tenant_id``'s (when given)."""
+        row = self._resources.get(resource_id_of(ref), tenant_id)
         if row is None:
             raise UnknownResource(ref)
         if row.deleted_at is not None and not include_deleted:
@@ -308,6 +311,15 @@ class ResourceCatalog:
         if resource.deleted_at is not None:
             raise DeletedResource(resource.ref)
         return resource
+
+    def revoke_grant(self, token: str, tenant_id: str | None) -> bool:
+        """Take back the grant of ``token`` if it opens one of ``tenant_id``'s resources
+        (None: any tenant's); False when there is no such grant."""
+        return self._grants.revoke(token_digest(token), tenant_id) > 0
+
+    def revoke_grants(self, resources: Sequence[Resource], tenant_id: str | None) -> int:
+        """Take back every grant to ``resources`` (those of ``tenant_id``, None: any)."""
+        return self._grants.revoke_for_resources([r.id for r in resources], tenant_id)
 
     def purge_expired_grants(self, now: datetime | None = None) -> int:
         return self._grants.purge_expired(now or utcnow())

@@ -213,6 +213,10 @@ class MilvusIndex:
     def delete_by_knowledge(self, model_key: str, knowledge_ids: Sequence[str]) -> None:
         self._delete_where(model_key, cs.KNOWLEDGE_ID, knowledge_ids)
 
+    def delete_by_tenant(self, model_key: str, tenant_id: str) -> None:
+        """Every row of a tenant (the last sweep when the tenant is deleted)."""
+        self._delete_where(model_key, cs.TENANT_ID, [tenant_id])
+
     def delete_by_chunk_ids(self, model_key: str, chunk_ids: Sequence[str]) -> None:
         """Remove every row (chunk and derived sources) of the given chunks, e.g. the chunks
         of one processing round, leaving the knowledge's other rounds alone."""
@@ -291,12 +295,15 @@ class MilvusIndex:
         model_key: str,
         vector: Sequence[float],
         *,
+        tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Nearest enabled rows by cosine similarity (score in [-1, 1])."""
-        name, expr = self._search_scope(model_key, knowledge_base_ids, knowledge_ids, top_k)
+        name, expr = self._search_scope(
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+        )
         if name is None:
             return []
         request = _request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, top_k)
@@ -307,12 +314,15 @@ class MilvusIndex:
         model_key: str,
         query_text: str,
         *,
+        tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Enabled rows ranked by BM25 over the analysed content (score >= 0)."""
-        name, expr = self._search_scope(model_key, knowledge_base_ids, knowledge_ids, top_k)
+        name, expr = self._search_scope(
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+        )
         terms = bm25_text(query_text, max_bytes=cs.TEXT_MAX_BYTES)
         if name is None or not terms:
             return []
@@ -326,12 +336,15 @@ class MilvusIndex:
         vector: Sequence[float],
         query_text: str,
         *,
+        tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Dense and BM25 candidates fused by reciprocal rank (RRF, k = `rrf_k`)."""
-        name, expr = self._search_scope(model_key, knowledge_base_ids, knowledge_ids, top_k)
+        name, expr = self._search_scope(
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+        )
         if name is None:
             return []
         # Deeper candidate lists let a row ranked well by only one side still surface.
@@ -374,15 +387,22 @@ class MilvusIndex:
     def _search_scope(
         self,
         model_key: str,
+        tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None,
         top_k: int,
     ) -> tuple[str | None, str]:
-        """The collection and filter of a search; no collection when the scope is empty."""
+        """The collection and filter of a search; no collection when the scope is empty.
+        The tenants are in the filter as well as the knowledge bases, so a caller that
+        named another tenant's knowledge base by mistake still reads none of its rows."""
         empty_knowledge_scope = knowledge_ids is not None and not knowledge_ids
-        if top_k <= 0 or not knowledge_base_ids or empty_knowledge_scope:
+        if top_k <= 0 or not tenant_ids or not knowledge_base_ids or empty_knowledge_scope:
             return None, ""
-        clauses = [f"{cs.IS_ENABLED} == true", field_in(cs.KNOWLEDGE_BASE_ID, knowledge_base_ids)]
+        clauses = [
+            f"{cs.IS_ENABLED} == true",
+            field_in(cs.TENANT_ID, tenant_ids),
+            field_in(cs.KNOWLEDGE_BASE_ID, knowledge_base_ids),
+        ]
         if knowledge_ids is not None:
             clauses.append(field_in(cs.KNOWLEDGE_ID, knowledge_ids))
         return self._existing(model_key), all_of(*clauses)

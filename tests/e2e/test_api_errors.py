@@ -331,3 +331,27 @@ def _wait_completed(api: _Api, knowledge_id: str, timeout: float = 180) -> None:
         assert knowledge.parse_status != common_pb2.PARSE_STATUS_FAILED, knowledge.error_message
         time.sleep(0.5)
     raise AssertionError(f"knowledge {knowledge_id} did not complete in {timeout} s")
+
+
+def test_lite_mode_refuses_a_revoked_key_at_the_next_call(stack: Stack) -> None:
+    key = _create_key(stack, "erin")
+    with SluiceClient(stack.target, api_key=key) as client:
+        assert list(client.list_knowledge_bases()) == []
+        listed = subprocess.run(
+            python("-m", "server.admin", "list-keys"),
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**stack.env, "PYTHONPATH": PYTHONPATH},
+        ).stdout
+        key_id = next(line.split("\t")[0] for line in listed.splitlines() if "erin" in line)
+        subprocess.run(
+            python("-m", "server.admin", "revoke-key", key_id),
+            cwd=REPO,
+            check=True,
+            env={**stack.env, "PYTHONPATH": PYTHONPATH},
+        )
+        # Lite mode caches no key (its admin tool is another process): refused at once.
+        with pytest.raises(Unauthenticated):
+            list(client.list_knowledge_bases())

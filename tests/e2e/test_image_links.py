@@ -112,7 +112,7 @@ def test_chunks_store_the_reference_and_every_read_gets_a_working_url(
     [image] = [r for r in client.list_resources(knowledge.id) if r.kind == v1.ResourceKind.IMAGE]
 
     # Stored (and so embedded and indexed): the stable reference, no URL, no signature.
-    rows, _ = deployment.chunks.list_by_knowledge(knowledge.id, 100, 0)
+    rows, _ = deployment.chunks.list_by_knowledge(knowledge.id, 100, 0, tenant_id=None)
     stored = "\n".join(row.content for row in rows)
     assert _IMAGE_LINK.findall(stored) == [image.ref]
     assert not re.search(r"https?://|file://|X-Amz-", stored)

@@ -89,7 +89,7 @@ def test_an_uploaded_original_is_catalogued_and_a_duplicate_leaves_nothing(
 
     knowledge_id = _upload(ctx, owner, kb_id, "skerries.md")
 
-    row = ctx.knowledges.get(knowledge_id)
+    row = ctx.knowledges.get(knowledge_id, None)
     assert row is not None and is_resource_ref(row.file_path)
     original = ctx.catalog.get(row.file_path)
     assert (original.owner_type, original.owner_id, original.size) == (
@@ -167,7 +167,7 @@ def test_an_upload_whose_knowledge_cannot_be_recorded_leaves_no_file_and_no_reco
         _upload(ctx, owner, kb_id, "skerries.md", delete_the_knowledge_base)
 
     [plan] = plans
-    assert ctx.knowledges.get(plan.knowledge_id) is None
+    assert ctx.knowledges.get(plan.knowledge_id, None) is None
     assert ctx.catalog.owned_by(KNOWLEDGE_FILES, [plan.knowledge_id], include_deleted=True) == []
     assert _stored_files(ctx) == kept
 
@@ -186,7 +186,7 @@ def test_an_upload_whose_file_cannot_be_catalogued_leaves_no_file(ctx: WorkerCon
         _upload(ctx, owner, kb_id, "skerries.md", plans.append)
 
     assert _stored_files(ctx) == kept
-    assert ctx.knowledges.get(plans[0].knowledge_id) is None
+    assert ctx.knowledges.get(plans[0].knowledge_id, None) is None
 
 
 def test_a_resource_forgotten_while_a_grant_is_made_is_not_found(ctx: WorkerContext) -> None:

@@ -56,12 +56,13 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
 def _handed_back(ctx: WorkerContext, row: Knowledge) -> bool:
     if row.parse_status != "processing":
         return False
-    root = next((s for s in ctx.spans.list(row.id, row.attempt) if s.name == ROOT), None)
+    spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
+    root = next((s for s in spans if s.name == ROOT), None)
     return root is not None and root.error_code == INTERRUPTED
 
 
 def _stuck(ctx: WorkerContext, row: Knowledge) -> StuckRound:
-    spans = ctx.spans.list(row.id, row.attempt)
+    spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
     site = locate(spans)
     last = max((s.updated_at for s in spans), default=row.updated_at)
     return StuckRound(

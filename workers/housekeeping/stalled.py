@@ -61,7 +61,7 @@ def _judge(
     except QueueError:
         log.warning("queue probe for knowledge %s failed; skipped this round", row.id)
         return "skipped"
-    spans = ctx.spans.list(row.id, row.attempt)
+    spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
     site = locate(spans)
     last = max(heartbeat, row.updated_at) if heartbeat is not None else row.updated_at
     message = stall_message(row.parse_status, site, last if heartbeat_read else None, threshold)

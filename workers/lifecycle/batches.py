@@ -19,7 +19,7 @@ class BatchIncomplete(Exception):
 def reparse_batch(ctx: WorkerContext, payload: BatchReparsePayload) -> None:
     failed: list[str] = []
     for knowledge_id, attempt in zip(payload.knowledge_ids, payload.attempts, strict=True):
-        row = ctx.knowledges.get(knowledge_id)
+        row = ctx.knowledges.get(knowledge_id, None)
         if row is None or row.attempt != attempt:
             continue  # gone, or restarted since (by an earlier try of this batch, or a user)
         try:
@@ -38,7 +38,7 @@ def delete_listed(ctx: WorkerContext, payload: KnowledgeListDeletePayload) -> No
     # Only rows still marked deleting: one housekeeping gave back (failed) is not deleted.
     rows = [
         row
-        for row in ctx.knowledges.get_many(payload.knowledge_ids)
+        for row in ctx.knowledges.get_many(payload.knowledge_ids, tenant_id=None)
         if row.parse_status == "deleting"
     ]
     delete_marked(ctx, rows)

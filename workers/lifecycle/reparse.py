@@ -68,14 +68,14 @@ def restart_processing(
             fields["enable_multimodel"] = bool(overrides["enable_multimodel"])
     attempt = ctx.knowledges.begin_attempt(row.id, after_attempt=old_attempt, **fields)
     if attempt is None:
-        fresh = ctx.knowledges.get(row.id)
+        fresh = ctx.knowledges.get(row.id, None)
         gone = fresh is None or fresh.parse_status == "deleting"
         return Restart(RestartOutcome.GONE if gone else RestartOutcome.MOVED, fresh)
     # A stopped worker closes these itself; a dead or queued one never would.
     close_round_spans(ctx, row.id, old_attempt, SUPERSEDED, f"attempt {attempt} took over")
     ctx.publisher.publish(ProgressEvent(row.id, attempt, "state", {"parse_status": "pending"}))
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     if fresh is None:
         return Restart(RestartOutcome.GONE)
     enqueue_processing(ctx, fresh)
-    return Restart(RestartOutcome.RESTARTED, ctx.knowledges.get(row.id))
+    return Restart(RestartOutcome.RESTARTED, ctx.knowledges.get(row.id, None))

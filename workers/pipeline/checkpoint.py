@@ -96,7 +96,7 @@ def round_is_current(
     statuses: Collection[str] = ROUND_STATUSES,
 ) -> bool:
     """The knowledge exists, is still at ``attempt`` and in one of ``statuses``."""
-    return row_is_current(ctx.knowledges.get(knowledge_id), attempt, statuses)
+    return row_is_current(ctx.knowledges.get(knowledge_id, None), attempt, statuses)
 
 
 def row_is_current(

@@ -72,7 +72,7 @@ def summarize_data_tables(
     stage: running, then done with what was written, failed with the error, or cancelled
     when the round was taken over meanwhile."""
     attempt = payload.attempt
-    knowledge = ctx.knowledges.get(payload.knowledge_id)
+    knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, attempt, WRITABLE_STATUSES):
         log.info("knowledge %s attempt %s: no table summary, not current", payload.knowledge_id,
                  attempt)
@@ -212,7 +212,8 @@ def _round_tables(
 
 def _stage_span_id(ctx: WorkerContext, knowledge_id: str, attempt: int, stage: str) -> str | None:
     """The id of the round's span of ``stage``; None for a round without one."""
-    return next((s.id for s in ctx.spans.list(knowledge_id, attempt) if s.name == stage), None)
+    spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
+    return next((s.id for s in spans if s.name == stage), None)
 
 
 def _close_taken_over(ctx: WorkerContext, knowledge_id: str, attempt: int) -> None:

@@ -53,7 +53,7 @@ TRY_STOPPED = "TRY_STOPPED"
 def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> None:
     started_at = time.monotonic()
     # Reads of the tenant/knowledge raise on transient DB errors, so the queue retries.
-    knowledge = ctx.knowledges.get(payload.knowledge_id)
+    knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if knowledge is None:
         log.info("knowledge %s is gone; nothing to do", payload.knowledge_id)
         return
@@ -85,7 +85,7 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
             markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
             state.ensure_current()
             # A URL download sets its file's name and type only now (a csv behind a link).
-            knowledge = ctx.knowledges.get(knowledge.id) or knowledge
+            knowledge = ctx.knowledges.get(knowledge.id, None) or knowledge
             plan = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
             chunks = plan.chunks
             state.ensure_current()

@@ -49,7 +49,7 @@ def remove_round_products(
 def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[str, str] | None:
     """Why round ``attempt`` must stop, as a span error code and message; None when the
     knowledge is gone (its spans went with it)."""
-    row = ctx.knowledges.get(knowledge_id)
+    row = ctx.knowledges.get(knowledge_id, None)
     if row is None:
         return None
     if row.attempt != attempt:
@@ -66,7 +66,7 @@ def close_round_spans(
     are told to re-read (the spans changed in one statement, not one by one)."""
     closed = ctx.spans.close_open(knowledge_id, attempt, "cancelled", code, message)
     if closed:
-        row = ctx.knowledges.get(knowledge_id)
+        row = ctx.knowledges.get(knowledge_id, None)
         status = row.parse_status if row is not None else "deleting"
         ctx.publisher.publish(
             ProgressEvent(knowledge_id, attempt, "state", {"parse_status": status})

@@ -300,7 +300,7 @@ def _record_download(
         ):
             raise Superseded(knowledge.id)
     # Recorded: the row refers to the file now, whatever happens next.
-    row = ctx.knowledges.get(knowledge.id)
+    row = ctx.knowledges.get(knowledge.id, None)
     if row is None:  # deleted right after; the deletion takes this file with the rest
         raise Superseded(knowledge.id)
     _discard_previous(ctx, knowledge.file_path)

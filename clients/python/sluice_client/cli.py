@@ -170,6 +170,14 @@ def _grant(client: SluiceClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def _revoke_grant(client: SluiceClient, args: argparse.Namespace) -> int:
+    revoked = client.revoke_access_grant(
+        token=args.token or "", resource_ref=args.ref or "", knowledge_id=args.knowledge or ""
+    )
+    _out(f"revoked {revoked}")
+    return 0
+
+
 def _fetch(client: SluiceClient, args: argparse.Namespace) -> int:
     if args.output is None:  # the bytes alone on stdout, for a pipe
         client.download_resource(args.token, sys.stdout.buffer)
@@ -208,6 +216,7 @@ COMMANDS: dict[str, Command] = {
     "batch-delete": _batch_delete,
     "resources": _resources,
     "grant": _grant,
+    "revoke-grant": _revoke_grant,
     "fetch": _fetch,
 }
 
@@ -319,6 +328,12 @@ def _add_knowledge_commands(commands: argparse._SubParsersAction[argparse.Argume
         "subject", metavar="ID|REF", help="a knowledge id (its original) or a resource:// ref"
     )
     grant.add_argument("--ttl", type=int, default=0, help="seconds (default: the server's)")
+
+    revoke = commands.add_parser("revoke-grant", help="take access grants back before they expire")
+    which = revoke.add_mutually_exclusive_group(required=True)
+    which.add_argument("--token", help="the grant of this token")
+    which.add_argument("--ref", metavar="REF", help="every grant to this resource:// ref")
+    which.add_argument("--knowledge", metavar="ID", help="every grant to this knowledge's files")
 
     fetch = commands.add_parser("fetch", help="download the file an access grant opens")
     fetch.add_argument("token", metavar="TOKEN")

@@ -434,6 +434,20 @@ class SluiceClient:
         )
         return _call(self._resources.create_access_grant, request)
 
+    def revoke_access_grant(
+        self, *, token: str = "", resource_ref: str = "", knowledge_id: str = ""
+    ) -> int:
+        """Take back grants before they expire: the one of `token`, or every grant to the
+        resource `resource_ref`, or to the knowledge's files. Returns how many went."""
+        if sum(map(bool, (token, resource_ref, knowledge_id))) != 1:
+            raise ValueError("give exactly one of token, resource_ref and knowledge_id")
+        request = v1.RevokeAccessGrantRequest(
+            token=token or None,
+            resource_ref=resource_ref or None,
+            knowledge_id=knowledge_id or None,
+        )
+        return _call(self._resources.revoke_access_grant, request).revoked
+
     def read_resource(
         self, token: str, *, timeout: float | None = None
     ) -> Iterator[v1.ReadResourceResponse]:

@@ -6,9 +6,10 @@ its resource (ON DELETE CASCADE) when the resource's record is dropped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from storage.db.engine import Database
@@ -43,7 +44,32 @@ class AccessGrantRepository:
             row = session.execute(query).one_or_none()
         return None if row is None else (row[0], row[1])
 
+    def revoke(self, token_digest: str, tenant_id: str | None) -> int:
+        """Drop one grant, if it opens a resource of ``tenant_id`` (None: any tenant's)."""
+        statement = delete(AccessGrant).where(
+            AccessGrant.token == token_digest,
+            AccessGrant.resource_id.in_(_resources_of(tenant_id)),
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
+
+    def revoke_for_resources(self, resource_ids: Sequence[str], tenant_id: str | None) -> int:
+        """Drop every grant to these resources that are ``tenant_id``'s (None: any tenant's)."""
+        if not resource_ids:
+            return 0
+        statement = delete(AccessGrant).where(
+            AccessGrant.resource_id.in_(list(resource_ids)),
+            AccessGrant.resource_id.in_(_resources_of(tenant_id)),
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
+
     def purge_expired(self, now: datetime) -> int:
         statement = delete(AccessGrant).where(AccessGrant.expires_at <= now)
         with self._db.session() as session:
             return affected_rows(session.execute(statement))
+
+
+def _resources_of(tenant_id: str | None) -> Select[str]:
+    query = select(StorageResource.id)
+    return query if tenant_id is None else query.where(StorageResource.tenant_id == tenant_id)

@@ -182,35 +182,46 @@ class ChunkRepository:
             return affected_rows(result)
 
     def list_by_knowledge(
-        self, knowledge_id: str, limit: int = 50, offset: int = 0
+        self, knowledge_id: str, limit: int = 50, offset: int = 0, *, tenant_id: str | None
     ) -> tuple[list[Chunk], int]:
-        """In document order (index, then type, so image children follow their text)."""
+        """In document order (index, then type, so image children follow their text); none
+        unless they are ``tenant_id``'s (None: any tenant's)."""
         query = (
             select(Chunk)
-            .where(Chunk.knowledge_id == knowledge_id)
+            .where(Chunk.knowledge_id == knowledge_id, *_of_tenant(tenant_id))
             .order_by(Chunk.chunk_index, Chunk.chunk_type, Chunk.id)
             .limit(limit)
             .offset(offset)
         )
         with self._db.session() as session:
-            return list(session.scalars(query)), self._count(session, knowledge_id)
+            return list(session.scalars(query)), self._count(session, knowledge_id, tenant_id)
 
-    def get_many(self, chunk_ids: Sequence[str]) -> list[Chunk]:
-        """The chunks that exist, in the order of ``chunk_ids``."""
+    def get_many(self, chunk_ids: Sequence[str], *, tenant_id: str | None) -> list[Chunk]:
+        """The chunks that exist and are ``tenant_id``'s (None: any tenant's), in the order
+        of ``chunk_ids``."""
         if not chunk_ids:
             return []
+        query = select(Chunk).where(Chunk.id.in_(chunk_ids), *_of_tenant(tenant_id))
         with self._db.session() as session:
-            found = {c.id: c for c in session.scalars(select(Chunk).where(Chunk.id.in_(chunk_ids)))}
+            found = {c.id: c for c in session.scalars(query)}
         return [found[chunk_id] for chunk_id in dict.fromkeys(chunk_ids) if chunk_id in found]
 
     def count_by_knowledge(self, knowledge_id: str) -> int:
         with self._db.session() as session:
-            return self._count(session, knowledge_id)
+            return self._count(session, knowledge_id, None)
 
     @staticmethod
-    def _count(session: Session, knowledge_id: str) -> int:
-        query = select(func.count()).select_from(Chunk).where(Chunk.knowledge_id == knowledge_id)
+    def _count(session: Session, knowledge_id: str, tenant_id: str | None) -> int:
+        query = (
+            select(func.count())
+            .select_from(Chunk)
+            .where(Chunk.knowledge_id == knowledge_id, *_of_tenant(tenant_id))
+        )
         return int(session.scalar(query) or 0)
+
+
+def _of_tenant(tenant_id: str | None) -> list[ColumnElement[bool]]:
+    return [] if tenant_id is None else [Chunk.tenant_id == tenant_id]
 
 
 def _round_types(

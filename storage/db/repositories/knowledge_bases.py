@@ -68,6 +68,11 @@ class KnowledgeBaseRepository:
             query = select(KnowledgeBase).where(*_scope(tenant_id, knowledge_base_id))
             return session.scalars(query).one_or_none()
 
+    def of_tenant(self, tenant_id: str) -> list[KnowledgeBase]:
+        with self._db.session() as session:
+            query = select(KnowledgeBase).where(KnowledgeBase.tenant_id == tenant_id)
+            return list(session.scalars(query))
+
     def list(self, tenant_id: str | None, limit: int = 50, offset: int = 0) -> KnowledgeBasePage:
         """Oldest first, so pages stay stable while new knowledge bases are added."""
         conditions = [] if tenant_id is None else [KnowledgeBase.tenant_id == tenant_id]

@@ -62,8 +62,9 @@ class KnowledgeRepository:
             _add_tagged(session, knowledge, tag_ids)
         return knowledge
 
-    def get(self, knowledge_id: str, tenant_id: str | None = None) -> Knowledge | None:
-        """``tenant_id`` None reads across tenants (admin and worker access)."""
+    def get(self, knowledge_id: str, tenant_id: str | None) -> Knowledge | None:
+        """The row if it is ``tenant_id``'s; None reads across tenants (admins, workers:
+        said explicitly, so an API path cannot forget its caller's tenant)."""
         query = select(Knowledge).where(Knowledge.id == knowledge_id)
         if tenant_id is not None:
             query = query.where(Knowledge.tenant_id == tenant_id)
@@ -268,20 +269,32 @@ class KnowledgeRepository:
         with self._db.session() as session:
             return affected_rows(session.execute(statement)) > 0
 
-    def get_many(self, knowledge_ids: Sequence[str]) -> KnowledgeList:
-        """The rows that exist, in the order of ``knowledge_ids``."""
+    def get_many(self, knowledge_ids: Sequence[str], *, tenant_id: str | None) -> KnowledgeList:
+        """The rows that exist and are ``tenant_id``'s (None: any tenant's), in the order of
+        ``knowledge_ids``."""
         if not knowledge_ids:
             return []
         query = select(Knowledge).where(Knowledge.id.in_(list(knowledge_ids)))
+        if tenant_id is not None:
+            query = query.where(Knowledge.tenant_id == tenant_id)
         with self._db.session() as session:
             found = {row.id: row for row in session.scalars(query)}
         return [found[i] for i in dict.fromkeys(knowledge_ids) if i in found]
 
-    def reprocessable(self, knowledge_base_id: str) -> KnowledgeList:
-        """The knowledge base's rows a reparse may restart (all but drafts and deleting)."""
+    def of_tenant(self, tenant_id: str) -> KnowledgeList:
+        """Every row of the tenant, those being deleted too (deleting a tenant)."""
+        query = select(Knowledge).where(Knowledge.tenant_id == tenant_id)
+        with self._db.session() as session:
+            return [*session.scalars(query)]
+
+    def reprocessable(self, knowledge_base_id: str, *, tenant_id: str | None) -> KnowledgeList:
+        """The knowledge base's rows a reparse may restart (all but drafts and deleting),
+        if they are ``tenant_id``'s (None: any tenant's)."""
+        tenant = [] if tenant_id is None else [Knowledge.tenant_id == tenant_id]
         query = (
             select(Knowledge)
             .where(
+                *tenant,
                 Knowledge.knowledge_base_id == knowledge_base_id,
                 Knowledge.parse_status.not_in([ParseStatus.DELETING, ParseStatus.DRAFT]),
             )

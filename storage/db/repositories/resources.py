@@ -57,9 +57,13 @@ class StorageResourceRepository:
             session.add(resource)
         return resource
 
-    def get(self, resource_id: str) -> StorageResource | None:
+    def get(self, resource_id: str, tenant_id: str | None = None) -> StorageResource | None:
+        """The record, if it is ``tenant_id``'s (None: any tenant's)."""
+        query = select(StorageResource).where(StorageResource.id == resource_id)
+        if tenant_id is not None:
+            query = query.where(StorageResource.tenant_id == tenant_id)
         with self._db.session() as session:
-            return session.get(StorageResource, resource_id)
+            return session.scalars(query).one_or_none()
 
     def get_many(self, resource_ids: Sequence[str]) -> list[StorageResource]:
         """The rows of those ids that exist (deleted ones included), in one query."""
@@ -85,6 +89,12 @@ class StorageResourceRepository:
         )
         if not include_deleted:
             query = query.where(StorageResource.deleted_at.is_(None))
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def of_tenant(self, tenant_id: str) -> list[StorageResource]:
+        """Every record of the tenant, deleted ones too (deleting a tenant)."""
+        query = select(StorageResource).where(StorageResource.tenant_id == tenant_id)
         with self._db.session() as session:
             return list(session.scalars(query))
 

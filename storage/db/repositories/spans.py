@@ -59,10 +59,12 @@ class SpanRepository:
         with self._db.session() as session:
             return session.scalars(returning).one()
 
-    def list(self, knowledge_id: str, attempt: int) -> SpanList:
+    def list(self, knowledge_id: str, attempt: int, *, tenant_id: str | None) -> SpanList:
+        """The attempt's spans, if they are ``tenant_id``'s (None: any tenant's)."""
+        tenant = [] if tenant_id is None else [Span.tenant_id == tenant_id]
         query = (
             select(Span)
-            .where(Span.knowledge_id == knowledge_id, Span.attempt == attempt)
+            .where(Span.knowledge_id == knowledge_id, Span.attempt == attempt, *tenant)
             .order_by(Span.created_at, Span.name)
         )
         with self._db.session() as session:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.orm import Session
 
 from storage.db.engine import Database
@@ -24,6 +24,13 @@ def link(session: Session, knowledge_id: str, tag_ids: Iterable[str]) -> None:
     session.add_all(
         KnowledgeTag(knowledge_id=knowledge_id, tag_id=tag_id) for tag_id in dict.fromkeys(tag_ids)
     )
+
+
+def _tenant_tags(tenant_id: str | None) -> list[ColumnElement[bool]]:
+    if tenant_id is None:
+        return []
+    owned = select(Tag.id).where(Tag.tenant_id == tenant_id)
+    return [KnowledgeTag.tag_id.in_(owned)]
 
 
 class TagRepository:
@@ -41,14 +48,18 @@ class TagRepository:
         with self._db.session() as session:
             return set(session.scalars(query))
 
-    def tags_of(self, knowledge_ids: Sequence[str]) -> TagIdsByKnowledge:
-        """Tag ids per knowledge, sorted, in one query (every requested id is a key)."""
+    def tags_of(
+        self, knowledge_ids: Sequence[str], *, tenant_id: str | None
+    ) -> TagIdsByKnowledge:
+        """Tag ids per knowledge, sorted, in one query (every requested id is a key); only
+        ``tenant_id``'s tags (None: any tenant's)."""
         found: TagIdsByKnowledge = {knowledge_id: [] for knowledge_id in knowledge_ids}
         if not found:
             return found
         query = (
             select(KnowledgeTag.knowledge_id, KnowledgeTag.tag_id)
             .where(KnowledgeTag.knowledge_id.in_(list(found)))
+            .where(*_tenant_tags(tenant_id))
             .order_by(KnowledgeTag.knowledge_id, KnowledgeTag.tag_id)
         )
         with self._db.session() as session:

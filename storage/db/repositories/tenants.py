@@ -6,10 +6,10 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
 from storage.db.engine import Database
-from storage.db.models import ApiKey, Tenant, utcnow
+from storage.db.models import ApiKey, KbCloneJob, Tenant, utcnow
 from storage.db.sql import affected_rows, dialect_insert
 
 API_KEY_PREFIX = "sk-sluice-"
@@ -20,6 +20,12 @@ class ApiKeyIdentity:
     key_id: str
     tenant_id: str
     is_admin: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NewApiKey:
+    key_id: str
+    key: str  # the plaintext
 
 
 def hash_api_key(key: str) -> str:
@@ -40,6 +46,27 @@ class TenantRepository:
         with self._db.session() as session:
             return session.get(Tenant, tenant_id)
 
+    def list_tenants(self) -> list[Tenant]:
+        with self._db.session() as session:
+            return list(session.scalars(select(Tenant).order_by(Tenant.created_at, Tenant.id)))
+
+    def list_api_keys(self, tenant_id: str | None = None) -> list[ApiKey]:
+        """Every key (revoked ones too), oldest first; of one tenant when it is given."""
+        query = select(ApiKey).order_by(ApiKey.created_at, ApiKey.id)
+        if tenant_id is not None:
+            query = query.where(ApiKey.tenant_id == tenant_id)
+        with self._db.session() as session:
+            return list(session.scalars(query))
+
+    def delete_tenant(self, tenant_id: str) -> bool:
+        """Drop the tenant's row: its keys and knowledge bases (and with them everything
+        they hold) go by cascade, its clone job records here. Its index rows, stored files
+        and catalog records are not in this database's cascade: delete those first (see
+        ``workers.lifecycle.tenant_deletion``)."""
+        with self._db.session() as session:
+            session.execute(delete(KbCloneJob).where(KbCloneJob.tenant_id == tenant_id))
+            return affected_rows(session.execute(delete(Tenant).where(Tenant.id == tenant_id))) > 0
+
     def ensure_default_tenant(self, tenant_id: str, name: str) -> Tenant:
         """Create the tenant unless it exists; safe when several processes start at once."""
         statement = (
@@ -51,16 +78,13 @@ class TenantRepository:
             session.execute(statement)
             return session.scalars(select(Tenant).where(Tenant.id == tenant_id)).one()
 
-    def create_api_key(self, tenant_id: str, name: str, is_admin: bool = False) -> str:
+    def create_api_key(self, tenant_id: str, name: str, is_admin: bool = False) -> NewApiKey:
         """Store a new key for the tenant and return its plaintext (the only time it exists)."""
         key = API_KEY_PREFIX + secrets.token_urlsafe(24)  # 24 bytes → 32 url-safe characters
+        row = ApiKey(tenant_id=tenant_id, name=name, key_hash=hash_api_key(key), is_admin=is_admin)
         with self._db.session() as session:
-            session.add(
-                ApiKey(
-                    tenant_id=tenant_id, name=name, key_hash=hash_api_key(key), is_admin=is_admin
-                )
-            )
-        return key
+            session.add(row)
+        return NewApiKey(key_id=row.id, key=key)
 
     def resolve_api_key(self, key: str) -> ApiKeyIdentity | None:
         """The identity behind a plaintext key; None for unknown or revoked keys."""
@@ -76,6 +100,7 @@ class TenantRepository:
         return ApiKeyIdentity(key_id=row.id, tenant_id=row.tenant_id, is_admin=row.is_admin)
 
     def revoke_api_key(self, key_id: str) -> bool:
+        """False when there is no such live key."""
         statement = (
             update(ApiKey)
             .where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None))
@@ -83,3 +108,16 @@ class TenantRepository:
         )
         with self._db.session() as session:
             return affected_rows(session.execute(statement)) > 0
+
+    def revoke_tenant_keys(self, tenant_id: str) -> int:
+        statement = (
+            update(ApiKey)
+            .where(ApiKey.tenant_id == tenant_id, ApiKey.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+        )
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement))
+
+    def delete_api_key(self, key_id: str) -> bool:
+        with self._db.session() as session:
+            return affected_rows(session.execute(delete(ApiKey).where(ApiKey.id == key_id))) > 0

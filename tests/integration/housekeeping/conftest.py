@@ -208,4 +208,4 @@ def enqueue_process(ctx: WorkerContext, knowledge: Knowledge, attempt: int) -> N
 
 
 def spans_by_name(ctx: WorkerContext, knowledge_id: str, attempt: int) -> dict[str, Any]:
-    return {s.name: s for s in ctx.spans.list(knowledge_id, attempt)}
+    return {s.name: s for s in ctx.spans.list(knowledge_id, attempt, tenant_id=None)}

@@ -48,7 +48,7 @@ def _mark_started(redis: Redis, queue: Queue, job: Job) -> None:
 
 
 def _row(ctx: WorkerContext, knowledge_id: str) -> tuple[str, int]:
-    fresh = ctx.knowledges.get(knowledge_id)
+    fresh = ctx.knowledges.get(knowledge_id, None)
     assert fresh is not None
     return fresh.parse_status, fresh.attempt
 

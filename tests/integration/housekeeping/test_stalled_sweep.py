@@ -45,7 +45,7 @@ def test_a_recent_heartbeat_keeps_a_quiet_row(ctx: WorkerContext, scope: Scope) 
     report = run_round(ctx)
 
     assert report.stalled["alive"] == 1
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None
     assert (fresh.parse_status, fresh.attempt) == ("processing", 1)
 
@@ -58,7 +58,7 @@ def test_a_queued_task_keeps_a_quiet_row(ctx: WorkerContext, scope: Scope) -> No
     report = run_round(ctx)
 
     assert report.stalled["queued"] == 1
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None
     assert (fresh.parse_status, fresh.attempt) == ("pending", 1)
 
@@ -76,7 +76,7 @@ def test_a_failed_queue_probe_skips_the_row_this_round(
     report = run_round(ctx)
 
     assert report.stalled["skipped"] == 1
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None and fresh.parse_status == "processing"
 
 
@@ -87,7 +87,7 @@ def test_a_young_row_is_not_even_a_candidate(ctx: WorkerContext, scope: Scope) -
     report = run_round(ctx)
 
     assert sum(report.stalled.values()) == 0
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None and fresh.parse_status == "pending"
 
 
@@ -106,7 +106,7 @@ def test_a_stalled_stage_fails_the_row_with_the_specs_message(
     report = run_round(ctx)
 
     assert report.stalled["failed"] == 1
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None
     assert fresh.parse_status == "failed"
     assert fresh.pending_subtasks_count == 0
@@ -123,7 +123,7 @@ def test_a_stalled_stage_fails_the_row_with_the_specs_message(
     assert spans["docreader"].error_message == fresh.error_message
     assert spans["docreader"].duration_ms > 0
     # The partial round leaves no chunk and no index row behind.
-    assert ctx.chunks.list_by_knowledge(row.id)[1] == 0
+    assert ctx.chunks.list_by_knowledge(row.id, tenant_id=None)[1] == 0
     assert ctx.index.count(MODEL_KEY, row.id) == 0
 
 
@@ -148,7 +148,7 @@ def test_a_finalizing_row_names_the_innermost_running_step_and_keeps_its_chunks(
 
     run_round(ctx)
 
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None and fresh.error_message is not None
     assert fresh.parse_status == "failed"
     assert fresh.error_message.startswith(
@@ -159,7 +159,7 @@ def test_a_finalizing_row_names_the_innermost_running_step_and_keeps_its_chunks(
     assert spans["postprocess.summary"].error_code == "TASK_STALLED"
     assert spans["postprocess"].status == "done"
     # Indexing had finished: the searchable chunks stay.
-    assert ctx.chunks.list_by_knowledge(row.id)[1] == 2
+    assert ctx.chunks.list_by_knowledge(row.id, tenant_id=None)[1] == 2
     assert ctx.index.count(MODEL_KEY, row.id) == 2
 
 
@@ -172,7 +172,7 @@ def test_a_row_with_no_span_is_stuck_and_its_message_has_no_stage(
 
     run_round(ctx)
 
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None
     assert fresh.parse_status == "failed"
     assert fresh.error_message == (
@@ -199,12 +199,12 @@ def test_auto_requeue_starts_new_attempts_until_the_budget_is_spent(
 
         report = run_round(ctx)
 
-        fresh = ctx.knowledges.get(row.id)
+        fresh = ctx.knowledges.get(row.id, None)
         assert fresh is not None and fresh.error_message is not None
         old_spans = spans_by_name(ctx, row.id, attempt)
         assert old_spans["embedding"].status == "failed"
         assert old_spans["embedding"].error_code == "TASK_STALLED"
-        assert ctx.chunks.list_by_knowledge(row.id)[1] == 0
+        assert ctx.chunks.list_by_knowledge(row.id, tenant_id=None)[1] == 0
         assert ctx.index.count(MODEL_KEY, row.id) == 0
         if attempt < 3:
             assert report.stalled["requeued"] == 1
@@ -234,7 +234,7 @@ def test_a_round_that_never_started_is_requeued_without_using_the_budget(
     report = run_round(ctx)
 
     assert report.stalled["requeued"] == 1
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None
     assert (fresh.parse_status, fresh.attempt, fresh.auto_requeues) == ("pending", 2, 0)
     assert ctx.queue.is_queued(row.id)
@@ -247,7 +247,7 @@ def test_guarded_writes_leave_a_row_that_moved_or_showed_life_alone(
     row = add_knowledge(ctx, scope, parse_status="processing")
     open_round(ctx, row, 1, running="chunking")
     backdate(ctx, row.id, QUIET_S)
-    seen = ctx.knowledges.get(row.id)
+    seen = ctx.knowledges.get(row.id, None)
     assert seen is not None
     cutoff = seen.updated_at
     # A heartbeat after the sweep read the row: it is alive after all.
@@ -259,11 +259,11 @@ def test_guarded_writes_leave_a_row_that_moved_or_showed_life_alone(
     # The row moved on (a newer attempt took it) after the read.
     other = add_knowledge(ctx, scope, parse_status="processing")
     backdate(ctx, other.id, QUIET_S)
-    seen_other = ctx.knowledges.get(other.id)
+    seen_other = ctx.knowledges.get(other.id, None)
     assert seen_other is not None
     ctx.knowledges.next_attempt(other.id)
     assert not repo.fail_stalled(seen_other, active_since=None, message="x")
-    fresh = ctx.knowledges.get(other.id)
+    fresh = ctx.knowledges.get(other.id, None)
     assert fresh is not None and fresh.parse_status == "processing"
 
 
@@ -285,7 +285,7 @@ def test_a_task_popped_by_a_worker_that_died_before_starting_it_is_not_queued(
     report = run_round(ctx)
 
     assert report.stalled["requeued"] == 1
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None and (fresh.parse_status, fresh.attempt) == ("pending", 2)
     assert ctx.queue.is_queued(row.id)
 
@@ -296,7 +296,7 @@ def test_sweeps_read_every_stale_row_a_page_at_a_time(ctx: WorkerContext, scope:
     for n, row in enumerate(rows):
         backdate(ctx, row.id, QUIET_S + n)
     young = add_knowledge(ctx, scope, parse_status="pending")
-    cutoff = ctx.knowledges.get(young.id).updated_at  # type: ignore[union-attr]
+    cutoff = ctx.knowledges.get(young.id, None).updated_at  # type: ignore[union-attr]
 
     seen = [row.id for row in repo.stale(("pending",), cutoff, page_size=2)]
 

@@ -40,7 +40,7 @@ def _queue_task_of(ctx: WorkerContext, knowledge_id: str, queue: QueueName) -> N
 
 
 def _status(ctx: WorkerContext, knowledge_id: str) -> tuple[str, str]:
-    row = ctx.knowledges.get(knowledge_id)
+    row = ctx.knowledges.get(knowledge_id, None)
     assert row is not None
     return row.parse_status, row.summary_status
 
@@ -95,7 +95,7 @@ def test_c_a_stuck_deletion_fails_with_its_reason_and_can_be_deleted_again(
 
     assert report.deletions["failed"] == 1
     assert report.deletions["queued"] == 1
-    row = ctx.knowledges.get(stuck.id)
+    row = ctx.knowledges.get(stuck.id, None)
     assert row is not None
     assert row.parse_status == "failed"
     assert row.error_message == (

@@ -76,10 +76,11 @@ def make_row() -> MakeRow:
         chunk: str | None = None,
         enabled: bool = True,
         source_type: str = "chunk",
+        tenant: str = "tenant-1",
     ) -> IndexRow:
         return IndexRow(
             id=row_id,
-            tenant_id="tenant-1",
+            tenant_id=tenant,
             knowledge_base_id=kb,
             knowledge_id=knowledge,
             chunk_id=chunk or row_id,

@@ -7,6 +7,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pymilvus import MilvusClient
@@ -26,6 +27,11 @@ from workers.embedding.local_onnx import LocalOnnxEmbedder
 X = [1.0, 0.0, 0.0, 0.0]
 Y = [0.0, 1.0, 0.0, 0.0]
 XY = [0.8, 0.6, 0.0, 0.0]
+
+
+T1 = ["tenant-1"]
+# The scope most tests search: tenant-1's kb-1.
+KB1: dict[str, Any] = {"tenant_ids": T1, "knowledge_base_ids": ["kb-1"]}
 
 
 def ids(hits: Sequence[IndexHit]) -> list[str]:
@@ -65,7 +71,7 @@ def test_upsert_twice_with_the_same_ids_does_not_duplicate(
 
     assert index.count(model_key, "k-1") == 3
     assert index.ids_for_knowledge(model_key, "k-1") == ["c0", "c1", "c2"]
-    hits = index.search_dense(model_key, Y, knowledge_base_ids=["kb-1"], top_k=10)
+    hits = index.search_dense(model_key, Y, **KB1, top_k=10)
     assert sorted(h.content for h in hits) == [f"second version {i}" for i in range(3)]
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
 
@@ -89,16 +95,19 @@ def test_dense_search_is_scoped_by_knowledge_base_knowledge_and_enabled(
         make_row("d", X, kb="kb-1", knowledge="k-1", enabled=False),
     ])
 
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == ["a", "b"]
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-2"])) == ["c"]
-    both_kbs = index.search_dense(model_key, X, knowledge_base_ids=["kb-1", "kb-2"], top_k=2)
+    assert ids(index.search_dense(model_key, X, **KB1)) == ["a", "b"]
+    kb2 = index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=["kb-2"])
+    assert ids(kb2) == ["c"]
+    both_kbs = index.search_dense(
+        model_key, X, tenant_ids=T1, knowledge_base_ids=["kb-1", "kb-2"], top_k=2
+    )
     assert set(ids(both_kbs)) == {"a", "c"}
     assert ids(index.search_dense(
-        model_key, X, knowledge_base_ids=["kb-1"], knowledge_ids=["k-2"]
+        model_key, X, **KB1, knowledge_ids=["k-2"]
     )) == ["b"]
-    assert index.search_dense(model_key, X, knowledge_base_ids=[]) == []
-    assert index.search_dense(model_key, X, knowledge_base_ids=["kb-1"], knowledge_ids=[]) == []
-    hit = index.search_dense(model_key, XY, knowledge_base_ids=["kb-1"], knowledge_ids=["k-2"])[0]
+    assert index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=[]) == []
+    assert index.search_dense(model_key, X, **KB1, knowledge_ids=[]) == []
+    hit = index.search_dense(model_key, XY, **KB1, knowledge_ids=["k-2"])[0]
     assert (hit.chunk_id, hit.knowledge_id, hit.knowledge_base_id) == ("b", "k-2", "kb-1")
     assert hit.content == "content of b"
     assert hit.score == pytest.approx(1.0, abs=1e-5)
@@ -114,14 +123,14 @@ def test_set_enabled_hides_and_restores_a_chunk_and_its_derived_rows(
     ])
 
     index.set_enabled(model_key, ["c1"], False)
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == ["c2"]
+    assert ids(index.search_dense(model_key, X, **KB1)) == ["c2"]
     assert index.count(model_key, "k-1") == 3  # disabled, not deleted
 
     index.set_enabled(model_key, ["c1"], True)
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == [
+    assert ids(index.search_dense(model_key, X, **KB1)) == [
         "c1", "c1-1", "c2"
     ]
-    hits = index.search_keyword(model_key, "content", knowledge_base_ids=["kb-1"])
+    hits = index.search_keyword(model_key, "content", **KB1)
     assert len(hits) == 3  # the partial update kept the BM25 terms
 
 
@@ -140,15 +149,15 @@ def test_delete_by_knowledge_removes_only_that_knowledge(
     assert index.count(model_key, "k-a") == 0
     assert index.ids_for_knowledge(model_key, "k-c") == []
     assert index.count(model_key, "k-b") == 1
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == ["b1"]
-    assert index.search_keyword(model_key, "a1", knowledge_base_ids=["kb-1"]) == []
+    assert ids(index.search_dense(model_key, X, **KB1)) == ["b1"]
+    assert index.search_keyword(model_key, "a1", **KB1) == []
 
 
 def test_an_unknown_model_has_nothing_indexed(index: MilvusIndex) -> None:
     model_key = "test/never-written/4"
-    assert index.search_dense(model_key, X, knowledge_base_ids=["kb-1"]) == []
-    assert index.search_keyword(model_key, "anything", knowledge_base_ids=["kb-1"]) == []
-    assert index.search_hybrid(model_key, X, "anything", knowledge_base_ids=["kb-1"]) == []
+    assert index.search_dense(model_key, X, **KB1) == []
+    assert index.search_keyword(model_key, "anything", **KB1) == []
+    assert index.search_hybrid(model_key, X, "anything", **KB1) == []
     assert index.count(model_key, "k-1") == 0
     assert index.ids_for_knowledge(model_key, "k-1") == []
     index.delete_by_knowledge(model_key, ["k-1"])
@@ -165,11 +174,12 @@ def test_filter_values_with_quotes_and_backslashes_are_escaped(
         make_row("u", X, kb="kb-1"),
     ])
 
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=[tricky_kb])) == ["t"]
+    tricky = index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=[tricky_kb])
+    assert ids(tricky) == ["t"]
     assert index.count(model_key, tricky_knowledge) == 1
     index.delete_by_knowledge(model_key, [tricky_knowledge])
-    assert index.search_dense(model_key, X, knowledge_base_ids=[tricky_kb]) == []
-    assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == ["u"]
+    assert index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=[tricky_kb]) == []
+    assert ids(index.search_dense(model_key, X, **KB1)) == ["u"]
 
 
 @pytest.mark.parametrize(
@@ -222,7 +232,7 @@ def test_keyword_search_per_language(
         make_row(row_id, X, content=text) for row_id, text in documents.items()
     ])
 
-    hits = index.search_keyword(model_key, query, knowledge_base_ids=["kb-1"])
+    hits = index.search_keyword(model_key, query, **KB1)
 
     assert ids(hits) == [expected]
     assert hits[0].content == documents[expected]
@@ -239,11 +249,11 @@ def test_keyword_search_ranks_better_matches_first_and_respects_scope(
         make_row("off", X, content="milvus index search", enabled=False),
     ])
 
-    hits = index.search_keyword(model_key, "Milvus search!", knowledge_base_ids=["kb-1"])
+    hits = index.search_keyword(model_key, "Milvus search!", **KB1)
 
     assert ids(hits) == ["both", "one"]
     assert hits[0].score > hits[1].score > 0
-    assert index.search_keyword(model_key, "?!", knowledge_base_ids=["kb-1"]) == []
+    assert index.search_keyword(model_key, "?!", **KB1) == []
 
 
 def test_hybrid_search_fuses_dense_and_keyword_rankings(
@@ -256,7 +266,7 @@ def test_hybrid_search_fuses_dense_and_keyword_rankings(
         make_row("neither", [0.0, 0.0, 0.0, 1.0], content="holiday pictures"),
     ])
 
-    hits = index.search_hybrid(model_key, X, "revenue report", knowledge_base_ids=["kb-1"], top_k=3)
+    hits = index.search_hybrid(model_key, X, "revenue report", **KB1, top_k=3)
 
     assert set(ids(hits)) == {"dense-only", "keyword-only", "both"}
     # "both" is second in each ranking, "keyword-only" first and last: fused, "both" wins.
@@ -264,7 +274,7 @@ def test_hybrid_search_fuses_dense_and_keyword_rankings(
     assert all(h.score > 0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     # Without keyword terms the fusion runs on the dense ranking alone.
-    assert ids(index.search_hybrid(model_key, X, "...", knowledge_base_ids=["kb-1"], top_k=1)) == [
+    assert ids(index.search_hybrid(model_key, X, "...", **KB1, top_k=1)) == [
         "dense-only"
     ]
 
@@ -275,7 +285,7 @@ def test_long_content_is_cut_to_the_field_limit(
     text = "слово " * 12_000  # 132 000 bytes of UTF-8
     index.upsert(model_key, [make_row("long", X, content=text)])
 
-    hit = index.search_keyword(model_key, "слова", knowledge_base_ids=["kb-1"])[0]
+    hit = index.search_keyword(model_key, "слова", **KB1)[0]
     assert hit.id == "long"
     assert len(hit.content.encode("utf-8")) <= TEXT_MAX_BYTES
     assert text.startswith(hit.content)
@@ -302,11 +312,11 @@ def test_a_released_collection_is_loaded_again(
             raw.release_collection(collection_name(model_key))
         finally:
             raw.close()
-        assert ids(index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == ["a"]
+        assert ids(index.search_dense(model_key, X, **KB1)) == ["a"]
     else:
         index.close()
         with MilvusIndex(index_uri) as reopened:  # milvus-lite reopens collections released
-            assert ids(reopened.search_dense(model_key, X, knowledge_base_ids=["kb-1"])) == ["a"]
+            assert ids(reopened.search_dense(model_key, X, **KB1)) == ["a"]
             assert reopened.count(model_key, "k-1") == 1
 
 
@@ -314,7 +324,7 @@ def test_closed_index_refuses_work(index: MilvusIndex, model_key: str) -> None:
     index.close()
     index.close()
     with pytest.raises(IndexStoreError, match="closed"):
-        index.search_dense(model_key, X, knowledge_base_ids=["kb-1"])
+        index.search_dense(model_key, X, **KB1)
 
 
 def test_bad_uri_is_rejected(tmp_path: Path) -> None:
@@ -388,6 +398,31 @@ def test_processes_racing_to_create_and_write_a_collection_both_succeed(
         assert index.count(model_key, "k-race") == 400
 
 
+def test_search_and_delete_keep_to_the_tenant(
+    index: MilvusIndex, model_key: str, make_row: MakeRow
+) -> None:
+    # Two tenants with the same knowledge base id: only the tenant named in the call counts.
+    index.upsert(model_key, [
+        make_row("mine", X, content="shared words"),
+        make_row("theirs", X, content="shared words", tenant="tenant-2"),
+    ])
+    assert ids(index.search_dense(model_key, X, **KB1)) == [
+        "mine"
+    ]
+    assert ids(index.search_keyword(
+        model_key, "shared", tenant_ids=["tenant-2"], knowledge_base_ids=["kb-1"]
+    )) == ["theirs"]
+    assert ids(index.search_hybrid(
+        model_key, X, "shared", **KB1
+    )) == ["mine"]
+    assert index.search_dense(model_key, X, tenant_ids=[], knowledge_base_ids=["kb-1"]) == []
+    index.delete_by_tenant(model_key, "tenant-2")
+    both = ["tenant-1", "tenant-2"]
+    assert ids(index.search_dense(model_key, X, tenant_ids=both, knowledge_base_ids=["kb-1"])) == [
+        "mine"
+    ]
+
+
 def test_unreachable_server_is_reported_as_unavailable() -> None:
     with pytest.raises(IndexUnavailableError):
         MilvusIndex(f"http://127.0.0.1:{free_port()}", timeout=2)
@@ -408,13 +443,13 @@ def test_real_model_vectors_find_the_meaning(tmp_path: Path, make_row: MakeRow) 
         ])
         query = "what did they eat in the evening?"
         dense = index.search_dense(
-            embedder.model_key, embedder.embed_query(query), knowledge_base_ids=["kb-1"], top_k=3
+            embedder.model_key, embedder.embed_query(query), **KB1, top_k=3
         )
         assert dense[0].id == "food"
         assert dense[0].score > dense[1].score + 0.1
         hybrid = index.search_hybrid(
             embedder.model_key, embedder.embed_query("stock crash"), "stock crash",
-            knowledge_base_ids=["kb-1"], top_k=3,
+            **KB1, top_k=3,
         )
         assert hybrid[0].id == "finance"
 

@@ -143,7 +143,7 @@ def processed_knowledge(
     state = KnowledgeState(ctx, row.id, 1)
     state.enable()
     assert state.complete()
-    done = ctx.knowledges.get(row.id)
+    done = ctx.knowledges.get(row.id, None)
     assert done is not None and done.parse_status == "completed"
     return done
 
@@ -153,11 +153,11 @@ def payload_of(row: Knowledge, attempt: int = 1) -> DataTableSummaryPayload:
 
 
 def spans_of(ctx: WorkerContext, knowledge_id: str, attempt: int = 1) -> dict[str, Any]:
-    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt)}
+    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt, tenant_id=None)}
 
 
 def table_chunks(ctx: WorkerContext, knowledge_id: str) -> list[Any]:
-    chunks, _ = ctx.chunks.list_by_knowledge(knowledge_id, limit=1000)
+    chunks, _ = ctx.chunks.list_by_knowledge(knowledge_id, limit=1000, tenant_id=None)
     return [c for c in chunks if c.chunk_type in TABLE_TYPES]
 
 
@@ -165,7 +165,8 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     ctx: WorkerContext,
 ) -> None:
     row = processed_knowledge(ctx, csv_markdown(sales_csv()))
-    texts = [c for c in ctx.chunks.list_by_knowledge(row.id, 1000)[0] if c.chunk_type == "text"]
+    chunks = ctx.chunks.list_by_knowledge(row.id, 1000, tenant_id=None)[0]
+    texts = [c for c in chunks if c.chunk_type == "text"]
     assert len(texts) > 3, "the table must have been cut into several chunks"
     assert enqueue_data_table_summary_if_needed(ctx, row, row.attempt)
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
@@ -208,11 +209,15 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     assert step.started_at is not None and step.ended_at is not None
     assert not step.error_code and not step.error_message
     scope = [row.knowledge_base_id]
-    hits = ctx.index.search_keyword(MODEL_KEY, "Revenue", knowledge_base_ids=scope)
+    hits = ctx.index.search_keyword(
+        MODEL_KEY, "Revenue", tenant_ids=[row.tenant_id], knowledge_base_ids=scope
+    )
     assert by_name["Revenue"] in [hit.content for hit in hits]
     embedder = ctx.embedders.get(resolve({}, None).embedding)
     question = embedder.embed_query("What was the highest revenue?")
-    dense = ctx.index.search_dense(MODEL_KEY, question, knowledge_base_ids=scope, top_k=3)
+    dense = ctx.index.search_dense(
+        MODEL_KEY, question, tenant_ids=[row.tenant_id], knowledge_base_ids=scope, top_k=3
+    )
     assert by_name["Revenue"] in [hit.content for hit in dense]
 
 

@@ -101,7 +101,7 @@ def process(ctx: WorkerContext, row: Knowledge, attempt: int = 1) -> Knowledge:
         task_specs.document_process(ctx.settings, document_process_payload(row, attempt))
     )
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
-    fresh = ctx.knowledges.get(row.id)
+    fresh = ctx.knowledges.get(row.id, None)
     assert fresh is not None
     return fresh
 
@@ -111,12 +111,12 @@ def failing(numbers: range) -> Callable[[int], int | None]:
 
 
 def texts(ctx: WorkerContext, knowledge_id: str) -> list[Any]:
-    rows, _ = ctx.chunks.list_by_knowledge(knowledge_id, limit=1000)
+    rows, _ = ctx.chunks.list_by_knowledge(knowledge_id, limit=1000, tenant_id=None)
     return [c for c in rows if c.chunk_type == "text"]
 
 
 def spans_of(ctx: WorkerContext, knowledge_id: str, attempt: int = 1) -> dict[str, Any]:
-    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt)}
+    return {span.name: span for span in ctx.spans.list(knowledge_id, attempt, tenant_id=None)}
 
 
 def embedding_inputs(chunks: list[Any], title: str = "resume.md") -> list[str]:
@@ -214,7 +214,7 @@ def test_a_retry_after_the_configuration_changed_starts_over(ctx: WorkerContext)
         ctx.knowledge_bases.update(None, kb.id, config={**kb.config, "chunking": bigger})
         assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
 
-        done = ctx.knowledges.get(row.id)
+        done = ctx.knowledges.get(row.id, None)
         assert done is not None and done.parse_status == "completed"
         chunks = texts(ctx, row.id)
         assert len(chunks) < PARAGRAPHS, "bigger chunks: fewer of them"
@@ -239,7 +239,7 @@ def test_a_reparse_starts_over(ctx: WorkerContext) -> None:
         assert restart.row is not None and restart.row.attempt == 2
         assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
 
-        done = ctx.knowledges.get(row.id)
+        done = ctx.knowledges.get(row.id, None)
         assert done is not None and (done.parse_status, done.attempt) == ("completed", 2)
         assert len(server.embedded()) == 2 * PARAGRAPHS, "the new round embedded everything"
         assert_indexed_once(ctx, server, done)

@@ -78,7 +78,7 @@ def test_a_round_is_stored_and_published_stage_by_stage(db: Database, knowledge_
         spans, publisher, tenant_id="t", knowledge_id=knowledge_id, attempt=1, clock=Clock()
     )
     tracker.open({"file_name": "t.md"})
-    stored = {s.name: s.status for s in spans.list(knowledge_id, 1)}
+    stored = {s.name: s.status for s in spans.list(knowledge_id, 1, tenant_id=None)}
     assert stored == {"knowledge_processing": "running", **{s: "pending" for s in STAGES}}
 
     tracker.begin("docreader", {"engine": "builtin"})
@@ -89,7 +89,7 @@ def test_a_round_is_stored_and_published_stage_by_stage(db: Database, knowledge_
     tracker.cancel_open("UPSTREAM_FAILED", "chunking failed")
     tracker.close("failed", code="CHUNKING_FAILED", message="chunking: bad input")
 
-    rows = {s.name: s for s in spans.list(knowledge_id, 1)}
+    rows = {s.name: s for s in spans.list(knowledge_id, 1, tenant_id=None)}
     assert rows["docreader"].status == "done"
     assert rows["docreader"].output == {"total_text_chars": 10}
     assert rows["docreader"].duration_ms == 250
@@ -112,6 +112,7 @@ def test_attempts_are_separate_trees(db: Database, knowledge_id: str) -> None:
     SpanTracker(spans, publisher, tenant_id="t", knowledge_id=knowledge_id, attempt=2).skip(
         "multimodal", "not enabled"
     )
-    assert {s.status for s in spans.list(knowledge_id, 1)} == {"running", "pending"}
-    assert {s.name: s.status for s in spans.list(knowledge_id, 2)}["multimodal"] == "skipped"
+    assert {s.status for s in spans.list(knowledge_id, 1, tenant_id=None)} == {"running", "pending"}
+    second = {s.name: s.status for s in spans.list(knowledge_id, 2, tenant_id=None)}
+    assert second["multimodal"] == "skipped"
     assert spans.latest_attempt(knowledge_id) == 2

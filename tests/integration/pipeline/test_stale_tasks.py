@@ -66,8 +66,8 @@ def test_a_task_for_a_knowledge_that_is_gone_ends_quietly(ctx: WorkerContext) ->
     payload = _knowledge(ctx, 1, "pending")
     assert ctx.knowledges.delete(payload.knowledge_id)
     process_document(ctx, payload)  # returns without raising, so the queue acknowledges it
-    assert ctx.knowledges.get(payload.knowledge_id) is None
-    assert ctx.spans.list(payload.knowledge_id, 1) == []
+    assert ctx.knowledges.get(payload.knowledge_id, None) is None
+    assert ctx.spans.list(payload.knowledge_id, 1, tenant_id=None) == []
 
 
 def test_a_dead_letter_of_an_older_round_leaves_the_newer_round_alone(
@@ -76,11 +76,11 @@ def test_a_dead_letter_of_an_older_round_leaves_the_newer_round_alone(
     newer = _knowledge(ctx, 2, "processing")
     older = DocumentProcessPayload(**{**newer.to_dict(), "attempt": 1})
     mark_attempt_failed(ctx, older, "worker killed")
-    row = ctx.knowledges.get(newer.knowledge_id)
+    row = ctx.knowledges.get(newer.knowledge_id, None)
     assert row is not None and (row.parse_status, row.attempt) == ("processing", 2)
 
     mark_attempt_failed(ctx, newer, "worker killed")
-    failed = ctx.knowledges.get(newer.knowledge_id)
+    failed = ctx.knowledges.get(newer.knowledge_id, None)
     assert failed is not None and failed.parse_status == "failed"
     assert "worker killed" in (failed.error_message or "")
 
@@ -88,6 +88,6 @@ def test_a_dead_letter_of_an_older_round_leaves_the_newer_round_alone(
 def test_an_older_rounds_task_does_not_start_on_a_newer_round(ctx: WorkerContext) -> None:
     newer = _knowledge(ctx, 2, "pending")
     process_document(ctx, DocumentProcessPayload(**{**newer.to_dict(), "attempt": 1}))
-    row = ctx.knowledges.get(newer.knowledge_id)
+    row = ctx.knowledges.get(newer.knowledge_id, None)
     assert row is not None and (row.parse_status, row.attempt) == ("pending", 2)
-    assert ctx.spans.list(newer.knowledge_id, 1) == []
+    assert ctx.spans.list(newer.knowledge_id, 1, tenant_id=None) == []

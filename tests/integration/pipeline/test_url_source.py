@@ -142,7 +142,7 @@ def _never() -> bool:
 
 
 def _row(ctx: WorkerContext, knowledge_id: str) -> Any:
-    row = ctx.knowledges.get(knowledge_id)
+    row = ctx.knowledges.get(knowledge_id, None)
     assert row is not None
     return row
 

@@ -56,7 +56,7 @@ def test_fields_round_trip(database: Database, scope: Scope) -> None:
         attempt=2,
     )
     repo.insert_many([parent, child])
-    stored = repo.get_many([child.id])[0]
+    stored = repo.get_many([child.id], tenant_id=None)[0]
     assert (stored.chunk_type, stored.parent_chunk_id, stored.attempt) == (
         "image_caption",
         parent.id,
@@ -91,8 +91,8 @@ def test_list_by_knowledge_pages_in_document_order(database: Database, scope: Sc
     repo.insert_many([chunk(scope, knowledge.id, 0, chunk_type="text_summary_is_not_text")])
     repo.insert_many([chunk(scope, other.id, 0)])
 
-    first, total = repo.list_by_knowledge(knowledge.id, limit=2, offset=0)
-    rest, _ = repo.list_by_knowledge(knowledge.id, limit=10, offset=2)
+    first, total = repo.list_by_knowledge(knowledge.id, limit=2, offset=0, tenant_id=None)
+    rest, _ = repo.list_by_knowledge(knowledge.id, limit=10, offset=2, tenant_id=None)
     assert total == 4
     assert [(c.chunk_index, c.chunk_type) for c in first + rest] == [
         (0, "text"),
@@ -110,8 +110,8 @@ def test_get_many_keeps_the_requested_order_and_skips_missing(
     chunks = [chunk(scope, knowledge.id, i) for i in range(3)]
     repo.insert_many(chunks)
     ids = [chunks[2].id, "missing", chunks[0].id]
-    assert [c.id for c in repo.get_many(ids)] == [chunks[2].id, chunks[0].id]
-    assert repo.get_many([]) == []
+    assert [c.id for c in repo.get_many(ids, tenant_id=None)] == [chunks[2].id, chunks[0].id]
+    assert repo.get_many([], tenant_id=None) == []
 
 
 def test_delete_by_knowledge_removes_only_that_knowledge(database: Database, scope: Scope) -> None:

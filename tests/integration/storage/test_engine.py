@@ -61,7 +61,7 @@ def test_timestamps_come_back_timezone_aware(database: Database, scope: Scope) -
     knowledge = KnowledgeRepository(database).create(
         tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id
     )
-    reread = KnowledgeRepository(database).get(knowledge.id)
+    reread = KnowledgeRepository(database).get(knowledge.id, None)
     assert reread is not None
     assert reread.created_at.utcoffset() is not None
     assert reread.created_at == knowledge.created_at

@@ -24,7 +24,7 @@ def finalizing(db: Database, scope: Scope, subtasks: int) -> tuple[Knowledge, in
 
 
 def state(db: Database, knowledge_id: str) -> tuple[str, int]:
-    stored = KnowledgeRepository(db).get(knowledge_id)
+    stored = KnowledgeRepository(db).get(knowledge_id, None)
     assert stored is not None
     return stored.parse_status, stored.pending_subtasks_count
 
@@ -40,7 +40,7 @@ def test_finalize_subtask_completes_when_the_count_reaches_zero(
     assert state(database, knowledge.id) == ("finalizing", 1)
     assert repo.finalize_subtask(knowledge.id, attempt) is True
     assert state(database, knowledge.id) == ("completed", 0)
-    stored = repo.get(knowledge.id)
+    stored = repo.get(knowledge.id, None)
     assert stored is not None and stored.processed_at is not None
     # An extra report can neither go negative nor complete twice.
     assert repo.finalize_subtask(knowledge.id, attempt) is False

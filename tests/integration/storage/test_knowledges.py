@@ -118,13 +118,13 @@ def test_get_is_tenant_scoped_unless_tenant_is_none(database: Database, scope: S
     knowledge = make(database, scope)
     assert repo.get(knowledge.id, scope.tenant_id) is not None
     assert repo.get(knowledge.id, "another-tenant") is None
-    assert repo.get(knowledge.id) is not None
-    assert repo.get("missing") is None
+    assert repo.get(knowledge.id, None) is not None
+    assert repo.get("missing", None) is None
 
 
 def test_created_row_has_the_spec_initial_state(database: Database, scope: Scope) -> None:
     knowledge = make(database, scope)
-    stored = KnowledgeRepository(database).get(knowledge.id)
+    stored = KnowledgeRepository(database).get(knowledge.id, None)
     assert stored is not None
     assert (stored.parse_status, stored.enable_status, stored.summary_status) == (
         "pending",
@@ -174,13 +174,13 @@ def test_list_by_tag_and_set_tags(database: Database, scope: Scope) -> None:
     repo.set_tags(tagged.id, [tag_a.id, tag_b.id, tag_a.id])
     items, total = repo.list(scope.tenant_id, scope.knowledge_base_id, tag_id=tag_b.id)
     assert [k.id for k in items] == [tagged.id] and total == 1
-    assert tags.tags_of([tagged.id, untagged.id]) == {
+    assert tags.tags_of([tagged.id, untagged.id], tenant_id=None) == {
         tagged.id: sorted([tag_a.id, tag_b.id]),
         untagged.id: [],
     }
 
     repo.set_tags(tagged.id, [tag_a.id])
-    assert tags.tags_of([tagged.id]) == {tagged.id: [tag_a.id]}
+    assert tags.tags_of([tagged.id], tenant_id=None) == {tagged.id: [tag_a.id]}
 
 
 # --- the guarded state machine ---------------------------------------------------------
@@ -194,7 +194,7 @@ def test_transition_moves_only_from_the_given_states(database: Database, scope: 
     # A late worker cannot drag the row back.
     assert not repo.transition(knowledge.id, from_statuses=["pending"], to_status="processing")
     assert not repo.transition(knowledge.id, from_statuses=["processing"], to_status="failed")
-    stored = repo.get(knowledge.id)
+    stored = repo.get(knowledge.id, None)
     assert stored is not None and stored.parse_status == "completed"
 
 
@@ -208,7 +208,7 @@ def test_transition_sets_fields_and_bumps_updated_at(database: Database, scope: 
         error_message="boom",
         meta={"k": "v"},
     )
-    stored = repo.get(knowledge.id)
+    stored = repo.get(knowledge.id, None)
     assert stored is not None
     assert (stored.parse_status, stored.error_message, stored.meta) == (
         "failed",
@@ -261,7 +261,7 @@ def test_racing_transitions_from_the_same_state_have_exactly_one_winner(
 
         results = run_together(4, claim)
         assert sorted(results) == [False, False, False, True]
-        stored = repo.get(knowledge_id)
+        stored = repo.get(knowledge_id, None)
         assert stored is not None
         assert stored.channel == f"worker-{results.index(True)}"
 
@@ -274,7 +274,7 @@ def test_update_fields_is_guarded_by_attempt(database: Database, scope: Scope) -
     assert repo.update_fields(knowledge.id, attempt=attempt, title="fresh")
     assert repo.update_fields(knowledge.id, summary="any attempt")
     assert not repo.update_fields("missing", title="x")
-    stored = repo.get(knowledge.id)
+    stored = repo.get(knowledge.id, None)
     assert stored is not None and (stored.title, stored.summary) == ("fresh", "any attempt")
 
 
@@ -282,7 +282,7 @@ def test_touch_bumps_updated_at(database: Database, scope: Scope) -> None:
     repo = KnowledgeRepository(database)
     knowledge = make(database, scope)
     assert repo.touch(knowledge.id)
-    stored = repo.get(knowledge.id)
+    stored = repo.get(knowledge.id, None)
     assert stored is not None and stored.updated_at > knowledge.updated_at
     assert not repo.touch("missing")
 
@@ -296,7 +296,7 @@ def test_next_attempt_is_atomic_under_concurrency(database: Database, scope: Sco
     )
     values = [value for batch in results for value in batch]
     assert sorted(values) == list(range(1, 8 * per_thread + 1))
-    stored = repo.get(knowledge.id)
+    stored = repo.get(knowledge.id, None)
     assert stored is not None and stored.attempt == 8 * per_thread
 
 
@@ -309,7 +309,7 @@ def test_delete_removes_the_row(database: Database, scope: Scope) -> None:
     repo = KnowledgeRepository(database)
     knowledge = make(database, scope)
     assert repo.delete(knowledge.id)
-    assert repo.get(knowledge.id) is None
+    assert repo.get(knowledge.id, None) is None
     assert not repo.delete(knowledge.id)
 
 

@@ -79,7 +79,7 @@ def test_round_removals_never_touch_a_newer_round(database: Database, scope: Sco
     assert sorted(repo.ids_of_attempt(row.id, 2)) == [f"{row.id[:8]}-r2-0", f"{row.id[:8]}-r2-1"]
     assert len(repo.ids_of_attempt(row.id, 2, and_older=True)) == 4
     assert repo.delete_attempt(row.id, 2, and_older=True) == 4
-    assert sorted(c.attempt for c in repo.list_by_knowledge(row.id)[0]) == [3, 3]
+    assert sorted(c.attempt for c in repo.list_by_knowledge(row.id, tenant_id=None)[0]) == [3, 3]
     assert repo.delete_attempt(row.id, 2) == 0
     assert repo.delete_attempt(row.id, 3) == 2
 
@@ -96,7 +96,7 @@ def test_begin_attempt_is_guarded_on_the_round_seen(database: Database, scope: S
 
     assert sorted(w for w in winners if w is not None) == [2]
     assert winners.count(None) == 3
-    fresh = rows.get(row.id)
+    fresh = rows.get(row.id, None)
     assert fresh is not None
     assert (fresh.attempt, fresh.parse_status, fresh.enable_status) == (2, "pending", "disabled")
     assert rows.begin_attempt(draft.id, after_attempt=0) is None
@@ -117,7 +117,8 @@ def test_mark_deleting_marks_each_row_once_and_returns_it_as_it_was(
         [(first.id, "processing"), (second.id, "completed")]
     )
     assert again == []
-    assert {r.parse_status for r in rows.get_many([first.id, second.id])} == {"deleting"}
+    both = rows.get_many([first.id, second.id], tenant_id=None)
+    assert {r.parse_status for r in both} == {"deleting"}
     assert [r.id for r in rows.list(None, scope.knowledge_base_id)[0]] == []
 
 
@@ -140,8 +141,8 @@ def test_the_delete_chain_rows(database: Database, scope: Scope) -> None:
     assert rows.delete_tag_links([doomed.id]) == 1
     assert rows.delete_many([doomed.id, "no-such-id"]) == 1
 
-    assert rows.get(doomed.id) is None
-    assert TagRepository(database).tags_of([kept.id]) == {kept.id: [tag.id]}
+    assert rows.get(doomed.id, None) is None
+    assert TagRepository(database).tags_of([kept.id], tenant_id=None) == {kept.id: [tag.id]}
     assert enrichment.delete_graph([kept.id]) == 2
 
 

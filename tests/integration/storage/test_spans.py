@@ -55,7 +55,7 @@ def test_upsert_inserts_then_updates_the_same_row(database: Database, scope: Sco
     assert second.started_at == first.started_at
     assert second.created_at == first.created_at
     assert second.updated_at > first.updated_at
-    assert [s.id for s in repo.list(knowledge.id, 1)] == [first.id]
+    assert [s.id for s in repo.list(knowledge.id, 1, tenant_id=None)] == [first.id]
 
 
 def test_concurrent_upserts_of_one_span_make_one_row(database: Database, scope: Scope) -> None:
@@ -70,7 +70,7 @@ def test_concurrent_upserts_of_one_span_make_one_row(database: Database, scope: 
     with ThreadPoolExecutor(max_workers=6) as pool:
         ids = set(pool.map(beat, range(6)))
     assert len(ids) == 1
-    assert len(repo.list(knowledge.id, 1)) == 1
+    assert len(repo.list(knowledge.id, 1, tenant_id=None)) == 1
 
 
 def test_list_is_per_attempt_in_creation_order(database: Database, scope: Scope) -> None:
@@ -81,13 +81,13 @@ def test_list_is_per_attempt_in_creation_order(database: Database, scope: Scope)
         time.sleep(0.002)
     repo.upsert(knowledge.id, 2, "knowledge_processing", kind="root")
 
-    assert [s.name for s in repo.list(knowledge.id, 1)] == [
+    assert [s.name for s in repo.list(knowledge.id, 1, tenant_id=None)] == [
         "knowledge_processing",
         "docreader",
         "chunking",
     ]
-    assert [s.kind for s in repo.list(knowledge.id, 2)] == ["root"]
-    assert repo.list(knowledge.id, 3) == []
+    assert [s.kind for s in repo.list(knowledge.id, 2, tenant_id=None)] == ["root"]
+    assert repo.list(knowledge.id, 3, tenant_id=None) == []
 
 
 def test_latest_attempt_and_last_activity(database: Database, scope: Scope) -> None:
@@ -119,7 +119,7 @@ def test_close_open_ends_pending_and_running_spans_only(database: Database, scop
     closed = repo.close_open(knowledge.id, 1, "cancelled", "TASK_STALLED", "no progress")
 
     assert closed == 2
-    spans = {s.name: s for s in repo.list(knowledge.id, 1)}
+    spans = {s.name: s for s in repo.list(knowledge.id, 1, tenant_id=None)}
     assert spans["docreader"].status == "done" and spans["docreader"].error_code is None
     chunking = spans["chunking"]
     assert (chunking.status, chunking.error_code, chunking.error_message) == (
@@ -130,4 +130,4 @@ def test_close_open_ends_pending_and_running_spans_only(database: Database, scop
     assert chunking.ended_at is not None and chunking.duration_ms is not None
     assert chunking.duration_ms >= 2000
     assert spans["embedding"].status == "cancelled" and spans["embedding"].duration_ms is None
-    assert repo.list(knowledge.id, 2)[0].status == "running"
+    assert repo.list(knowledge.id, 2, tenant_id=None)[0].status == "running"

@@ -65,12 +65,12 @@ def test_a_file_knowledge_is_inserted_with_its_links(database: Database, scope: 
     untagged = rows.create(**file_fields(scope, file_name="other.pdf", file_hash=""))
 
     assert created
-    assert tags.tags_of([row.id, untagged.id, "no-such-knowledge"]) == {
+    assert tags.tags_of([row.id, untagged.id, "no-such-knowledge"], tenant_id=None) == {
         row.id: sorted([valves, gates]),
         untagged.id: [],
         "no-such-knowledge": [],
     }
-    assert tags.tags_of([]) == {}
+    assert tags.tags_of([], tenant_id=None) == {}
 
 
 def test_a_duplicate_gets_no_links(database: Database, scope: Scope) -> None:
@@ -81,7 +81,7 @@ def test_a_duplicate_gets_no_links(database: Database, scope: Scope) -> None:
     again, created = rows.create_unless_duplicate(tag_ids=[tag], **file_fields(scope))
 
     assert not created and again.id == first.id
-    assert tags.tags_of([first.id]) == {first.id: []}
+    assert tags.tags_of([first.id], tenant_id=None) == {first.id: []}
 
 
 def test_url_and_manual_knowledges_are_inserted_with_their_links(
@@ -106,7 +106,7 @@ def test_url_and_manual_knowledges_are_inserted_with_their_links(
     )
 
     assert created
-    assert tags.tags_of([page.id, manual.id]) == {page.id: [tag], manual.id: [tag]}
+    assert tags.tags_of([page.id, manual.id], tenant_id=None) == {page.id: [tag], manual.id: [tag]}
 
 
 def test_a_link_that_fails_takes_the_insert_with_it(database: Database, scope: Scope) -> None:
@@ -132,6 +132,6 @@ def test_links_go_with_the_knowledge_and_with_the_tag(database: Database, scope:
         session.execute(delete(Tag).where(Tag.id == doomed_tag))
 
     assert links_of(database, doomed.id) == 0
-    assert tags.tags_of([kept.id]) == {kept.id: [kept_tag]}
+    assert tags.tags_of([kept.id], tenant_id=None) == {kept.id: [kept_tag]}
     with database.session() as session:
         assert session.get(Knowledge, kept.id) is not None

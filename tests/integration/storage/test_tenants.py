@@ -17,7 +17,7 @@ from storage.db.repositories.tenants import TenantRepository
 def test_api_key_is_returned_once_and_stored_as_sha256(database: Database) -> None:
     repo = TenantRepository(database)
     tenant = repo.create_tenant("acme")
-    key = repo.create_api_key(tenant.id, "ci", is_admin=False)
+    key = repo.create_api_key(tenant.id, "ci", is_admin=False).key
 
     assert key.startswith("sk-sluice-") and len(key) == len("sk-sluice-") + 32
     with database.session() as session:
@@ -29,8 +29,8 @@ def test_api_key_is_returned_once_and_stored_as_sha256(database: Database) -> No
 def test_resolve_api_key(database: Database) -> None:
     repo = TenantRepository(database)
     tenant = repo.create_tenant("acme")
-    user_key = repo.create_api_key(tenant.id, "user")
-    admin_key = repo.create_api_key(tenant.id, "admin", is_admin=True)
+    user_key = repo.create_api_key(tenant.id, "user").key
+    admin_key = repo.create_api_key(tenant.id, "admin", is_admin=True).key
 
     user = repo.resolve_api_key(user_key)
     admin = repo.resolve_api_key(admin_key)
@@ -43,7 +43,7 @@ def test_resolve_api_key(database: Database) -> None:
 def test_revoked_keys_no_longer_resolve(database: Database) -> None:
     repo = TenantRepository(database)
     tenant = repo.create_tenant("acme")
-    key = repo.create_api_key(tenant.id, "old")
+    key = repo.create_api_key(tenant.id, "old").key
     identity = repo.resolve_api_key(key)
     assert identity is not None
 

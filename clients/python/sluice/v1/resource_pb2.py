@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18sluice/v1/resource.proto\x12\tsluice.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfb\x01\n\x08Resource\x12\x10\n\x03ref\x18\x01 \x01(\tR\x03ref\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x17.sluice.v1.ResourceKindR\x04kind\x12!\n\x0cknowledge_id\x18\x03 \x01(\tR\x0bknowledgeId\x12!\n\x0c\x63ontent_type\x18\x04 \x01(\tR\x0b\x63ontentType\x12\x12\n\x04size\x18\x05 \x01(\x03R\x04size\x12\x1b\n\tfile_name\x18\x06 \x01(\tR\x08\x66ileName\x12\x39\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\"9\n\x14ListResourcesRequest\x12!\n\x0cknowledge_id\x18\x01 \x01(\tR\x0bknowledgeId\"J\n\x15ListResourcesResponse\x12\x31\n\tresources\x18\x01 \x03(\x0b\x32\x13.sluice.v1.ResourceR\tresources\"\x8f\x01\n\x18\x43reateAccessGrantRequest\x12#\n\x0cknowledge_id\x18\x01 \x01(\tH\x00R\x0bknowledgeId\x12#\n\x0cresource_ref\x18\x02 \x01(\tH\x00R\x0bresourceRef\x12\x1f\n\x0bttl_seconds\x18\x03 \x01(\x05R\nttlSecondsB\x08\n\x06target\"\xa9\x01\n\x19\x43reateAccessGrantResponse\x12\x14\n\x05token\x18\x01 \x01(\tR\x05token\x12\x39\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\texpiresAt\x12/\n\x08resource\x18\x04 \x01(\x0b\x32\x13.sluice.v1.ResourceR\x08resourceJ\x04\x08\x03\x10\x04R\x04path\"+\n\x13ReadResourceRequest\x12\x14\n\x05token\x18\x01 \x01(\tR\x05token\"`\n\x14ReadResourceResponse\x12)\n\x04meta\x18\x01 \x01(\x0b\x32\x13.sluice.v1.ResourceH\x00R\x04meta\x12\x14\n\x04\x64\x61ta\x18\x02 \x01(\x0cH\x00R\x04\x64\x61taB\x07\n\x05\x66rame*b\n\x0cResourceKind\x12\x1d\n\x19RESOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16RESOURCE_KIND_ORIGINAL\x10\x01\x12\x17\n\x13RESOURCE_KIND_IMAGE\x10\x02\x32\x98\x02\n\x0fResourceService\x12R\n\rListResources\x12\x1f.sluice.v1.ListResourcesRequest\x1a .sluice.v1.ListResourcesResponse\x12^\n\x11\x43reateAccessGrant\x12#.sluice.v1.CreateAccessGrantRequest\x1a$.sluice.v1.CreateAccessGrantResponse\x12Q\n\x0cReadResource\x12\x1e.sluice.v1.ReadResourceRequest\x1a\x1f.sluice.v1.ReadResourceResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18sluice/v1/resource.proto\x12\tsluice.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfb\x01\n\x08Resource\x12\x10\n\x03ref\x18\x01 \x01(\tR\x03ref\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x17.sluice.v1.ResourceKindR\x04kind\x12!\n\x0cknowledge_id\x18\x03 \x01(\tR\x0bknowledgeId\x12!\n\x0c\x63ontent_type\x18\x04 \x01(\tR\x0b\x63ontentType\x12\x12\n\x04size\x18\x05 \x01(\x03R\x04size\x12\x1b\n\tfile_name\x18\x06 \x01(\tR\x08\x66ileName\x12\x39\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\"9\n\x14ListResourcesRequest\x12!\n\x0cknowledge_id\x18\x01 \x01(\tR\x0bknowledgeId\"J\n\x15ListResourcesResponse\x12\x31\n\tresources\x18\x01 \x03(\x0b\x32\x13.sluice.v1.ResourceR\tresources\"\x8f\x01\n\x18\x43reateAccessGrantRequest\x12#\n\x0cknowledge_id\x18\x01 \x01(\tH\x00R\x0bknowledgeId\x12#\n\x0cresource_ref\x18\x02 \x01(\tH\x00R\x0bresourceRef\x12\x1f\n\x0bttl_seconds\x18\x03 \x01(\x05R\nttlSecondsB\x08\n\x06target\"\xa9\x01\n\x19\x43reateAccessGrantResponse\x12\x14\n\x05token\x18\x01 \x01(\tR\x05token\x12\x39\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\texpiresAt\x12/\n\x08resource\x18\x04 \x01(\x0b\x32\x13.sluice.v1.ResourceR\x08resourceJ\x04\x08\x03\x10\x04R\x04path\"+\n\x13ReadResourceRequest\x12\x14\n\x05token\x18\x01 \x01(\tR\x05token\"`\n\x14ReadResourceResponse\x12)\n\x04meta\x18\x01 \x01(\x0b\x32\x13.sluice.v1.ResourceH\x00R\x04meta\x12\x14\n\x04\x64\x61ta\x18\x02 \x01(\x0cH\x00R\x04\x64\x61taB\x07\n\x05\x66rame\"\x86\x01\n\x18RevokeAccessGrantRequest\x12\x16\n\x05token\x18\x01 \x01(\tH\x00R\x05token\x12#\n\x0cresource_ref\x18\x02 \x01(\tH\x00R\x0bresourceRef\x12#\n\x0cknowledge_id\x18\x03 \x01(\tH\x00R\x0bknowledgeIdB\x08\n\x06target\"5\n\x19RevokeAccessGrantResponse\x12\x18\n\x07revoked\x18\x01 \x01(\x05R\x07revoked*b\n\x0cResourceKind\x12\x1d\n\x19RESOURCE_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16RESOURCE_KIND_ORIGINAL\x10\x01\x12\x17\n\x13RESOURCE_KIND_IMAGE\x10\x02\x32\xf8\x02\n\x0fResourceService\x12R\n\rListResources\x12\x1f.sluice.v1.ListResourcesRequest\x1a .sluice.v1.ListResourcesResponse\x12^\n\x11\x43reateAccessGrant\x12#.sluice.v1.CreateAccessGrantRequest\x1a$.sluice.v1.CreateAccessGrantResponse\x12Q\n\x0cReadResource\x12\x1e.sluice.v1.ReadResourceRequest\x1a\x1f.sluice.v1.ReadResourceResponse0\x01\x12^\n\x11RevokeAccessGrant\x12#.sluice.v1.RevokeAccessGrantRequest\x1a$.sluice.v1.RevokeAccessGrantResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sluice.v1.resource_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RESOURCEKIND']._serialized_start=922
-  _globals['_RESOURCEKIND']._serialized_end=1020
+  _globals['_RESOURCEKIND']._serialized_start=1114
+  _globals['_RESOURCEKIND']._serialized_end=1212
   _globals['_RESOURCE']._serialized_start=73
   _globals['_RESOURCE']._serialized_end=324
   _globals['_LISTRESOURCESREQUEST']._serialized_start=326
@@ -48,6 +48,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_READRESOURCEREQUEST']._serialized_end=822
   _globals['_READRESOURCERESPONSE']._serialized_start=824
   _globals['_READRESOURCERESPONSE']._serialized_end=920
-  _globals['_RESOURCESERVICE']._serialized_start=1023
-  _globals['_RESOURCESERVICE']._serialized_end=1303
+  _globals['_REVOKEACCESSGRANTREQUEST']._serialized_start=923
+  _globals['_REVOKEACCESSGRANTREQUEST']._serialized_end=1057
+  _globals['_REVOKEACCESSGRANTRESPONSE']._serialized_start=1059
+  _globals['_REVOKEACCESSGRANTRESPONSE']._serialized_end=1112
+  _globals['_RESOURCESERVICE']._serialized_start=1215
+  _globals['_RESOURCESERVICE']._serialized_end=1591
 # @@protoc_insertion_point(module_scope)

@@ -82,3 +82,19 @@ class ReadResourceResponse(_message.Message):
     meta: Resource
     data: bytes
     def __init__(self, meta: _Optional[_Union[Resource, _Mapping]] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class RevokeAccessGrantRequest(_message.Message):
+    __slots__ = ("token", "resource_ref", "knowledge_id")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_REF_FIELD_NUMBER: _ClassVar[int]
+    KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    resource_ref: str
+    knowledge_id: str
+    def __init__(self, token: _Optional[str] = ..., resource_ref: _Optional[str] = ..., knowledge_id: _Optional[str] = ...) -> None: ...
+
+class RevokeAccessGrantResponse(_message.Message):
+    __slots__ = ("revoked",)
+    REVOKED_FIELD_NUMBER: _ClassVar[int]
+    revoked: int
+    def __init__(self, revoked: _Optional[int] = ...) -> None: ...

@@ -50,6 +50,11 @@ class ResourceServiceStub:
                 request_serializer=sluice_dot_v1_dot_resource__pb2.ReadResourceRequest.SerializeToString,
                 response_deserializer=sluice_dot_v1_dot_resource__pb2.ReadResourceResponse.FromString,
                 _registered_method=True)
+        self.RevokeAccessGrant = channel.unary_unary(
+                '/sluice.v1.ResourceService/RevokeAccessGrant',
+                request_serializer=sluice_dot_v1_dot_resource__pb2.RevokeAccessGrantRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_resource__pb2.RevokeAccessGrantResponse.FromString,
+                _registered_method=True)
 
 
 class ResourceServiceServicer:
@@ -78,6 +83,13 @@ class ResourceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RevokeAccessGrant(self, request, context):
+        """Takes grants back before they expire: their tokens are PERMISSION_DENIED from then on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ResourceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -95,6 +107,11 @@ def add_ResourceServiceServicer_to_server(servicer, server):
                     servicer.ReadResource,
                     request_deserializer=sluice_dot_v1_dot_resource__pb2.ReadResourceRequest.FromString,
                     response_serializer=sluice_dot_v1_dot_resource__pb2.ReadResourceResponse.SerializeToString,
+            ),
+            'RevokeAccessGrant': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeAccessGrant,
+                    request_deserializer=sluice_dot_v1_dot_resource__pb2.RevokeAccessGrantRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_resource__pb2.RevokeAccessGrantResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -179,6 +196,33 @@ class ResourceService:
             '/sluice.v1.ResourceService/ReadResource',
             sluice_dot_v1_dot_resource__pb2.ReadResourceRequest.SerializeToString,
             sluice_dot_v1_dot_resource__pb2.ReadResourceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeAccessGrant(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.ResourceService/RevokeAccessGrant',
+            sluice_dot_v1_dot_resource__pb2.RevokeAccessGrantRequest.SerializeToString,
+            sluice_dot_v1_dot_resource__pb2.RevokeAccessGrantResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -41,6 +41,8 @@ class ResourceServiceStub:
     """Streams the resource a grant opens. The token is the credential (no API key needed):
     unknown or expired tokens are PERMISSION_DENIED, a deleted resource is NOT_FOUND.
     """
+    RevokeAccessGrant: _grpc.UnaryUnaryMultiCallable[_resource_pb2.RevokeAccessGrantRequest, _resource_pb2.RevokeAccessGrantResponse]
+    """Takes grants back before they expire: their tokens are PERMISSION_DENIED from then on."""
 
 @_typing.type_check_only
 class ResourceServiceAsyncStub(ResourceServiceStub):
@@ -55,6 +57,8 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     """Streams the resource a grant opens. The token is the credential (no API key needed):
     unknown or expired tokens are PERMISSION_DENIED, a deleted resource is NOT_FOUND.
     """
+    RevokeAccessGrant: _aio.UnaryUnaryMultiCallable[_resource_pb2.RevokeAccessGrantRequest, _resource_pb2.RevokeAccessGrantResponse]  # type: ignore[assignment]
+    """Takes grants back before they expire: their tokens are PERMISSION_DENIED from then on."""
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     """The resource catalog: the stored files of knowledges, and expiring access grants to them."""
@@ -84,5 +88,13 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         """Streams the resource a grant opens. The token is the credential (no API key needed):
         unknown or expired tokens are PERMISSION_DENIED, a deleted resource is NOT_FOUND.
         """
+
+    @_abc_1.abstractmethod
+    def RevokeAccessGrant(
+        self,
+        request: _resource_pb2.RevokeAccessGrantRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.RevokeAccessGrantResponse, _abc.Awaitable[_resource_pb2.RevokeAccessGrantResponse]]:
+        """Takes grants back before they expire: their tokens are PERMISSION_DENIED from then on."""
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

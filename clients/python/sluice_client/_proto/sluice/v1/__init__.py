@@ -83,6 +83,8 @@ __all__ = (
     "Resource",
     "ResourceKind",
     "ResourceServiceStub",
+    "RevokeAccessGrantRequest",
+    "RevokeAccessGrantResponse",
     "SearchMode",
     "SearchRequest",
     "SearchResponse",
@@ -2051,6 +2053,56 @@ default_message_pool.register_message("sluice.v1", "Resource", Resource)
 
 
 @dataclass(eq=False, repr=False)
+class RevokeAccessGrantRequest(betterproto2.Message):
+    """
+
+
+    Oneofs:
+        - target: Which grants stop opening anything, at once. Only grants to the caller's tenant's
+            resources can be revoked; anything else is NOT_FOUND.
+    """
+
+    token: "str | None" = betterproto2.field(
+        1, betterproto2.TYPE_STRING, optional=True, group="target"
+    )
+    """
+    One grant, by the token CreateAccessGrant returned.
+    """
+
+    resource_ref: "str | None" = betterproto2.field(
+        2, betterproto2.TYPE_STRING, optional=True, group="target"
+    )
+    """
+    Every grant to this resource ("resource://{uuid}").
+    """
+
+    knowledge_id: "str | None" = betterproto2.field(
+        3, betterproto2.TYPE_STRING, optional=True, group="target"
+    )
+    """
+    Every grant to this knowledge's files (its original and its images).
+    """
+
+
+default_message_pool.register_message(
+    "sluice.v1", "RevokeAccessGrantRequest", RevokeAccessGrantRequest
+)
+
+
+@dataclass(eq=False, repr=False)
+class RevokeAccessGrantResponse(betterproto2.Message):
+    revoked: "int" = betterproto2.field(1, betterproto2.TYPE_INT32)
+    """
+    How many grants were revoked (0 when the resource or knowledge had none).
+    """
+
+
+default_message_pool.register_message(
+    "sluice.v1", "RevokeAccessGrantResponse", RevokeAccessGrantResponse
+)
+
+
+@dataclass(eq=False, repr=False)
 class SearchRequest(betterproto2.Message):
     query: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
@@ -2576,6 +2628,19 @@ class ResourceServiceStub:
             "/sluice.v1.ResourceService/ReadResource",
             ReadResourceRequest.SerializeToString,
             ReadResourceResponse.FromString,
+        )(message)
+
+    def revoke_access_grant(
+        self, message: "RevokeAccessGrantRequest"
+    ) -> "RevokeAccessGrantResponse":
+        """
+        Takes grants back before they expire: their tokens are PERMISSION_DENIED from then on.
+        """
+
+        return self._channel.unary_unary(
+            "/sluice.v1.ResourceService/RevokeAccessGrant",
+            RevokeAccessGrantRequest.SerializeToString,
+            RevokeAccessGrantResponse.FromString,
         )(message)
 
 
