@@ -118,7 +118,15 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.WatchSpansRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchSpansResponse]:
         await self._owned(context, request.knowledge_id)
-        async for message in self._watcher.watch(request.knowledge_id, request.attempt):
+        if request.after_sequence < 0:
+            raise invalid_argument("after_sequence", "must not be negative")
+        watch = self._watcher.watch(
+            request.knowledge_id,
+            request.attempt,
+            after_sequence=request.after_sequence,
+            after_attempt=request.after_attempt,
+        )
+        async for message in watch:
             yield message
 
     @unary
