@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 
 from sluice.v1 import knowledge_pb2
 
@@ -45,7 +45,7 @@ class SpanWatcher:
 
     async def watch(
         self, knowledge_id: str, attempt: int, *, after_sequence: int = 0, after_attempt: int = 0
-    ) -> AsyncIterator[knowledge_pb2.WatchSpansResponse]:
+    ) -> AsyncGenerator[knowledge_pb2.WatchSpansResponse]:
         async with self.hub.join(knowledge_id) as (inbox, feed):
             state = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
             if state.deleted:

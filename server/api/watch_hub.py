@@ -74,12 +74,11 @@ class Feed:
             asyncio.create_task(self._recheck(), name=f"watch-recheck:{knowledge_id}"),
         )
 
-    async def stop(self) -> None:
+    def stop(self) -> None:
+        """Cancel the subscription and the re-checks; they end on their own (nothing to wait
+        for here, so a stream can leave even while its generator is being closed)."""
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
 
     def _broadcast(self, item: InboxItem) -> None:
         for inbox in tuple(self.inboxes):
@@ -168,7 +167,7 @@ class WatchHub:
             feed.inboxes.discard(inbox)
             if not feed.inboxes and self._feeds.get(knowledge_id) is feed:
                 del self._feeds[knowledge_id]
-                await feed.stop()
+                feed.stop()
 
     def feed_count(self) -> int:
         return len(self._feeds)
