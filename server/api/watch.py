@@ -54,12 +54,18 @@ class SpanWatcher:
             yield stream.opening(after_sequence, after_attempt)
             ending = _Ending()
             while not ending.reached(stream):
-                item = await inbox.get(ending.wait_s(stream))
-                if item is None:  # the grace for open spans ran out
+                first = await inbox.get(ending.wait_s(stream))
+                if first is None:  # the grace for open spans ran out
                     continue
-                if item is RESYNC:
-                    item = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
-                for message in stream.apply(item, feed):
+                # Whatever queued up meanwhile goes out together: a stream that fell behind
+                # sends fewer, fuller messages (each span in its latest state) and catches up.
+                items = []
+                for item in (first, *inbox.ready()):
+                    if item is RESYNC:
+                        item = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
+                    items.append(item)
+                message = stream.apply(items, feed)
+                if message is not None:
                     yield message
             yield stream.message(END, stream.spans.values())
 
@@ -88,26 +94,40 @@ class _Stream:
     def open_spans(self) -> bool:
         return any(span.status in OPEN_STATUSES for span in self.spans.values())
 
-    def apply(self, item: InboxItem, feed: Feed) -> list[knowledge_pb2.WatchSpansResponse]:
-        if isinstance(item, SpanState):
-            return self._apply_change(item, feed)
-        if isinstance(item, DocState):
-            return self._apply_read(item)
-        return []
+    def apply(
+        self, items: Iterable[InboxItem], feed: Feed
+    ) -> knowledge_pb2.WatchSpansResponse | None:
+        """Take in ``items``; the one message that shows what they changed, if anything: a
+        SNAPSHOT when the stream moved to a newer attempt, else a SPAN event."""
+        changed: dict[str, SpanState] = {}
+        switched = False
+        for item in items:
+            if isinstance(item, SpanState):
+                changed.update((s.name, s) for s in self._apply_change(item, feed))
+            elif isinstance(item, DocState):
+                newer = self._apply_read(item)
+                if newer is None:
+                    switched, changed = True, {}
+                else:
+                    changed.update((s.name, s) for s in newer)
+        if switched:
+            return self.message(SNAPSHOT, self.spans.values())
+        if changed:
+            return self.message(SPAN, sorted(changed.values(), key=lambda s: s.sequence))
+        return None
 
-    def _apply_change(
-        self, change: SpanState, feed: Feed
-    ) -> list[knowledge_pb2.WatchSpansResponse]:
+    def _apply_change(self, change: SpanState, feed: Feed) -> list[SpanState]:
         self.watermark.seen(change.sequence)
         if change.attempt == self.attempt:
             if self._is_newer(change):
                 self.spans[change.name] = change
-                return [self.message(SPAN, (change,))]
+                return [change]
         elif change.attempt > self.attempt and self._follows_latest:
             feed.request_recheck()  # a newer round began: its snapshot comes from one read
         return []
 
-    def _apply_read(self, state: DocState) -> list[knowledge_pb2.WatchSpansResponse]:
+    def _apply_read(self, state: DocState) -> list[SpanState] | None:
+        """The spans this read shows newer; None when the stream moved to its attempt."""
         if state.deleted:
             self.parse_status = "deleting"
             return []
@@ -121,14 +141,14 @@ class _Stream:
             self.attempt = state.attempt
             self.spans = dict(state.spans)
             self._raise_watermark(state)
-            return [self.message(SNAPSHOT, self.spans.values())]
+            return None
         if state.attempt != self.attempt:
             return []
         newer = [s for s in state.spans.values() if self._is_newer(s)]
         for span in newer:
             self.spans[span.name] = span
         self._raise_watermark(state)
-        return [self.message(SPAN, sorted(newer, key=lambda s: s.sequence))] if newer else []
+        return newer
 
     def _raise_watermark(self, state: DocState) -> None:
         self.watermark.raise_to(state.watermark)

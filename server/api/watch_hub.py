@@ -51,6 +51,13 @@ class Inbox:
                 self._queue.get_nowait()
             self._queue.put_nowait(RESYNC)
 
+    def ready(self) -> list[InboxItem]:
+        """Every item already queued, without waiting."""
+        items = []
+        while not self._queue.empty():
+            items.append(self._queue.get_nowait())
+        return items
+
     async def get(self, timeout_s: float | None) -> InboxItem | None:
         """The next item; None after ``timeout_s`` (None: wait as long as it takes)."""
         try:

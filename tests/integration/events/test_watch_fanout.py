@@ -159,7 +159,6 @@ def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_oth
     fast, slow = asyncio.run(scenario())
 
     shown = _sequences_per_span(fast)["docreader"]
-    assert len(shown) == changes + 2  # pending, running, then each change
     assert shown == sorted(set(shown))
     # The slow stream's next message is the state as it is now, not its backlog.
     catch_up = slow[1]
