@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import tempfile
 import time
@@ -52,6 +53,8 @@ class Round:
     duplicates: int = 0
     streams: int = 0
     ended: int = 0
+    api_cpu_s: float = 0.0  # CPU seconds the API used from the first publish to the last END
+    client_cpu_s: float = 0.0  # ... and this process (the streams' client side)
 
 
 def _text(n: int) -> str:
@@ -77,6 +80,11 @@ def _stack(mode: str, tmp: Path) -> Iterator[Stack]:
 
 def _api_cpu_s(stack: Stack) -> float:
     times = psutil.Process(stack.processes["api"].pid).cpu_times()
+    return float(times.user + times.system)
+
+
+def _own_cpu_s() -> float:
+    times = psutil.Process().cpu_times()
     return float(times.user + times.system)
 
 
@@ -108,12 +116,18 @@ def unwatched_round(
     drafts = [client.create_manual(kb.id, f"plain {n}", _text(n), publish=False)
               for n in range(documents)]
     idle = _idle(stack, idle_s)
+    api_cpu, own_cpu = _api_cpu_s(stack), _own_cpu_s()
     started = _publish_all(client, drafts)
     for draft in drafts:
         done = client.wait_until_done(draft.id, WAIT_S)
         if done.parse_status != v1.ParseStatus.COMPLETED:
             raise RuntimeError(f"{draft.id} ended {done.parse_status.name}")
-    return Round(_ingest_seconds(client, drafts, started), idle)
+    return Round(
+        _ingest_seconds(client, drafts, started),
+        idle,
+        api_cpu_s=_api_cpu_s(stack) - api_cpu,
+        client_cpu_s=_own_cpu_s() - own_cpu,
+    )
 
 
 async def _open_streams(
@@ -155,21 +169,29 @@ def watched_round(
     drafts = [client.create_manual(kb.id, f"watched {n}", _text(n), publish=False)
               for n in range(documents)]
 
-    async def scenario() -> tuple[list[Seen], float, float]:
+    async def scenario() -> tuple[list[Seen], float, float, tuple[float, float]]:
         opened, seen, tasks = await _open_streams(
             stack.target, [d.id for d in drafts], watchers, channels
         )
         try:
             idle = await asyncio.to_thread(_idle, stack, idle_s)
+            api_cpu, own_cpu = _api_cpu_s(stack), _own_cpu_s()
             started = await asyncio.to_thread(_publish_all, client, drafts)
             await asyncio.gather(*tasks)
+            used = (_api_cpu_s(stack) - api_cpu, _own_cpu_s() - own_cpu)
         finally:
             for channel in opened:
                 await channel.close()
-        return seen, idle, started
+        return seen, idle, started, used
 
-    seen, idle, started = asyncio.run(scenario())
-    result = Round(_ingest_seconds(client, drafts, started), idle, streams=len(seen))
+    seen, idle, started, (api_cpu_s, client_cpu_s) = asyncio.run(scenario())
+    result = Round(
+        _ingest_seconds(client, drafts, started),
+        idle,
+        streams=len(seen),
+        api_cpu_s=api_cpu_s,
+        client_cpu_s=client_cpu_s,
+    )
     for stream in seen:
         backwards, duplicates = order_violations(stream)
         result.backwards += backwards
@@ -230,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     print(f"shown older than before: {watched.backwards}; shown twice: {watched.duplicates}")
     print(f"API CPU while the streams idle: {watched.idle_api_cpu:.1%} of a core "
           f"(no stream: {before.idle_api_cpu:.1%})")
+    print(f"CPU during ingestion: API {watched.api_cpu_s:.1f} s watched, "
+          f"{after.api_cpu_s:.1f} s unwatched; stream clients (this process) "
+          f"{watched.client_cpu_s:.1f} s; load average {os.getloadavg()[0]:.1f}")
     print(f"ingestion: {watched.ingest_s:.2f} s watched, {baseline:.2f} s unwatched "
           f"(before {before.ingest_s:.2f}, after {after.ingest_s:.2f}): ratio {ratio:.2f}")
     print(f"p99 event lag (s): {verdict(p99, TARGET_P99_S, below=True)}")
@@ -252,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "ingest_s_watched": round(watched.ingest_s, 3),
         "ingest_s_unwatched": round(baseline, 3),
         "ingest_slowdown_ratio": round(ratio, 3),
+        "api_cpu_s_watched": round(watched.api_cpu_s, 2),
+        "api_cpu_s_unwatched": round(after.api_cpu_s, 2),
+        "client_cpu_s_watched": round(watched.client_cpu_s, 2),
+        "load_average_1m": round(os.getloadavg()[0], 2),
         "met": met,
     }
     write_result(f"{NAME}_{args.mode}", figures)

@@ -76,6 +76,7 @@ class Feed:
         self.inboxes: set[Inbox] = set()
         self.live = asyncio.Event()
         self._stale = asyncio.Event()
+        self._last_read: tuple[object, ...] | None = None
         self._tasks = (
             asyncio.create_task(self._listen(), name=f"watch-feed:{knowledge_id}"),
             asyncio.create_task(self._recheck(), name=f"watch-recheck:{knowledge_id}"),
@@ -137,7 +138,12 @@ class Feed:
             except Exception:
                 log.warning("re-reading %s failed", self.knowledge_id, exc_info=True)
                 continue
-            self._broadcast(state)
+            # An unchanged read tells no stream anything: idle streams are not woken up.
+            summary = (state.watermark, state.attempt, state.parse_status, state.enable_status,
+                       state.error_message)
+            if summary != self._last_read:
+                self._last_read = summary
+                self._broadcast(state)
 
 
 class WatchHub:
