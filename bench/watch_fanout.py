@@ -20,8 +20,11 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ from pathlib import Path
 
 import grpc
 import psutil
+import redis.asyncio as aioredis
 from sluice.v1 import knowledge_pb2, knowledge_pb2_grpc
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
@@ -37,10 +41,47 @@ from sluice_client._proto.sluice import v1
 from bench.report import percentile, verdict, write_result
 from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.e2e.watch_support import END, ROOT, SPAN, Seen, order_violations, watch
+from tests.support.databases import REDIS_URL
 
 NAME = "watch_fanout"
 TARGET_P99_S = 0.25
 WAIT_S = 600.0
+
+
+# The same-run baseline for the lag: a bare Redis pub/sub message from another process to
+# this one's event loop (busy with the same streams), every 20 ms, for at most 10 minutes.
+_PING_PUBLISHER = """
+import sys, time, redis
+client, channel = redis.Redis.from_url(sys.argv[1]), sys.argv[2]
+deadline = time.monotonic() + 600
+while time.monotonic() < deadline:
+    client.publish(channel, repr(time.time()))
+    time.sleep(0.02)
+"""
+
+
+@contextmanager
+def _bare_pubsub_lags() -> Iterator[list[float]]:
+    """Lags of bare pub/sub messages while the block runs (inside the running loop)."""
+    channel = f"bench-watch-ping-{uuid.uuid4().hex[:8]}"
+    lags: list[float] = []
+    publisher = subprocess.Popen([sys.executable, "-c", _PING_PUBLISHER, REDIS_URL, channel])
+    subscriber = aioredis.Redis.from_url(REDIS_URL)
+
+    async def listen() -> None:
+        async with subscriber.pubsub() as pubsub:
+            await pubsub.subscribe(channel)
+            async for message in pubsub.listen():
+                if message["type"] == "message":
+                    lags.append(time.time() - float(message["data"]))
+
+    task = asyncio.ensure_future(listen())
+    try:
+        yield lags
+    finally:
+        task.cancel()
+        publisher.terminate()
+        publisher.wait(timeout=10)
 
 
 @dataclass
@@ -55,6 +96,7 @@ class Round:
     ended: int = 0
     api_cpu_s: float = 0.0  # CPU seconds the API used from the first publish to the last END
     client_cpu_s: float = 0.0  # ... and this process (the streams' client side)
+    bare_lags_s: list[float] = field(default_factory=list)
 
 
 def _text(n: int) -> str:
@@ -169,28 +211,30 @@ def watched_round(
     drafts = [client.create_manual(kb.id, f"watched {n}", _text(n), publish=False)
               for n in range(documents)]
 
-    async def scenario() -> tuple[list[Seen], float, float, tuple[float, float]]:
+    async def scenario() -> tuple[list[Seen], float, float, tuple[float, float], list[float]]:
         opened, seen, tasks = await _open_streams(
             stack.target, [d.id for d in drafts], watchers, channels
         )
         try:
             idle = await asyncio.to_thread(_idle, stack, idle_s)
-            api_cpu, own_cpu = _api_cpu_s(stack), _own_cpu_s()
-            started = await asyncio.to_thread(_publish_all, client, drafts)
-            await asyncio.gather(*tasks)
-            used = (_api_cpu_s(stack) - api_cpu, _own_cpu_s() - own_cpu)
+            with _bare_pubsub_lags() as bare:
+                api_cpu, own_cpu = _api_cpu_s(stack), _own_cpu_s()
+                started = await asyncio.to_thread(_publish_all, client, drafts)
+                await asyncio.gather(*tasks)
+                used = (_api_cpu_s(stack) - api_cpu, _own_cpu_s() - own_cpu)
         finally:
             for channel in opened:
                 await channel.close()
-        return seen, idle, started, used
+        return seen, idle, started, used, list(bare)
 
-    seen, idle, started, (api_cpu_s, client_cpu_s) = asyncio.run(scenario())
+    seen, idle, started, (api_cpu_s, client_cpu_s), bare = asyncio.run(scenario())
     result = Round(
         _ingest_seconds(client, drafts, started),
         idle,
         streams=len(seen),
         api_cpu_s=api_cpu_s,
         client_cpu_s=client_cpu_s,
+        bare_lags_s=bare,
     )
     for stream in seen:
         backwards, duplicates = order_violations(stream)
@@ -247,6 +291,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
           f"{args.channels} channels")
     print(f"span event lag: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
           f"max {max(watched.lags_s) * 1000:.0f} ms ({len(watched.lags_s)} events)")
+    bare_p50, bare_p99 = percentile(watched.bare_lags_s, 0.5), percentile(watched.bare_lags_s, 0.99)
+    print(f"bare pub/sub between two processes meanwhile: p50 {bare_p50 * 1000:.0f} ms, "
+          f"p99 {bare_p99 * 1000:.0f} ms ({len(watched.bare_lags_s)} messages); "
+          f"Sluice p99 = {p99 / bare_p99:.1f} x bare")
     print(f"END after the root span closed: p50 {end_p50 * 1000:.0f} ms, "
           f"max {max(watched.end_lags_s) * 1000:.0f} ms; {watched.ended}/{watched.streams} ended")
     print(f"shown older than before: {watched.backwards}; shown twice: {watched.duplicates}")
@@ -267,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "lag_p99_s": round(p99, 4),
         "lag_max_s": round(max(watched.lags_s), 4),
         "events": len(watched.lags_s),
+        "bare_pubsub_lag_p50_s": round(bare_p50, 4),
+        "bare_pubsub_lag_p99_s": round(bare_p99, 4),
         "end_lag_p50_s": round(end_p50, 4),
         "end_lag_max_s": round(max(watched.end_lags_s), 4),
         "backwards": watched.backwards,
