@@ -96,21 +96,21 @@ class Feed:
         self._stale.set()
 
     async def _listen(self) -> None:
-        first = True
+        resubscribing = False
         while True:
             try:
                 async with self._hub.subscriber.subscribe(self.knowledge_id) as events:
                     self.live.set()
-                    if not first:  # what was published while we were away
+                    if resubscribing:  # what was published while we were away
                         self.request_recheck()
-                    first = False
                     async for event in events:
                         self._on_event(event)
             except Exception:  # the bus broke: watchers live on the re-checks meanwhile
                 log.warning("progress subscription for %s broke; resubscribing",
                             self.knowledge_id, exc_info=True)
-            first = False
+            resubscribing = True
             self.live.set()
+            self.request_recheck()
             await asyncio.sleep(_RESUBSCRIBE_DELAY_S)
 
     def _on_event(self, event: ProgressEvent) -> None:

@@ -1,7 +1,7 @@
-"""WatchSpans fan-out inside one API process, on a real database and the real in-process
-bus: one subscription per knowledge whatever the number of streams, stale or repeated span
-events dropped, and a stream that falls behind resynchronised from the database without
-holding up the others."""
+"""WatchSpans fan-out inside one API process, on a real database with the in-process bus
+and with Redis pub/sub: one subscription per knowledge whatever the number of streams, stale
+or repeated span events dropped, and a stream that falls behind resynchronised from the
+database without holding up the others."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from redis import Redis
 from sluice.v1 import common_pb2, knowledge_pb2
 
 from server.api.watch import INBOX_ITEMS, SpanWatcher
 from storage.db.migrate import upgrade_to_head
 from storage.events.base import ProgressEvent
 from storage.events.memory_bus import InMemoryEventBus
+from storage.events.redis_bus import RedisEventBus
 from storage.queue.lite import LiteTaskQueue
 from tests.integration.housekeeping.conftest import Scope, add_knowledge, make_settings
 from tests.integration.storage.conftest import empty_database_url
+from tests.support.databases import REDIS_URL, redis_prefix
 from workers.context import WorkerContext
 from workers.pipeline.spans import ROOT, SpanTracker, span_event
 from workers.pipeline.state import KnowledgeState
@@ -31,13 +34,34 @@ END = knowledge_pb2.WATCH_EVENT_TYPE_END
 Messages = list[knowledge_pb2.WatchSpansResponse]
 
 
-@pytest.fixture
-def bus() -> InMemoryEventBus:
-    return InMemoryEventBus()
+Bus = InMemoryEventBus | RedisEventBus
+
+
+@pytest.fixture(params=("memory", "redis"))
+def bus(request: pytest.FixtureRequest) -> Iterator[Bus]:
+    if request.param == "memory":
+        yield InMemoryEventBus()
+        return
+    with redis_prefix() as prefix:
+        redis_bus = RedisEventBus(REDIS_URL, prefix)
+        yield redis_bus
+        redis_bus.close()
+
+
+def subscriptions(bus: Bus, knowledge_id: str) -> int:
+    """How many bus subscriptions the knowledge has (Redis: as the server counts them)."""
+    if isinstance(bus, InMemoryEventBus):
+        return bus.subscriber_count(knowledge_id)
+    client = Redis.from_url(REDIS_URL)
+    try:
+        counts = client.pubsub_numsub(bus.channel(knowledge_id))
+    finally:
+        client.close()
+    return int(counts[0][1])
 
 
 @pytest.fixture
-def ctx(tmp_path: Path, bus: InMemoryEventBus) -> Iterator[WorkerContext]:
+def ctx(tmp_path: Path, bus: Bus) -> Iterator[WorkerContext]:
     with empty_database_url("sqlite", tmp_path) as url:
         upgrade_to_head(url)
         settings = make_settings(url, tmp_path, mode="lite")
@@ -88,7 +112,7 @@ async def _until(condition: Callable[[], bool], timeout_s: float = 20.0) -> None
 
 
 def test_many_streams_share_one_subscription_and_drop_stale_events(
-    ctx: WorkerContext, scope: Scope, bus: InMemoryEventBus
+    ctx: WorkerContext, scope: Scope, bus: Bus
 ) -> None:
     knowledge = add_knowledge(ctx, scope)
     watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
@@ -101,7 +125,7 @@ def test_many_streams_share_one_subscription_and_drop_stale_events(
             for messages in seen
         ]
         await _until(lambda: all(seen))
-        assert bus.subscriber_count(knowledge.id) == 1
+        assert subscriptions(bus, knowledge.id) == 1
         assert watcher.hub.feed_count() == 1
         await asyncio.to_thread(tracker.open, {"file_name": "a.md"})
         await asyncio.to_thread(tracker.begin, "docreader", {})
@@ -126,12 +150,12 @@ def test_many_streams_share_one_subscription_and_drop_stale_events(
             assert sequences == sorted(set(sequences)), name  # none twice, none backwards
             assert sequences[-1] == stored[name]
         assert messages[-1].sequence == max(stored.values())
-    assert bus.subscriber_count(knowledge.id) == 0  # the last stream out closed the feed
-    assert watcher.hub.feed_count() == 0
+    assert watcher.hub.feed_count() == 0  # the last stream out closed the feed
+    assert subscriptions(bus, knowledge.id) == 0
 
 
 def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_others(
-    ctx: WorkerContext, scope: Scope, bus: InMemoryEventBus
+    ctx: WorkerContext, scope: Scope, bus: Bus
 ) -> None:
     knowledge = add_knowledge(ctx, scope)
     watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
@@ -172,7 +196,7 @@ def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_oth
 
 
 def test_a_malformed_span_event_leaves_the_feed_working(
-    ctx: WorkerContext, scope: Scope, bus: InMemoryEventBus
+    ctx: WorkerContext, scope: Scope, bus: Bus
 ) -> None:
     knowledge = add_knowledge(ctx, scope)
     watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
