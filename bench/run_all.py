@@ -1,4 +1,4 @@
-"""`make bench`: the five benchmarks one after another (each prints its figures and writes
+"""`make bench`: the six benchmarks one after another (each prints its figures and writes
 bench/out/<name>.json); `--quick` passes their quick sizes.
 
     .venv/bin/python -m bench.run_all [--quick]
@@ -10,7 +10,14 @@ import argparse
 import time
 from collections.abc import Callable, Sequence
 
-from bench import cancel_latency, formats, ingest_throughput, time_to_searchable, upload_stream
+from bench import (
+    cancel_latency,
+    formats,
+    ingest_throughput,
+    time_to_searchable,
+    upload_stream,
+    watch_fanout,
+)
 
 BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...] = (
     ("ingest_throughput", ingest_throughput.main),
@@ -18,6 +25,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("time_to_searchable", time_to_searchable.main),
     ("cancel_latency", cancel_latency.main),
     ("formats", formats.main),
+    ("watch_fanout", watch_fanout.main),
 )
 
 

@@ -150,6 +150,7 @@ def span(data: Mapping[str, Any]) -> knowledge_pb2.Span:
         ended_at=timestamp(data.get("ended_at")),
         duration_ms=int(data.get("duration_ms") or 0),
         updated_at=timestamp(data.get("updated_at")),
+        sequence=int(data.get("sequence") or 0),
     )
 
 

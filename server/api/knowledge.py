@@ -15,7 +15,7 @@ from sluice.v1 import knowledge_pb2_grpc as pb_grpc
 from server.api import convert
 from server.api.auth import Identity
 from server.api.deps import ApiDeps
-from server.api.errors import streaming, unary, unimplemented
+from server.api.errors import invalid_argument, streaming, unary, unimplemented
 from server.api.progress import read_spans
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
@@ -130,7 +130,15 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.WatchSpansRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchSpansResponse]:
         _, knowledge = await self._owned(context, request.knowledge_id)
-        async for message in self._watcher.watch(knowledge, request.attempt):
+        if request.after_sequence < 0:
+            raise invalid_argument("after_sequence", "must not be negative")
+        watch = self._watcher.watch(
+            knowledge.id,
+            request.attempt,
+            after_sequence=request.after_sequence,
+            after_attempt=request.after_attempt,
+        )
+        async for message in watch:
             yield message
 
     @unary

@@ -24,6 +24,7 @@ def read_spans(ctx: WorkerContext, row: Any, attempt: int) -> knowledge_pb2.GetS
         parse_status=convert.parse_status(row.parse_status),
         last_activity_at=convert.timestamp(last),
         stall_state=_stall_state(ctx, row, last),
+        sequence=max((s.sequence for s in spans), default=0),
     )
 
 

@@ -1,99 +1,176 @@
 """WatchSpans: a snapshot, then every span change, until the attempt is terminal.
 
+Every span change carries its knowledge's next sequence number. A stream shows a span only
+in a state newer than the one it last showed (or than its snapshot), so it never goes
+backwards nor repeats itself; ``sequence`` in each message is the stream's watermark (every
+change up to it has been shown), from which a reconnecting client resumes
+(``after_sequence`` + ``after_attempt``): it is then sent only what changed since.
+
 Terminal means the knowledge's state is, and its round's spans are closed too: a cancelled
 round's spans close when its worker actually stops (or, if no worker answers, when the API
 closes them after ``STOP_GRACE_S``), so the stream waits for them, that long at most.
 
-The subscription opens before the snapshot is read, so nothing published in between is
-lost. Events are only hints: when one is missing (a dropped pub/sub message, a resync
-marker, a quiet period) the watcher re-reads the database, which is the source of truth.
+The stream joins its knowledge's feed (one bus subscription per knowledge in this process,
+see watch_hub) before it reads its snapshot, so nothing published in between is lost.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import AsyncGenerator, Iterable
 
 from sluice.v1 import knowledge_pb2
 
 from server.api import convert
-from storage.db.models import Knowledge
-from storage.events.base import EventSubscriber, ProgressEvent
+from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
+from server.api.watch_state import DocState, SpanState, Watermark, read_state
+from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
 from workers.pipeline.round_cleanup import STOP_GRACE_S
-from workers.pipeline.spans import OPEN_STATUSES, span_to_dict
+from workers.pipeline.spans import OPEN_STATUSES
 from workers.pipeline.state import TERMINAL
 
-log = logging.getLogger(__name__)
-
-
-@dataclass
-class _View:
-    attempt: int
-    parse_status: str
-    enable_status: str
-    error_message: str
-    spans: dict[str, dict[str, Any]]
+SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
+SPAN = knowledge_pb2.WATCH_EVENT_TYPE_SPAN
+END = knowledge_pb2.WATCH_EVENT_TYPE_END
+# A watcher this many items behind is resynchronised from the database instead.
+INBOX_ITEMS = 512
 
 
 class SpanWatcher:
-    def __init__(self, ctx: WorkerContext, subscriber: EventSubscriber, poll_s: float) -> None:
+    def __init__(self, ctx: WorkerContext, subscriber: EventSubscriber, recheck_s: float) -> None:
         self._ctx = ctx
-        self._subscriber = subscriber
-        self._poll_s = poll_s
-
-    def _load(self, knowledge: Knowledge, attempt: int) -> _View | None:
-        row = self._ctx.knowledges.get(knowledge.id, knowledge.tenant_id)
-        if row is None:
-            return None
-        chosen = attempt or row.attempt
-        spans = {
-            s.name: span_to_dict(s)
-            for s in self._ctx.spans.list(row.id, chosen, tenant_id=row.tenant_id)
-        }
-        return _View(chosen, row.parse_status, row.enable_status, row.error_message or "", spans)
+        self.hub = WatchHub(ctx, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
 
     async def watch(
-        self, knowledge: Knowledge, attempt: int
-    ) -> AsyncIterator[knowledge_pb2.WatchSpansResponse]:
-        async with (
-            self._subscriber.subscribe(knowledge.id) as events,
-            _Hints(events, self._poll_s) as hints,
-        ):
-            view = await asyncio.to_thread(self._load, knowledge, attempt)
-            if view is None:
+        self, knowledge_id: str, attempt: int, *, after_sequence: int = 0, after_attempt: int = 0
+    ) -> AsyncGenerator[knowledge_pb2.WatchSpansResponse]:
+        async with self.hub.join(knowledge_id) as (inbox, feed):
+            state = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
+            if state.deleted:
                 return
-            yield _message(knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT, view, view.spans.values())
-            ended = _Ending()
-            while not ended.reached(view):
-                event = await hints.next()
-                if event is not None and event.kind == "span" and event.attempt == view.attempt:
-                    data = event.data
-                    if view.spans.get(data["name"]) != data:
-                        view.spans[data["name"]] = data
-                        yield _message(knowledge_pb2.WATCH_EVENT_TYPE_SPAN, view, [data])
+            stream = _Stream(attempt, state)
+            yield stream.opening(after_sequence, after_attempt)
+            ending = _Ending()
+            while not ending.reached(stream):
+                first = await inbox.get(ending.wait_s(stream))
+                if first is None:  # the grace for open spans ran out
                     continue
-                # A state change, a resync marker, another attempt or silence: re-read.
-                fresh = await asyncio.to_thread(self._load, knowledge, attempt)
-                if fresh is None:
-                    view.parse_status = "deleting"
-                    break
-                if fresh.attempt != view.attempt:
-                    view = fresh
-                    yield _message(
-                        knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT, view, view.spans.values()
-                    )
-                    continue
-                changed = [s for n, s in fresh.spans.items() if view.spans.get(n) != s]
-                view = fresh
-                if changed:
-                    yield _message(knowledge_pb2.WATCH_EVENT_TYPE_SPAN, view, changed)
-            yield _message(knowledge_pb2.WATCH_EVENT_TYPE_END, view, view.spans.values())
+                # Whatever queued up meanwhile goes out together: a stream that fell behind
+                # sends fewer, fuller messages (each span in its latest state) and catches up.
+                items = []
+                for item in (first, *inbox.ready()):
+                    if item is RESYNC:
+                        item = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
+                    items.append(item)
+                message = stream.apply(items, feed)
+                if message is not None:
+                    yield message
+            yield stream.message(END, stream.spans.values())
+
+
+class _Stream:
+    """What one stream has shown: the attempt, the statuses and each span's latest state."""
+
+    def __init__(self, requested_attempt: int, state: DocState) -> None:
+        self._follows_latest = requested_attempt == 0
+        self._read_watermark = state.watermark
+        self.attempt = state.attempt
+        self.parse_status = state.parse_status
+        self.enable_status = state.enable_status
+        self.error_message = state.error_message
+        self.spans = dict(state.spans)
+        self.watermark = Watermark(state.watermark)
+        for span in state.spans.values():
+            self.watermark.seen(span.sequence)
+
+    def opening(self, after_sequence: int, after_attempt: int) -> knowledge_pb2.WatchSpansResponse:
+        if after_sequence > 0 and after_attempt == self.attempt:
+            newer = [s for s in self.spans.values() if s.sequence > after_sequence]
+            return self.message(SPAN, sorted(newer, key=lambda s: s.sequence))
+        return self.message(SNAPSHOT, self.spans.values())
+
+    def open_spans(self) -> bool:
+        return any(span.status in OPEN_STATUSES for span in self.spans.values())
+
+    def apply(
+        self, items: Iterable[InboxItem], feed: Feed
+    ) -> knowledge_pb2.WatchSpansResponse | None:
+        """Take in ``items``; the one message that shows what they changed, if anything: a
+        SNAPSHOT when the stream moved to a newer attempt, else a SPAN event."""
+        changed: dict[str, SpanState] = {}
+        switched = False
+        for item in items:
+            if isinstance(item, SpanState):
+                changed.update((s.name, s) for s in self._apply_change(item, feed))
+            elif isinstance(item, DocState):
+                newer = self._apply_read(item)
+                if newer is None:
+                    switched, changed = True, {}
+                else:
+                    changed.update((s.name, s) for s in newer)
+        if switched:
+            return self.message(SNAPSHOT, self.spans.values())
+        if changed:
+            return self.message(SPAN, sorted(changed.values(), key=lambda s: s.sequence))
+        return None
+
+    def _apply_change(self, change: SpanState, feed: Feed) -> list[SpanState]:
+        self.watermark.seen(change.sequence)
+        if change.attempt == self.attempt:
+            if self._is_newer(change):
+                self.spans[change.name] = change
+                return [change]
+        elif change.attempt > self.attempt and self._follows_latest:
+            feed.request_recheck()  # a newer round began: its snapshot comes from one read
+        return []
+
+    def _apply_read(self, state: DocState) -> list[SpanState] | None:
+        """The spans this read shows newer; None when the stream moved to its attempt."""
+        if state.deleted:
+            self.parse_status = "deleting"
+            return []
+        if state.watermark < self._read_watermark:
+            return []  # an older read than one already applied
+        self._read_watermark = state.watermark
+        self.parse_status = state.parse_status
+        self.enable_status = state.enable_status
+        self.error_message = state.error_message
+        if self._follows_latest and state.attempt > self.attempt:
+            self.attempt = state.attempt
+            self.spans = dict(state.spans)
+            self._raise_watermark(state)
+            return None
+        if state.attempt != self.attempt:
+            return []
+        newer = [s for s in state.spans.values() if self._is_newer(s)]
+        for span in newer:
+            self.spans[span.name] = span
+        self._raise_watermark(state)
+        return newer
+
+    def _raise_watermark(self, state: DocState) -> None:
+        self.watermark.raise_to(state.watermark)
+        for span in state.spans.values():
+            self.watermark.seen(span.sequence)
+
+    def _is_newer(self, span: SpanState) -> bool:
+        shown = self.spans.get(span.name)
+        return shown is None or span.sequence > shown.sequence
+
+    def message(
+        self, kind: knowledge_pb2.WatchEventType, spans: Iterable[SpanState]
+    ) -> knowledge_pb2.WatchSpansResponse:
+        return knowledge_pb2.WatchSpansResponse(
+            type=kind,
+            attempt=self.attempt,
+            spans=[span.message for span in spans],
+            parse_status=convert.parse_status(self.parse_status),
+            enable_status=convert.enable_status(self.enable_status),
+            error_message=self.error_message,
+            sequence=self.watermark.value,
+        )
 
 
 class _Ending:
@@ -106,68 +183,19 @@ class _Ending:
     def __init__(self) -> None:
         self._terminal_since: float | None = None
 
-    def reached(self, view: _View) -> bool:
-        if view.parse_status == "deleting":
+    def reached(self, stream: _Stream) -> bool:
+        if stream.parse_status == "deleting":
             return True
-        if view.parse_status not in TERMINAL:
+        if stream.parse_status not in TERMINAL:
             self._terminal_since = None
             return False
         now = time.monotonic()
         if self._terminal_since is None:
             self._terminal_since = now
-        open_spans = any(span["status"] in OPEN_STATUSES for span in view.spans.values())
-        return not open_spans or now - self._terminal_since >= self.WAIT_S
+        return not stream.open_spans() or now - self._terminal_since >= self.WAIT_S
 
-
-class _Hints:
-    """Events pumped into a queue by a task of their own, so that a poll timeout never
-    cancels the subscriber's iterator; once the bus gives up, the watcher just polls."""
-
-    def __init__(self, events: AsyncIterator[ProgressEvent], poll_s: float) -> None:
-        self._events = events
-        self._poll_s = poll_s
-        self._queue: asyncio.Queue[ProgressEvent | None] = asyncio.Queue()
-        self._closed = False
-        self._pump: asyncio.Task[None] | None = None
-
-    async def __aenter__(self) -> _Hints:
-        self._pump = asyncio.create_task(self._run())
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._pump is not None:
-            self._pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._pump
-
-    async def _run(self) -> None:
-        try:
-            async for event in self._events:
-                await self._queue.put(event)
-        except Exception:  # the bus failed: the database still answers
-            log.warning("progress bus failed; watcher falls back to polling", exc_info=True)
-        finally:
-            await self._queue.put(None)
-
-    async def next(self) -> ProgressEvent | None:
-        if self._closed:
-            await asyncio.sleep(self._poll_s)
+    def wait_s(self, stream: _Stream) -> float | None:
+        """How long to wait for the next item: until the grace runs out, or for ever."""
+        if self._terminal_since is None or stream.parse_status not in TERMINAL:
             return None
-        try:
-            event = await asyncio.wait_for(self._queue.get(), self._poll_s)
-        except TimeoutError:
-            return None
-        if event is None:
-            self._closed = True
-        return event
-
-
-def _message(kind: int, view: _View, spans: Any) -> knowledge_pb2.WatchSpansResponse:
-    return knowledge_pb2.WatchSpansResponse(
-        type=kind,  # type: ignore[arg-type]
-        attempt=view.attempt,
-        spans=[convert.span(s) for s in spans],
-        parse_status=convert.parse_status(view.parse_status),
-        enable_status=convert.enable_status(view.enable_status),
-        error_message=view.error_message,
-    )
+        return max(0.0, self._terminal_since + self.WAIT_S - time.monotonic())

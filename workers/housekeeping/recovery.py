@@ -27,7 +27,7 @@ from workers.housekeeping.stall_site import StallSite
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
 from workers.pipeline.round_cleanup import remove_round_products
-from workers.pipeline.spans import ROOT
+from workers.pipeline.spans import ROOT, publish_spans
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
     failed = {ROOT: "failed"}
     if stuck.site.span_name is not None:
         failed[stuck.site.span_name] = "failed"
-    ctx.spans.close_open(
+    closed = ctx.spans.close_open(
         stuck.row.id,
         stuck.row.attempt,
         "cancelled",
@@ -97,6 +97,7 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
         stuck.message,
         status_by_name=failed,
     )
+    publish_spans(ctx.publisher, closed)
 
 
 def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:

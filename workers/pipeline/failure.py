@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
+from workers.pipeline.spans import publish_spans
 from workers.pipeline.state import KnowledgeState
 
 
@@ -11,6 +12,7 @@ def mark_attempt_failed(ctx: WorkerContext, payload: DocumentProcessPayload, err
     # Guarded by attempt: a dead letter of an older round never fails a newer one.
     message = f"document processing failed after all attempts: {error}"
     if KnowledgeState(ctx, payload.knowledge_id, payload.attempt).fail(message):
-        ctx.spans.close_open(
+        closed = ctx.spans.close_open(
             payload.knowledge_id, payload.attempt, "failed", "TASK_FAILED", message
         )
+        publish_spans(ctx.publisher, closed)

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
+from workers.pipeline.spans import publish_spans
 
 CANCELLED = "CANCELLED"
 SUPERSEDED = "SUPERSEDED"
@@ -62,13 +63,14 @@ def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[st
 def close_round_spans(
     ctx: WorkerContext, knowledge_id: str, attempt: int, code: str, message: str
 ) -> int:
-    """Close the round's pending and running spans as cancelled; returns how many. Watchers
-    are told to re-read (the spans changed in one statement, not one by one)."""
+    """Close the round's pending and running spans as cancelled; returns how many. Each
+    closed span is published, then the knowledge's status (watchers may end on it)."""
     closed = ctx.spans.close_open(knowledge_id, attempt, "cancelled", code, message)
+    publish_spans(ctx.publisher, closed)
     if closed:
         row = ctx.knowledges.get(knowledge_id, None)
         status = row.parse_status if row is not None else "deleting"
         ctx.publisher.publish(
             ProgressEvent(knowledge_id, attempt, "state", {"parse_status": status})
         )
-    return closed
+    return len(closed)

@@ -1,13 +1,15 @@
 """The span tracker: one progress tree per processing attempt (spec: «Span Tracker»).
 
 Every change is written to knowledge_processing_spans (the source of truth, whose
-updated_at is the heartbeat housekeeping reads) and then published, so watchers see it
-at once; a lost publication costs a watcher nothing but latency, since it re-reads the DB.
+updated_at is the heartbeat housekeeping reads) with the next sequence number of its
+knowledge, and then published with it, so watchers see it at once and can tell an old or
+repeated change from a new one; a lost publication costs a watcher only latency (the API
+re-reads the DB now and then).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -38,6 +40,7 @@ class SpanRow(Protocol):
     ended_at: datetime | None
     duration_ms: int | None
     updated_at: datetime
+    sequence: int
 
 
 class SpanStore(Protocol):
@@ -75,7 +78,18 @@ def span_to_dict(row: SpanRow) -> dict[str, Any]:
         "ended_at": _iso(row.ended_at),
         "duration_ms": row.duration_ms or 0,
         "updated_at": _iso(row.updated_at),
+        "sequence": row.sequence or 0,
     }
+
+
+def span_event(row: SpanRow) -> ProgressEvent:
+    return ProgressEvent(row.knowledge_id, row.attempt, "span", span_to_dict(row))
+
+
+def publish_spans(publisher: EventPublisher, rows: Iterable[SpanRow]) -> None:
+    """Publish changes made outside a tracker (e.g. spans closed in bulk), in sequence order."""
+    for row in sorted(rows, key=lambda r: r.sequence):
+        publisher.publish(span_event(row))
 
 
 class SpanTracker:
@@ -268,12 +282,5 @@ class SpanTracker:
             self._knowledge_id, self._attempt, name, tenant_id=self._tenant_id, **fields
         )
         self._ids[name] = row.id
-        self._publisher.publish(
-            ProgressEvent(
-                knowledge_id=self._knowledge_id,
-                attempt=self._attempt,
-                kind="span",
-                data=span_to_dict(row),
-            )
-        )
+        self._publisher.publish(span_event(row))
         return row

@@ -365,13 +365,27 @@ class SluiceClient:
         return _call(self._knowledges.get_spans, request)
 
     def watch_spans(
-        self, knowledge_id: str, attempt: int = 0, *, timeout: float | None = None
+        self,
+        knowledge_id: str,
+        attempt: int = 0,
+        *,
+        timeout: float | None = None,
+        after_sequence: int = 0,
+        after_attempt: int = 0,
     ) -> Iterator[v1.WatchSpansResponse]:
         """A snapshot, then every span change, until the END event of a terminal attempt.
 
-        Leaving the loop early cancels the stream on the server too.
+        To resume a broken stream, pass the `sequence` and `attempt` of the last event it
+        gave: if the attempt is unchanged, the stream opens with only the spans changed since
+        (a SPAN event) instead of a snapshot. Leaving the loop early cancels the stream on
+        the server too.
         """
-        request = v1.WatchSpansRequest(knowledge_id=knowledge_id, attempt=attempt)
+        request = v1.WatchSpansRequest(
+            knowledge_id=knowledge_id,
+            attempt=attempt,
+            after_sequence=after_sequence,
+            after_attempt=after_attempt,
+        )
         with translated_rpc_errors():
             call = self._watch_spans(request, timeout=timeout)
             try:
@@ -388,16 +402,24 @@ class SluiceClient:
     ) -> v1.Knowledge:
         """Watches the knowledge's spans until its attempt ends, and returns the knowledge.
 
-        A stream that breaks (UNAVAILABLE) or closes before END is reopened, and the new
-        snapshot resumes it; `on_event` sees every event, snapshots included. Raises
-        `WaitTimeoutError` (a `TimeoutError`) after `timeout` seconds.
+        A stream that breaks (UNAVAILABLE) or closes before END is reopened from the last
+        event's sequence, so it goes on with what changed meanwhile; `on_event` sees every
+        event. Raises `WaitTimeoutError` (a `TimeoutError`) after `timeout` seconds.
         """
         deadline = time.monotonic() + timeout
         delay = _FIRST_RECONNECT_DELAY
+        after_sequence = after_attempt = 0
         while (remaining := deadline - time.monotonic()) > 0:
+            events = self.watch_spans(
+                knowledge_id,
+                timeout=remaining,
+                after_sequence=after_sequence,
+                after_attempt=after_attempt,
+            )
             try:
-                for event in self.watch_spans(knowledge_id, timeout=remaining):
+                for event in events:
                     delay = _FIRST_RECONNECT_DELAY
+                    after_sequence, after_attempt = event.sequence, event.attempt
                     if on_event is not None:
                         on_event(event)
                     if event.type == v1.WatchEventType.END:

@@ -58,6 +58,9 @@ class Knowledge(Base):
     # Rounds housekeeping re-enqueued after they stalled; bounded by max_auto_requeues so a
     # document that keeps killing its worker ends failed instead of looping.
     auto_requeues: Mapped[int] = mapped_column(default=0, server_default="0")
+    # The last sequence number handed to a change of one of its spans (any attempt): bumped
+    # in the same transaction as the span's write, so sequences follow commit order.
+    span_sequence: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     # The ProcessConfig given at upload, as a dict; reused by reparse.
     process_overrides: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     enable_multimodel: Mapped[bool] = mapped_column(default=False)

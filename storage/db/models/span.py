@@ -37,3 +37,5 @@ class Span(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     # The heartbeat: the last time this span reported progress.
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The knowledge's span_sequence given to this span's latest change (see Knowledge).
+    sequence: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")

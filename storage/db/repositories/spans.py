@@ -1,4 +1,10 @@
-"""Processing spans: one row per (knowledge, attempt, name), written by upsert."""
+"""Processing spans: one row per (knowledge, attempt, name), written by upsert.
+
+Every change takes the next number of its knowledge's ``span_sequence`` in the same
+transaction (the UPDATE locks the knowledge's row until commit), so a span's sequence grows
+with each of its changes and sequences are committed in order: a reader that sees sequence N
+has seen every change numbered below it.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, inspect, select
+from sqlalchemy import func, inspect, select, update
+from sqlalchemy.orm import Session
 
 from storage.db.engine import Database
 from storage.db.models import Knowledge, Span, new_id, utcnow
@@ -22,7 +29,20 @@ _SETTABLE = frozenset(inspect(Span).column_attrs.keys()) - {
     "name",
     "created_at",
     "updated_at",
+    "sequence",
 }
+
+
+def _next_sequences(session: Session, knowledge_id: str, count: int = 1) -> int:
+    """Reserve ``count`` sequence numbers for the knowledge's span changes; returns the last
+    (0 when the knowledge is gone)."""
+    bump = (
+        update(Knowledge)
+        .where(Knowledge.id == knowledge_id)
+        .values(span_sequence=Knowledge.span_sequence + count)
+        .returning(Knowledge.span_sequence)
+    )
+    return int(session.scalar(bump) or 0)
 
 
 class SpanRepository:
@@ -37,26 +57,28 @@ class SpanRepository:
         if unknown:
             raise TypeError(f"span fields not settable: {sorted(unknown)}")
         now = utcnow()
-        values: dict[str, Any] = {
-            "tenant_id": select(Knowledge.tenant_id)
-            .where(Knowledge.id == knowledge_id)
-            .scalar_subquery(),
-            **fields,
-            "id": new_id(),
-            "knowledge_id": knowledge_id,
-            "attempt": attempt,
-            "name": name,
-            "created_at": now,
-            "updated_at": now,
-        }
-        statement = dialect_insert(self._db.dialect_name, Span).values(**values)
-        changes = {key: statement.excluded[key] for key in fields if key != "tenant_id"}
-        statement = statement.on_conflict_do_update(
-            index_elements=[Span.knowledge_id, Span.attempt, Span.name],
-            set_={**changes, "updated_at": statement.excluded.updated_at},
-        )
-        returning = statement.returning(Span).execution_options(populate_existing=True)
         with self._db.session() as session:
+            sequence = _next_sequences(session, knowledge_id)
+            values: dict[str, Any] = {
+                "tenant_id": select(Knowledge.tenant_id)
+                .where(Knowledge.id == knowledge_id)
+                .scalar_subquery(),
+                **fields,
+                "id": new_id(),
+                "knowledge_id": knowledge_id,
+                "attempt": attempt,
+                "name": name,
+                "created_at": now,
+                "updated_at": now,
+                "sequence": sequence,
+            }
+            statement = dialect_insert(self._db.dialect_name, Span).values(**values)
+            changes = {key: statement.excluded[key] for key in fields if key != "tenant_id"}
+            statement = statement.on_conflict_do_update(
+                index_elements=[Span.knowledge_id, Span.attempt, Span.name],
+                set_={**changes, "updated_at": now, "sequence": sequence},
+            )
+            returning = statement.returning(Span).execution_options(populate_existing=True)
             return session.scalars(returning).one()
 
     def list(self, knowledge_id: str, attempt: int, *, tenant_id: str | None) -> SpanList:
@@ -93,9 +115,10 @@ class SpanRepository:
         error_message: str | None,
         *,
         status_by_name: Mapping[str, str] | None = None,
-    ) -> int:
+    ) -> SpanList:
         """End every pending/running span of the attempt with ``status`` (or, for the spans
-        named in ``status_by_name``, with the status given there); returns how many."""
+        named in ``status_by_name``, with the status given there); returns the spans closed,
+        each with the sequence number of this change."""
         overrides = dict(status_by_name or {})
         query = (
             select(Span)
@@ -104,12 +127,16 @@ class SpanRepository:
                 Span.attempt == attempt,
                 Span.status.in_(sorted(OPEN_SPAN_STATUSES)),
             )
-            .with_for_update()
+            .order_by(Span.created_at, Span.name)
         )
         now = utcnow()
         with self._db.session() as session:
-            spans = list(session.scalars(query))
-            for span in spans:
+            # The knowledge's row first (a bump by 0 locks it), as every span write does: one
+            # lock order, and no span of it changes under us from then on.
+            _next_sequences(session, knowledge_id, 0)
+            spans = list(session.scalars(query.with_for_update()))
+            last = _next_sequences(session, knowledge_id, len(spans))
+            for sequence, span in enumerate(spans, start=last - len(spans) + 1):
                 span.status = overrides.get(span.name, status)
                 span.error_code = error_code
                 span.error_message = error_message
@@ -117,4 +144,5 @@ class SpanRepository:
                 if span.started_at is not None:
                     span.duration_ms = max(0, int((now - span.started_at).total_seconds() * 1000))
                 span.updated_at = now
-        return len(spans)
+                span.sequence = sequence
+        return spans

@@ -118,7 +118,9 @@ def test_close_open_ends_pending_and_running_spans_only(database: Database, scop
 
     closed = repo.close_open(knowledge.id, 1, "cancelled", "TASK_STALLED", "no progress")
 
-    assert closed == 2
+    assert sorted(span.name for span in closed) == ["chunking", "embedding"]
+    # Each closed span took a sequence number of its own, after the four writes above.
+    assert sorted(span.sequence for span in closed) == [5, 6]
     spans = {s.name: s for s in repo.list(knowledge.id, 1, tenant_id=None)}
     assert spans["docreader"].status == "done" and spans["docreader"].error_code is None
     chunking = spans["chunking"]
@@ -131,3 +133,48 @@ def test_close_open_ends_pending_and_running_spans_only(database: Database, scop
     assert chunking.duration_ms >= 2000
     assert spans["embedding"].status == "cancelled" and spans["embedding"].duration_ms is None
     assert repo.list(knowledge.id, 2, tenant_id=None)[0].status == "running"
+
+
+def test_every_change_takes_the_next_sequence_of_its_knowledge(
+    database: Database, scope: Scope
+) -> None:
+    repo = SpanRepository(database)
+    first, other = knowledge_in(database, scope), knowledge_in(database, scope)
+
+    a = repo.upsert(first.id, 1, "docreader", status="running")
+    b = repo.upsert(first.id, 1, "chunking", status="pending")
+    c = repo.upsert(first.id, 1, "docreader", status="done")
+    d = repo.upsert(first.id, 2, "docreader", status="running")  # attempts share the counter
+    elsewhere = repo.upsert(other.id, 1, "docreader", status="running")
+
+    assert [a.sequence, b.sequence, c.sequence, d.sequence] == [1, 2, 3, 4]
+    assert elsewhere.sequence == 1
+    stored = {s.name: s.sequence for s in repo.list(first.id, 1, tenant_id=None)}
+    assert stored == {"docreader": 3, "chunking": 2}
+    row = KnowledgeRepository(database).get(first.id, None)
+    assert row is not None and row.span_sequence == 4
+
+
+def test_concurrent_writers_get_distinct_sequences_in_commit_order(
+    database: Database, scope: Scope
+) -> None:
+    """Many threads writing spans of one knowledge: no number twice, none skipped, and each
+    span's stored sequence is that of its last write."""
+    repo = SpanRepository(database)
+    knowledge = knowledge_in(database, scope)
+
+    def write(worker: int) -> list[int]:
+        return [
+            repo.upsert(knowledge.id, 1, f"step.{worker}", output={"n": n}).sequence
+            for n in range(10)
+        ]
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(write, range(6)))
+
+    everything = sorted(n for numbers in results for n in numbers)
+    assert everything == list(range(1, 61))
+    for numbers in results:
+        assert numbers == sorted(numbers)
+    stored = {s.name: s.sequence for s in repo.list(knowledge.id, 1, tenant_id=None)}
+    assert stored == {f"step.{w}": results[w][-1] for w in range(6)}

@@ -169,6 +169,27 @@ def test_wait_until_done_resumes_from_a_new_snapshot_after_the_stream_breaks(
     ]
 
 
+def test_wait_until_done_reconnects_after_the_last_sequence_it_was_sent(serve: Serve) -> None:
+    first = [
+        knowledge_pb2.WatchSpansResponse(type=SNAPSHOT, attempt=3, sequence=40),
+        knowledge_pb2.WatchSpansResponse(
+            type=SPAN,
+            attempt=3,
+            sequence=41,
+            spans=[span("docreader", common_pb2.SPAN_STATUS_DONE)],
+        ),
+    ]
+    servicer = scripted(Script(first, ending="UNAVAILABLE"), Script([FULL_RUN[-1]]))
+
+    with SluiceClient(serve(servicer)) as client:
+        client.wait_until_done("k-1", timeout=10)
+
+    opened, reopened = servicer.requests
+    assert (opened.after_sequence, opened.after_attempt) == (0, 0)
+    assert (reopened.knowledge_id, reopened.attempt) == ("k-1", 0)
+    assert (reopened.after_sequence, reopened.after_attempt) == (41, 3)
+
+
 def test_wait_until_done_raises_timeout_error_when_the_work_does_not_end(serve: Serve) -> None:
     servicer = scripted(Script(FULL_RUN[:1], ending="hang"))
     with SluiceClient(serve(servicer)) as client:

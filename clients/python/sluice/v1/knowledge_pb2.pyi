@@ -370,7 +370,7 @@ class MoveKnowledgeResponse(_message.Message):
     def __init__(self, job_id: _Optional[str] = ...) -> None: ...
 
 class Span(_message.Message):
-    __slots__ = ("id", "knowledge_id", "attempt", "parent_id", "name", "kind", "stage", "status", "input", "output", "error_code", "error_message", "started_at", "ended_at", "duration_ms", "updated_at")
+    __slots__ = ("id", "knowledge_id", "attempt", "parent_id", "name", "kind", "stage", "status", "input", "output", "error_code", "error_message", "started_at", "ended_at", "duration_ms", "updated_at", "sequence")
     ID_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
@@ -387,6 +387,7 @@ class Span(_message.Message):
     ENDED_AT_FIELD_NUMBER: _ClassVar[int]
     DURATION_MS_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     id: str
     knowledge_id: str
     attempt: int
@@ -403,7 +404,8 @@ class Span(_message.Message):
     ended_at: _timestamp_pb2.Timestamp
     duration_ms: int
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ..., parent_id: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[_common_pb2.SpanKind, str]] = ..., stage: _Optional[_Union[_common_pb2.Stage, str]] = ..., status: _Optional[_Union[_common_pb2.SpanStatus, str]] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    sequence: int
+    def __init__(self, id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ..., parent_id: _Optional[str] = ..., name: _Optional[str] = ..., kind: _Optional[_Union[_common_pb2.SpanKind, str]] = ..., stage: _Optional[_Union[_common_pb2.Stage, str]] = ..., status: _Optional[_Union[_common_pb2.SpanStatus, str]] = ..., input: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ended_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., duration_ms: _Optional[int] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., sequence: _Optional[int] = ...) -> None: ...
 
 class GetSpansRequest(_message.Message):
     __slots__ = ("knowledge_id", "attempt")
@@ -414,44 +416,52 @@ class GetSpansRequest(_message.Message):
     def __init__(self, knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
 
 class GetSpansResponse(_message.Message):
-    __slots__ = ("knowledge_id", "attempt", "spans", "parse_status", "last_activity_at", "stall_state")
+    __slots__ = ("knowledge_id", "attempt", "spans", "parse_status", "last_activity_at", "stall_state", "sequence")
     KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     SPANS_FIELD_NUMBER: _ClassVar[int]
     PARSE_STATUS_FIELD_NUMBER: _ClassVar[int]
     LAST_ACTIVITY_AT_FIELD_NUMBER: _ClassVar[int]
     STALL_STATE_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     knowledge_id: str
     attempt: int
     spans: _containers.RepeatedCompositeFieldContainer[Span]
     parse_status: _common_pb2.ParseStatus
     last_activity_at: _timestamp_pb2.Timestamp
     stall_state: _common_pb2.StallState
-    def __init__(self, knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ..., spans: _Optional[_Iterable[_Union[Span, _Mapping]]] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stall_state: _Optional[_Union[_common_pb2.StallState, str]] = ...) -> None: ...
+    sequence: int
+    def __init__(self, knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ..., spans: _Optional[_Iterable[_Union[Span, _Mapping]]] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stall_state: _Optional[_Union[_common_pb2.StallState, str]] = ..., sequence: _Optional[int] = ...) -> None: ...
 
 class WatchSpansRequest(_message.Message):
-    __slots__ = ("knowledge_id", "attempt")
+    __slots__ = ("knowledge_id", "attempt", "after_sequence", "after_attempt")
     KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQUENCE_FIELD_NUMBER: _ClassVar[int]
+    AFTER_ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     knowledge_id: str
     attempt: int
-    def __init__(self, knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ...) -> None: ...
+    after_sequence: int
+    after_attempt: int
+    def __init__(self, knowledge_id: _Optional[str] = ..., attempt: _Optional[int] = ..., after_sequence: _Optional[int] = ..., after_attempt: _Optional[int] = ...) -> None: ...
 
 class WatchSpansResponse(_message.Message):
-    __slots__ = ("type", "attempt", "spans", "parse_status", "enable_status", "error_message")
+    __slots__ = ("type", "attempt", "spans", "parse_status", "enable_status", "error_message", "sequence")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     ATTEMPT_FIELD_NUMBER: _ClassVar[int]
     SPANS_FIELD_NUMBER: _ClassVar[int]
     PARSE_STATUS_FIELD_NUMBER: _ClassVar[int]
     ENABLE_STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     type: WatchEventType
     attempt: int
     spans: _containers.RepeatedCompositeFieldContainer[Span]
     parse_status: _common_pb2.ParseStatus
     enable_status: _common_pb2.EnableStatus
     error_message: str
-    def __init__(self, type: _Optional[_Union[WatchEventType, str]] = ..., attempt: _Optional[int] = ..., spans: _Optional[_Iterable[_Union[Span, _Mapping]]] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., enable_status: _Optional[_Union[_common_pb2.EnableStatus, str]] = ..., error_message: _Optional[str] = ...) -> None: ...
+    sequence: int
+    def __init__(self, type: _Optional[_Union[WatchEventType, str]] = ..., attempt: _Optional[int] = ..., spans: _Optional[_Iterable[_Union[Span, _Mapping]]] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., enable_status: _Optional[_Union[_common_pb2.EnableStatus, str]] = ..., error_message: _Optional[str] = ..., sequence: _Optional[int] = ...) -> None: ...
 
 class Chunk(_message.Message):
     __slots__ = ("id", "knowledge_id", "knowledge_base_id", "chunk_index", "chunk_type", "content", "start_at", "end_at", "parent_chunk_id", "pre_chunk_id", "next_chunk_id", "is_enabled", "image_info", "metadata")

@@ -1429,6 +1429,12 @@ class GetSpansResponse(betterproto2.Message):
         6, betterproto2.TYPE_ENUM, default_factory=lambda: StallState(0)
     )
 
+    sequence: "int" = betterproto2.field(7, betterproto2.TYPE_INT64)
+    """
+    The highest span sequence in this response; pass it to WatchSpans as after_sequence to
+    receive only what changed since.
+    """
+
 
 default_message_pool.register_message("sluice.v1", "GetSpansResponse", GetSpansResponse)
 
@@ -2220,6 +2226,13 @@ class Span(betterproto2.Message):
     Heartbeat: the last time this span reported progress.
     """
 
+    sequence: "int" = betterproto2.field(17, betterproto2.TYPE_INT64)
+    """
+    The sequence number of this span's latest change: every change of any span of the
+    knowledge (any attempt) takes the next number of one per-knowledge counter, so a larger
+    number is always a later state.
+    """
+
 
 default_message_pool.register_message("sluice.v1", "Span", Span)
 
@@ -2332,6 +2345,16 @@ class WatchSpansRequest(betterproto2.Message):
     0 = the latest attempt, following newer attempts as they start.
     """
 
+    after_sequence: "int" = betterproto2.field(3, betterproto2.TYPE_INT64)
+    """
+    Resume: the `sequence` and `attempt` of the last message the client received. When the
+    stream's attempt is still after_attempt, it opens with a SPAN event holding only the
+    spans changed after after_sequence (maybe none) instead of a full SNAPSHOT; otherwise
+    (another attempt, or after_sequence 0) with a full SNAPSHOT.
+    """
+
+    after_attempt: "int" = betterproto2.field(4, betterproto2.TYPE_INT32)
+
 
 default_message_pool.register_message("sluice.v1", "WatchSpansRequest", WatchSpansRequest)
 
@@ -2355,6 +2378,12 @@ class WatchSpansResponse(betterproto2.Message):
     )
 
     error_message: "str" = betterproto2.field(6, betterproto2.TYPE_STRING)
+
+    sequence: "int" = betterproto2.field(7, betterproto2.TYPE_INT64)
+    """
+    The highest span sequence the client has been sent on this stream so far (this message
+    included): the after_sequence to resume from.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "WatchSpansResponse", WatchSpansResponse)
