@@ -25,7 +25,7 @@ LOCAL = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}))
         (b"-ERR " + SECRET + b"\r\n", "did not answer in HTTP"),
         (b"HTTP/1.1 418 " + SECRET + b"\r\nContent-Length: 0\r\n\r\n", "HTTP 418 I'm a Teapot"),
         (b"HTTP/1.1 500 OK\r\nContent-Length: 20\r\n\r\n" + SECRET, "HTTP 500 Internal Server"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: 90\r\n\r\n" + SECRET, "before the whole body"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 90\r\n\r\n" + SECRET, "of the 90 bytes"),
         (b"HTTP/1.1 200 OK\r\nX: " + SECRET * 10000 + b"\r\n\r\n", "over the length limit"),
     ],
 )
