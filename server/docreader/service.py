@@ -27,6 +27,7 @@ from server.docreader.frames import read_result, result_frames
 from server.docreader.reader import DocumentReader, ReadSettings
 from server.docreader.sandbox.runner import ParseResult
 from server.docreader.sources import request_source
+from workers.public_text import without_temp_paths
 
 logger = logging.getLogger(__name__)
 
@@ -179,9 +180,12 @@ def _receive_upload(
 
 def _abort(context: grpc.ServicerContext, err: Exception) -> NoReturn:
     if isinstance(err, DocReaderError):
-        context.abort(err.status_code, str(err))
+        context.abort(err.status_code, without_temp_paths(str(err)))
     if not context.is_active():
         # The client cancelled or timed out: there is nobody to report to.
         raise err
     logger.error("docreader call failed", exc_info=err)
-    context.abort(grpc.StatusCode.INTERNAL, f"docreader failed: {type(err).__name__}: {err}")
+    context.abort(
+        grpc.StatusCode.INTERNAL,
+        without_temp_paths(f"docreader failed: {type(err).__name__}: {err}"),
+    )

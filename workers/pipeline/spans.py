@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from storage.events.base import EventPublisher, ProgressEvent
 from workers.net.retry_notices import RetryNotice
+from workers.public_text import without_temp_paths
 
 ROOT = "knowledge_processing"
 STAGES: tuple[str, ...] = ("docreader", "chunking", "embedding", "multimodal", "postprocess")
@@ -276,6 +277,8 @@ class SpanTracker:
         self._write(name, status=status, ended_at=now, duration_ms=duration, **fields)
 
     def _write(self, name: str, **fields: Any) -> Any:
+        if fields.get("error_message"):
+            fields["error_message"] = without_temp_paths(fields["error_message"])
         if "status" in fields:
             self._status[name] = fields["status"]
         row = self._store.upsert(

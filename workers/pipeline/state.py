@@ -13,6 +13,7 @@ from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
 from workers.pipeline.checkpoint import round_is_current
 from workers.pipeline.errors import Superseded
+from workers.public_text import without_temp_paths
 
 IN_FLIGHT = ("pending", "processing", "finalizing")
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
@@ -50,7 +51,9 @@ class KnowledgeState:
         return self._move(("processing", "finalizing"), "completed", processed_at=datetime.now(UTC))
 
     def fail(self, message: str) -> bool:
-        return self._move(IN_FLIGHT, "failed", error_message=message, pending_subtasks_count=0)
+        return self._move(
+            IN_FLIGHT, "failed", error_message=without_temp_paths(message), pending_subtasks_count=0
+        )
 
     def _move(self, from_statuses: tuple[str, ...], to_status: str, **fields: object) -> bool:
         changed = self._ctx.knowledges.transition(

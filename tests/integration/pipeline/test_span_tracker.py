@@ -116,3 +116,21 @@ def test_attempts_are_separate_trees(db: Database, knowledge_id: str) -> None:
     second = {s.name: s.status for s in spans.list(knowledge_id, 2, tenant_id=None)}
     assert second["multimodal"] == "skipped"
     assert spans.latest_attempt(knowledge_id) == 2
+
+
+def test_a_failure_names_no_temporary_path(db: Database, knowledge_id: str) -> None:
+    spans = SpanRepository(db)
+    tracker = SpanTracker(
+        spans, RecordingPublisher(), tenant_id="t", knowledge_id=knowledge_id, attempt=1
+    )
+    tracker.open({})
+    tracker.begin("docreader", {})
+    tracker.fail(
+        "docreader",
+        "DOCREADER_FAILED",
+        "report.doc: [Errno 2] No such file or directory: '/tmp/sluice-lo-3kq/report.docx'",
+    )
+    [row] = [s for s in spans.list(knowledge_id, 1, tenant_id=None) if s.name == "docreader"]
+    assert row.error_message == (
+        "report.doc: [Errno 2] No such file or directory: '<temporary file>'"
+    )
