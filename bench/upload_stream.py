@@ -67,7 +67,7 @@ def upload_frames(
             yield knowledge_pb2.CreateFromFileRequest(data=piece)
 
 
-def _rss_kib(pid: int) -> int:
+def rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status", encoding="ascii") as status:
         for line in status:
             if line.startswith("VmRSS:"):
@@ -81,7 +81,7 @@ class RssSampler:
     def __init__(self, pid: int, interval: float = 0.02) -> None:
         self._pid = pid
         self._interval = interval
-        self.start_kib = _rss_kib(pid)
+        self.start_kib = rss_kib(pid)
         self.peak_kib = self.start_kib
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -89,13 +89,13 @@ class RssSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
-            self.peak_kib = max(self.peak_kib, _rss_kib(self._pid))
+            self.peak_kib = max(self.peak_kib, rss_kib(self._pid))
 
     def stop(self) -> float:
         """Stops sampling; returns the peak growth in MiB."""
         self._stop.set()
         self._thread.join()
-        self.peak_kib = max(self.peak_kib, _rss_kib(self._pid))
+        self.peak_kib = max(self.peak_kib, rss_kib(self._pid))
         return (self.peak_kib - self.start_kib) / 1024
 
 

@@ -8,7 +8,7 @@ sentence-transformers (attention-mask mean pooling, then L2), so vectors match i
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +24,10 @@ DIMENSION = 384
 TOKENIZER_PATH = Path(__file__).parent / "assets" / "tokenizer.json"
 # sentence-transformers' max_seq_length for this model; longer inputs are truncated.
 MAX_TOKENS = 256
+# Padded tokens per model run (rows x width): 8 texts of the longest kind at once. Against
+# 32 at once, this halved the peak memory of a batch of long texts (804 -> 422 MB) and was
+# no slower (bench/RESULTS.md, section (g)).
+RUN_TOKENS = 2048
 
 
 class LocalOnnxEmbedder:
@@ -56,6 +60,13 @@ class LocalOnnxEmbedder:
             )
         except Exception as exc:  # onnxruntime and tokenizers raise their own bare types
             raise EmbeddingError(f"cannot load the local embedding model: {exc}") from exc
+        # onnxruntime's CPU arena keeps every block it ever allocated, and batches of other
+        # widths fragment it: one 1,440-chunk document grew a process by 1.1 GB that stayed
+        # after it. Shrinking the arena after each run hands that back (272 MB at the end of
+        # the same document) for the cost of re-mapping a batch's buffers, a few ms next to
+        # the seconds a batch of 32 takes (bench/RESULTS.md, section (g)).
+        self._run_options = ort.RunOptions()
+        self._run_options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         # Truncation is set once here; padding is done per batch below, so no shared tokenizer
         # state changes during encoding.
         self._tokenizer.no_padding()
@@ -79,12 +90,25 @@ class LocalOnnxEmbedder:
         # Batching texts of similar length keeps padding (wasted compute) small.
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         vectors: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), self._batch_size):
-            positions = order[start : start + self._batch_size]
+        for positions in self._runs(order, encodings):
             embedded = self._embed_batch([encodings[i] for i in positions])
             for position, vector in zip(positions, embedded, strict=True):
                 vectors[position] = vector.tolist()
         return vectors
+
+    def _runs(self, order: Sequence[int], encodings: Sequence[Encoding]) -> Iterator[list[int]]:
+        """``order`` (shortest first) cut into model runs of at most batch_size texts and
+        RUN_TOKENS padded tokens: a run's working memory grows with rows x width^2 (the
+        attention scores), so long texts go fewer at a time."""
+        run: list[int] = []
+        for position in order:
+            width = len(encodings[position].ids)
+            if run and (len(run) == self._batch_size or (len(run) + 1) * width > RUN_TOKENS):
+                yield run
+                run = []
+            run.append(position)
+        if run:
+            yield run
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
@@ -104,6 +128,7 @@ class LocalOnnxEmbedder:
                     "attention_mask": attention_mask,
                     "token_type_ids": np.zeros_like(input_ids),
                 },
+                self._run_options,
             )
         except Exception as exc:  # onnxruntime raises its own bare exception types
             raise EmbeddingError(f"local embedding model failed: {exc}") from exc
