@@ -1,4 +1,4 @@
-"""`make bench`: the six benchmarks one after another (each prints its figures and writes
+"""`make bench`: the seven benchmarks one after another (each prints its figures and writes
 bench/out/<name>.json); `--quick` passes their quick sizes.
 
     .venv/bin/python -m bench.run_all [--quick]
@@ -14,6 +14,7 @@ from bench import (
     cancel_latency,
     formats,
     ingest_throughput,
+    lite_memory,
     time_to_searchable,
     upload_stream,
     watch_fanout,
@@ -26,6 +27,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("cancel_latency", cancel_latency.main),
     ("formats", formats.main),
     ("watch_fanout", watch_fanout.main),
+    ("lite_memory", lite_memory.main),
 )
 
 
