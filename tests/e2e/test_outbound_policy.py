@@ -27,11 +27,7 @@ from storage.db.engine import Database
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.support.openai_asr import wav_bytes
-from tests.support.openai_embeddings import (
-    DIMENSIONS,
-    EmbeddingServer,
-    serve_openai_embeddings,
-)
+from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
 from workers.settings import Settings
 
 WAIT_S = 240
@@ -40,13 +36,13 @@ SENTENCE = "The Gannet rock lighthouse keeper paints the railings teal."
 
 @pytest.fixture(scope="module")
 def models() -> Iterator[EmbeddingServer]:
-    with serve_openai_embeddings() as server:
+    with EmbeddingServer() as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def canary() -> Iterator[EmbeddingServer]:
-    with serve_openai_embeddings("127.0.0.2") as server:
+    with EmbeddingServer(host="127.0.0.2") as server:
         yield server
 
 
@@ -74,7 +70,7 @@ def database(stack: Stack) -> Iterator[Database]:
 def embedding_config(base_url: str) -> v1.KnowledgeBaseConfig:
     return v1.KnowledgeBaseConfig(
         embedding=v1.ModelConfig(
-            provider="openai", model="canary-embed", base_url=base_url, dimensions=DIMENSIONS
+            provider="openai", model="canary-embed", base_url=base_url, dimensions=DIMENSION
         )
     )
 
@@ -129,7 +125,7 @@ def test_a_refused_model_endpoint_is_invalid_argument_naming_the_field_and_the_r
     stored = client.get_knowledge_base(kb.id).config
     asr = stored.asr if stored is not None else None
     assert asr is None or asr.model is None or not asr.model.base_url, "nothing was stored"
-    assert canary.requests == []
+    assert canary.paths == []
 
 
 def test_an_uploads_process_config_is_held_to_the_same_rules(
@@ -148,7 +144,7 @@ def test_an_uploads_process_config_is_held_to_the_same_rules(
     assert refused.value.field_violations[0][0] == "header.process_config.asr.model.base_url"
     assert "127.0.0.2 is a loopback address" in refused.value.field_violations[0][1]
     assert list(client.list_knowledge(kb.id)) == []
-    assert canary.requests == []
+    assert canary.paths == []
 
 
 def test_the_deployments_own_ports_stay_blocked_when_their_host_is_allow_listed(
@@ -178,12 +174,12 @@ def test_an_allowed_endpoint_serves_ingest_and_search_then_a_refused_one_gets_no
     canary: EmbeddingServer,
 ) -> None:
     kb = client.create_knowledge_base(
-        f"models-{uuid.uuid4().hex[:8]}", config=embedding_config(models.url)
+        f"models-{uuid.uuid4().hex[:8]}", config=embedding_config(models.url("/v1"))
     )
     done = client.wait_until_done(client.create_manual(kb.id, "Gannet", SENTENCE).id, WAIT_S)
     assert done.parse_status == v1.ParseStatus.COMPLETED, done.error_message
     assert any(SENTENCE in h.content for h in client.search("Gannet lighthouse", [kb.id]))
-    assert "/v1/embeddings" in models.requests
+    assert "/v1/embeddings" in models.paths
 
     # The allow-list no longer covers the endpoint the knowledge base names (or it was
     # configured before the policy checked model endpoints).
@@ -204,13 +200,13 @@ def test_an_allowed_endpoint_serves_ingest_and_search_then_a_refused_one_gets_no
     with pytest.raises(FailedPrecondition) as refused:
         client.search("Gannet lighthouse", [kb.id])
     assert "refused by the SSRF policy: 127.0.0.2 is a loopback address" in refused.value.message
-    assert canary.requests == []
+    assert canary.paths == []
 
 
 def test_an_asr_endpoint_refused_when_it_is_called_fails_the_audio_for_good(
     client: SluiceClient, database: Database, models: EmbeddingServer, canary: EmbeddingServer
 ) -> None:
-    asr = v1.AsrConfig(model=v1.ModelConfig(model="whisper-1", base_url=models.url))
+    asr = v1.AsrConfig(model=v1.ModelConfig(model="whisper-1", base_url=models.url("/v1")))
     kb = client.create_knowledge_base(
         f"asr-{uuid.uuid4().hex[:8]}", config=v1.KnowledgeBaseConfig(asr=asr)
     )
@@ -229,4 +225,4 @@ def test_an_asr_endpoint_refused_when_it_is_called_fails_the_audio_for_good(
     span = next(s for s in client.get_spans(failed.id).spans if s.name == "docreader")
     assert (span.status, span.error_code) == (v1.SpanStatus.FAILED, "MODEL_ENDPOINT_REFUSED")
     assert "will retry" not in span.error_message
-    assert canary.requests == []
+    assert canary.paths == []

@@ -16,7 +16,7 @@ from sluice_client._proto.sluice import v1
 
 from tests.e2e.lifecycle_support import WAIT_S, chunk_ids
 from tests.e2e.stacks import Stack, full_stack, lite_stack
-from tests.support.planned_embeddings import DIMENSION, EmbeddingServer
+from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
 
 BATCH = 4
 TIME_LIMIT_S = 8

@@ -17,7 +17,7 @@ from sluice_client._proto.sluice import v1
 
 from tests.e2e.lifecycle_support import WAIT_S, attempt_chunk_ids, chunk_ids
 from tests.e2e.stacks import Stack, full_stack
-from tests.support.planned_embeddings import DIMENSION, EmbeddingServer
+from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
 from tests.support.processes import Process, python
 
 BATCH = 4

@@ -18,7 +18,7 @@ from storage.db.models import Knowledge
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
 from tests.integration.storage.conftest import empty_database_url
-from tests.support.planned_embeddings import EmbeddingServer
+from tests.support.openai_embeddings import EmbeddingServer
 from workers import task_specs
 from workers.context import WorkerContext, install_context
 from workers.lifecycle.enqueue import document_process_payload
