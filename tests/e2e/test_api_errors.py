@@ -42,15 +42,20 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield running
 
 
-def _create_key(stack: Stack, tenant: str) -> str:
-    out = subprocess.run(
-        python("-m", "server.admin", "create-key", tenant),
+def _admin(stack: Stack, *args: str) -> str:
+    """What the admin tool prints for ``args``, run against the stack's database."""
+    return subprocess.run(
+        python("-m", "server.admin", *args),
         cwd=REPO,
         check=True,
         capture_output=True,
         text=True,
         env={**stack.env, "PYTHONPATH": PYTHONPATH},
     ).stdout
+
+
+def _create_key(stack: Stack, tenant: str) -> str:
+    out = _admin(stack, "create-key", tenant)
     found = re.search(r"api key (\S+)", out)
     assert found, out
     return found.group(1)
@@ -337,21 +342,9 @@ def test_lite_mode_refuses_a_revoked_key_at_the_next_call(stack: Stack) -> None:
     key = _create_key(stack, "erin")
     with SluiceClient(stack.target, api_key=key) as client:
         assert list(client.list_knowledge_bases()) == []
-        listed = subprocess.run(
-            python("-m", "server.admin", "list-keys"),
-            cwd=REPO,
-            check=True,
-            capture_output=True,
-            text=True,
-            env={**stack.env, "PYTHONPATH": PYTHONPATH},
-        ).stdout
+        listed = _admin(stack, "list-keys")
         key_id = next(line.split("\t")[0] for line in listed.splitlines() if "erin" in line)
-        subprocess.run(
-            python("-m", "server.admin", "revoke-key", key_id),
-            cwd=REPO,
-            check=True,
-            env={**stack.env, "PYTHONPATH": PYTHONPATH},
-        )
+        _admin(stack, "revoke-key", key_id)
         # Lite mode caches no key (its admin tool is another process): refused at once.
         with pytest.raises(Unauthenticated):
             list(client.list_knowledge_bases())
