@@ -31,7 +31,10 @@ MAX_DEPTH = 64
 _JSON_FENCE = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*json[ \t]*$", re.IGNORECASE)
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+# NaN and Infinity too: Python's json reads and writes them, so the docreader may write them.
+_SCALAR = re.compile(
+    r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|NaN|-?Infinity"
+)
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -218,7 +221,7 @@ class JsonSplitter:
                 key = _STRING.match(text, pos, end)
                 if key is None:
                     raise _NotJson
-                segment = _key_segment(json.loads(key.group()))
+                segment = _key_segment(key.group())
                 pos = self._space(key.end(), end)
                 if pos >= end or text[pos] != ":":
                     raise _NotJson
@@ -267,7 +270,11 @@ def _skip_value(text: str, pos: int, end: int) -> int:
     return scalar.end()
 
 
-def _key_segment(key: str) -> str:
+def _key_segment(quoted: str) -> str:
+    try:
+        key = json.loads(quoted)
+    except ValueError as err:  # a bad escape, a raw control character
+        raise _NotJson from err
     if _IDENTIFIER.fullmatch(key):
         return f".{key}"
     return f"[{json.dumps(key, ensure_ascii=False)}]"

@@ -120,6 +120,18 @@ def test_the_path_follows_the_heading_breadcrumbs() -> None:
     assert any(c.context_header.startswith("# Export > ## Orders > $.orders[") for c in rest)
 
 
+def test_nan_and_infinity_are_values_and_a_bad_key_escape_is_not_json() -> None:
+    members = ", ".join(f'"k{i}": NaN, "m{i}": -Infinity' for i in range(30))
+    chunks = split_markdown(f"```json\n{{{members}}}\n```", ChunkerConfig(100, 0))
+    assert len(chunks) > 5 and all(len(c.content) <= 100 for c in chunks)
+    # Cut between members: every chunk after the first starts at a key.
+    assert all(c.content.startswith(('"k', '"m')) for c in chunks[1:])
+    bad = "```json\n{" + ", ".join(f'"k\\q{i}": {i}' for i in range(30)) + "}\n```"
+    chunks = split_markdown(bad, ChunkerConfig(chunk_size=100, chunk_overlap=0))
+    assert all(len(c.content) <= 100 for c in chunks)
+    assert {c.context_header for c in chunks} == {"$"}
+
+
 def test_a_json_fence_that_fits_stays_one_chunk_without_a_path() -> None:
     text = fenced({"a": 1})
     (chunk,) = split_markdown(text, ChunkerConfig(chunk_size=200, chunk_overlap=0))
