@@ -54,8 +54,8 @@ class WorkbookWriter:
         try:
             if not self._collect(table, rows, titles, merges_seen):
                 self._truncated.append(title)
-            above = [title_paragraph(t) for t in titles.titles]
-            above += [line for line in (merges_seen.line(),) if line]
+            merged = merges_seen.line()
+            above = [title_paragraph(t) for t in titles.titles] + ([merged] if merged else [])
             for paragraph in above:
                 self._sink.write("\n\n" + paragraph)
             if table.row_count:
