@@ -77,3 +77,14 @@ def test_no_table_without_a_matching_delimiter_row_or_inside_code() -> None:
 def test_the_heading_in_force_is_the_last_one_above() -> None:
     markdown = "# Report\n\n| a |\n|---|\n| 1 |\n\n## Costs ##\n\n| b |\n|---|\n| 2 |"
     assert [t.title for t in tables_in(markdown)] == ["Report", "Costs"]
+
+
+def test_title_lines_and_merged_cells_above_a_sheet_table_caption_it() -> None:
+    table = markdown_table([["Region", "Units"], ["North", "3"]])
+    markdown = (
+        f"## Sheet: Q1\n\n\\# Sales 2024\n\nAll regions\n\nMerged cells: A1:F4, A6:A8\n\n{table}"
+        f"\n\n## Sheet: Q2\n\n{table}"
+    )
+    q1, q2 = tables_in(markdown)
+    assert (q1.caption, q1.merged_cells) == ("# Sales 2024 / All regions", "A1:F4, A6:A8")
+    assert (q2.caption, q2.merged_cells) == ("", "")

@@ -103,9 +103,20 @@ def test_top_values_are_the_five_most_frequent_first_seen_first_on_ties() -> Non
 
 
 def test_long_text_is_shortened_where_shown() -> None:
-    column = profile_column("Note", ["x" * 500])
-    (value, count), = column.top_values
-    assert count == 1 and len(value) == 80 and value.endswith("…")
+    column = profile_column("Code", ["x" * 500, "a", "b"])
+    assert not column.long_text
+    assert [len(value) for value, _ in column.top_values] == [80, 1, 1]
+    assert column.top_values[0][0].endswith("…")
+
+
+def test_a_column_of_long_text_quotes_one_example_and_only_repeated_values() -> None:
+    notes = [f"Customer {n} called about the delayed delivery of order {n} again" for n in range(9)]
+    column = profile_column("Notes", [*notes, notes[2], notes[2], ""])
+    assert column.long_text and column.type is ColumnType.TEXT
+    assert (column.non_empty, column.distinct) == (11, 9)
+    assert (column.min_length, column.max_length) == (len(notes[0]), len(notes[0]))
+    assert column.samples == ("Customer 0 called about the delayed del…",)
+    assert column.top_values == (("Customer 2 called about the delayed del…", 3),)
 
 
 def test_booleans_are_counted_by_value() -> None:

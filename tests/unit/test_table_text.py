@@ -78,3 +78,30 @@ def test_a_very_wide_table_lists_its_first_hundred_columns() -> None:
     assert head == "Table 'w.csv': 1 row and 150 columns."
     assert columns.endswith("c99 (integer), and 50 more.")
     assert paragraph.count("ranges from") == 100
+
+
+def test_long_text_columns_are_described_by_length_not_quoted_at_length() -> None:
+    notes = [f"Ticket {n}: the customer reports that the invoice total is wrong" for n in range(5)]
+    column = profile_column("Notes", notes)
+    text = column_text(column, "table 't.csv'")
+    assert text == (
+        "Column 'Notes' (text) in table 't.csv': 5 values, 0 empty, 5 distinct; long text of "
+        f"{len(notes[0])} to {len(notes[0])} characters. Example: "
+        "'Ticket 0: the customer reports that the…'."
+    )
+    table = MarkdownTable("", ("Notes",), tuple((n,) for n in notes))
+    paragraph = ProfileSummarizer().summarize(profile_table(table), "t")
+    size = len(notes[0])
+    assert paragraph == f"'Notes' holds long text (5 values of {size} to {size} characters)."
+    assert not any(note[:20] in paragraph for note in notes)
+
+
+def test_the_summary_names_the_title_and_the_merged_cells_above_the_table() -> None:
+    table = MarkdownTable(
+        "Q1", ("Region",), (("North",),), caption="Sales 2024", merged_cells="A1:F4, A6:A8"
+    )
+    profile = profile_table(table)
+    assert summary_text(profile, "sheet 'Q1' of 'q.xlsx'", "P.") == (
+        "Sheet 'Q1' of 'q.xlsx': 1 row and 1 column.\nTitle: Sales 2024.\n"
+        "Merged cells: A1:F4, A6:A8.\nColumns: Region (text).\nP."
+    )

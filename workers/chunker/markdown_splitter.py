@@ -1,8 +1,10 @@
 """Markdown-aware splitting into chunks with code-point offsets and heading breadcrumbs.
 
 The text is cut into blocks (see ``blocks``); blocks bigger than ``chunk_size`` are split
-recursively by the configured separators, except fenced code, which stays whole, and
-tables, which are cut only between rows; the pieces are then packed greedily into chunks of
+recursively by the configured separators, except fenced code, which stays whole, tables,
+which are cut only between rows, and fenced ``json``, which is cut between the members of
+its objects and arrays (``json_chunks``; the chunk's breadcrumb then ends with its JSON
+path, e.g. ``$.orders[3].customer``); the pieces are then packed greedily into chunks of
 at most ``chunk_size`` code points. A chunk holding a code block, or a single table row,
 bigger than ``chunk_size`` is the one exception to the size limit.
 
@@ -16,8 +18,8 @@ Overlap: a chunk after the first starts up to ``chunk_overlap`` code points befo
 the previous one, at the first word boundary in that window (right after whitespace or a
 separator), never inside a heading line, a table or a code block, never at a row group of a
 cut table, and never so early that the chunk would exceed ``chunk_size``. A chunk that
-starts with a heading, or continues a cut table, gets no overlap, so a section starts
-cleanly.
+starts with a heading, continues a cut table or starts with a piece of a cut json fence gets
+no overlap, so a section (or a JSON path) starts cleanly.
 
 A heading is never the last thing in a chunk while more text follows: it moves to the next
 chunk, the one it starts.
@@ -32,6 +34,13 @@ from dataclasses import dataclass, replace
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
 from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
+from workers.chunker.json_chunks import (
+    JsonPiece,
+    JsonSplitter,
+    common_path,
+    json_fence,
+    json_path,
+)
 from workers.chunker.recursive import split_span
 
 
@@ -47,6 +56,8 @@ class _Unit:
     # The header and delimiter rows (with a line break) a chunk starting here repeats: set
     # on the row groups that continue a cut table.
     header: str = ""
+    # The JSON path of a piece of a cut json fence.
+    path: tuple[str, ...] = ()
 
     @property
     def protected(self) -> bool:
@@ -59,18 +70,24 @@ class _Span:
     start: int
     end: int
     header: str
+    # The JSON path its pieces of a cut json fence lie under ("" for none).
+    path: str = ""
 
     def chunk_text(self, text: str) -> str:
         return self.header + text[self.start : self.end]
+
+    def breadcrumb(self, headings: Breadcrumbs) -> str:
+        return " > ".join(part for part in (headings.at(self.start), self.path) if part)
 
 
 def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
+    fences = _JsonFences(text, blocks)
     return [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, breadcrumbs.at(span.start))
-        for index, span in enumerate(_chunk_spans(text, blocks, config, headers))
+        TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
+        for index, span in enumerate(_chunk_spans(text, blocks, config, headers, fences))
     ]
 
 
@@ -81,18 +98,19 @@ def split_parent_child(
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
+    fences = _JsonFences(text, blocks)
     parents = [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, breadcrumbs.at(span.start))
-        for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers))
+        TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
+        for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers, fences))
     ]
     children: list[ChildChunk] = []
     for parent in parents:
         parent_blocks = _clip(blocks, parent.start, parent.end)
-        for span in _chunk_spans(text, parent_blocks, child_config, headers):
+        for span in _chunk_spans(text, parent_blocks, child_config, headers, fences):
             children.append(
                 ChildChunk(
                     len(children), span.chunk_text(text), span.start, span.end,
-                    breadcrumbs.at(span.start), parent.index,
+                    span.breadcrumb(breadcrumbs), parent.index,
                 )
             )
     return parents, children
@@ -136,19 +154,61 @@ class _TableHeaders:
         return self._headers[index]
 
 
+class _JsonFences:
+    """The json fences of the whole text, found once, so that a fence block clipped to a
+    parent chunk is still cut along its JSON structure (and gets its path) as a child."""
+
+    def __init__(self, text: str, blocks: Sequence[Block]) -> None:
+        self._text = text
+        self._fences = [block for block in blocks if block.kind is BlockKind.FENCE]
+        self._starts = [block.start for block in self._fences]
+        self._splitters: dict[int, JsonSplitter | None] = {}
+
+    def pieces(self, block: Block, config: ChunkerConfig) -> list[JsonPiece] | None:
+        """The pieces of a (clipped) fence block of json; None for other fences and for a
+        whole json fence that fits (it stays one block, without a path)."""
+        index = bisect.bisect_right(self._starts, block.start) - 1
+        if index < 0 or self._fences[index].end < block.end:
+            return None
+        whole = self._fences[index]
+        clipped = (block.start, block.end) != (whole.start, whole.end)
+        if not clipped and block.end - block.start <= config.chunk_size:
+            return None
+        if index not in self._splitters:
+            fence = json_fence(self._text, whole.start, whole.end)
+            self._splitters[index] = None if fence is None else JsonSplitter(self._text, fence)
+        splitter = self._splitters[index]
+        if splitter is None:
+            return None
+        window = (block.start, block.end) if clipped else None
+        return splitter.split(config.chunk_size, config.separators, window)
+
+
 def _chunk_spans(
-    text: str, blocks: Sequence[Block], config: ChunkerConfig, headers: _TableHeaders
+    text: str,
+    blocks: Sequence[Block],
+    config: ChunkerConfig,
+    headers: _TableHeaders,
+    fences: _JsonFences,
 ) -> list[_Span]:
-    return _pack(text, _units(text, blocks, config, headers), config)
+    return _pack(text, _units(text, blocks, config, headers, fences), config)
 
 
 def _units(
-    text: str, blocks: Sequence[Block], config: ChunkerConfig, headers: _TableHeaders
+    text: str,
+    blocks: Sequence[Block],
+    config: ChunkerConfig,
+    headers: _TableHeaders,
+    fences: _JsonFences,
 ) -> list[_Unit]:
     units: list[_Unit] = []
     for block in blocks:
         if block.kind is BlockKind.TABLE:
             units.extend(_table_units(text, block, config, headers.inherited(block)))
+            continue
+        json_pieces = fences.pieces(block, config) if block.kind is BlockKind.FENCE else None
+        if json_pieces is not None:
+            units.extend(_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces)
             continue
         if block.atomic or block.end - block.start <= config.chunk_size:
             units.append(_Unit(block.start, block.end, block.kind))
@@ -195,7 +255,9 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
     while i < len(units):
         first = units[i]
         start = first.start
-        overlap = first.kind is not BlockKind.HEADING and not first.header
+        # A piece of a cut json fence starts its own path: text repeated from the piece
+        # before would sit under the wrong one.
+        overlap = first.kind is not BlockKind.HEADING and not first.header and not first.path
         if spans and config.chunk_overlap and overlap:
             start = _overlap_start(text, spans[-1], units, i, config)
         header = first.header if start == first.start else ""
@@ -205,7 +267,8 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
         if j < len(units):
             while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
                 j -= 1
-        spans.append(_Span(start, units[j - 1].end, header))
+        paths = [unit.path for unit in units[i:j] if unit.path]
+        spans.append(_Span(start, units[j - 1].end, header, json_path(common_path(paths))))
         i = j
     return spans
 

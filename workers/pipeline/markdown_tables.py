@@ -6,13 +6,17 @@ A table is a header row, a delimiter row (``| --- | :-: |``) with as many cells,
 body rows up to the first blank or pipe-less line; tables in fenced code are not tables.
 A header row repeated with its delimiter inside a body — how a table split into several
 chunks carries its header into each — starts no new table and is not data.
+
+The paragraph lines between the heading (or the previous table) and a table are what the
+docreader writes above a sheet's table: its title rows, then ``Merged cells: A1:F4, ...``.
+The last few of them become the table's ``caption`` and ``merged_cells``.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -20,6 +24,10 @@ _DELIMITER_CELL = re.compile(r"^:?-+:?$")
 _SHEET_PREFIX = re.compile(r"^sheet\s*:\s*", re.IGNORECASE)
 _LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _ESCAPABLE = frozenset(string.punctuation)
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+MERGED_CELLS_PREFIX = "Merged cells: "
+# Paragraph lines kept as a caption: a sheet's titles are at most three, plus its merges.
+_CAPTION_LINES = 4
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,10 @@ class MarkdownTable:
     header: tuple[str, ...]
     # Every row has exactly len(header) cells; rows with no text at all are left out.
     rows: tuple[tuple[str, ...], ...]
+    # The title lines above the table, joined by " / " ("" when none).
+    caption: str = ""
+    # The sheet's merged ranges with a value, e.g. "A1:F4, A6:A9" ("" when none).
+    merged_cells: str = ""
 
 
 def tables_in(markdown: str) -> list[MarkdownTable]:
@@ -37,6 +49,7 @@ def tables_in(markdown: str) -> list[MarkdownTable]:
     lines = [line.rstrip("\r") for line in markdown.split("\n")]
     tables: list[MarkdownTable] = []
     title = ""
+    above: list[str] = []
     fence = ""
     i = 0
     while i < len(lines):
@@ -54,15 +67,29 @@ def tables_in(markdown: str) -> list[MarkdownTable]:
         heading = _HEADING.match(line)
         if heading:
             title = _SHEET_PREFIX.sub("", heading.group(2).strip())
+            above = []
             i += 1
             continue
         header = _row_cells(line)
         if header and i + 1 < len(lines) and _is_delimiter(lines[i + 1], len(header)):
             table, i = _read_table(lines, i + 2, title, header)
-            tables.append(table)
+            tables.append(_captioned(table, above[-_CAPTION_LINES:]))
+            above = []
             continue
+        if line.strip() and header is None:
+            above.append(_ESCAPED.sub(r"\1", line.strip()))
         i += 1
     return tables
+
+
+def _captioned(table: MarkdownTable, above: list[str]) -> MarkdownTable:
+    merged = [line for line in above if line.startswith(MERGED_CELLS_PREFIX)]
+    titles = [line for line in above if not line.startswith(MERGED_CELLS_PREFIX)]
+    return replace(
+        table,
+        caption=" / ".join(titles),
+        merged_cells=merged[-1].removeprefix(MERGED_CELLS_PREFIX) if merged else "",
+    )
 
 
 def _read_table(

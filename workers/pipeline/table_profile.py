@@ -6,6 +6,12 @@ makes the column text (mixed columns are described by their frequent values, not
 statistics that would leave cells out). Values shown are rendered for people: numbers
 without exponent or thousands separators (the mean rounded to 6 decimals), dates as ISO
 8601 (without a time when every value is at midnight), long text shortened.
+
+A text column of long values (notes, descriptions: a median over ``LONG_TEXT_CHARS``) is
+described by the lengths of its values, with one shortened example and only the values
+that repeat: quoting five of them in its column chunk and three again in the summary would
+fill both with the column's text, which the text chunks already hold, and pull every
+question about that text to the profiles instead of the rows.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ from workers.pipeline.markdown_tables import MarkdownTable
 TOP_VALUES = 5
 SAMPLE_VALUES = 5
 MAX_SHOWN_CHARS = 80
+LONG_TEXT_CHARS = 60
+# A long-text column shows its values this short, and only one as an example.
+LONG_SHOWN_CHARS = 40
 MEAN_DECIMALS = 6
 
 
@@ -52,6 +61,10 @@ class ColumnProfile:
     top_values: tuple[tuple[str, int], ...] = ()
     # The first distinct values, as written.
     samples: tuple[str, ...] = ()
+    # Text columns of long values: the shortest and longest value, in characters.
+    long_text: bool = False
+    min_length: int = 0
+    max_length: int = 0
 
     @property
     def empty(self) -> int:
@@ -63,6 +76,9 @@ class TableProfile:
     title: str
     row_count: int
     columns: tuple[ColumnProfile, ...]
+    # The table's title lines and merged ranges, as written above it (see markdown_tables).
+    caption: str = ""
+    merged_cells: str = ""
 
     @property
     def column_count(self) -> int:
@@ -74,7 +90,9 @@ def profile_table(table: MarkdownTable) -> TableProfile:
     columns = tuple(
         profile_column(name, [row[i] for row in table.rows]) for i, name in enumerate(names)
     )
-    return TableProfile(table.title, len(table.rows), columns)
+    return TableProfile(
+        table.title, len(table.rows), columns, table.caption, table.merged_cells
+    )
 
 
 def column_names(header: Sequence[str]) -> list[str]:
@@ -120,7 +138,17 @@ def profile_column(name: str, cells: Sequence[str]) -> ColumnProfile:
             maximum=render_date(max(dates), with_time),
             samples=samples,
         )
-    return _with(base, ColumnType.TEXT, len(set(values)), samples, top=Counter(values))
+    counts = Counter(values)
+    lengths = sorted(len(value) for value in values)
+    if lengths[len(lengths) // 2] > LONG_TEXT_CHARS:
+        repeated = [(value, n) for value, n in counts.most_common(TOP_VALUES) if n > 1]
+        return ColumnProfile(
+            name, ColumnType.TEXT, len(cells), len(values), len(counts),
+            top_values=tuple((_shorten(v, LONG_SHOWN_CHARS), n) for v, n in repeated),
+            samples=(_shorten(values[0], LONG_SHOWN_CHARS),),
+            long_text=True, min_length=lengths[0], max_length=lengths[-1],
+        )
+    return _with(base, ColumnType.TEXT, len(counts), samples, top=counts)
 
 
 def _numbers(values: Sequence[str]) -> tuple[list[Decimal], bool] | None:
@@ -174,7 +202,7 @@ def _shorten_all(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(_shorten(value) for value in values)
 
 
-def _shorten(value: str) -> str:
-    if len(value) <= MAX_SHOWN_CHARS:
+def _shorten(value: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    if len(value) <= limit:
         return value
-    return value[: MAX_SHOWN_CHARS - 1].rstrip() + "…"
+    return value[: limit - 1].rstrip() + "…"

@@ -49,6 +49,8 @@ def table_label(
 
 
 def summary_text(table: TableProfile, label: str, paragraph: str) -> str:
+    """The size, then the title and merged ranges the sheet has above its table, the
+    columns, and ``paragraph``."""
     listed = ", ".join(f"{c.name} ({c.type})" for c in table.columns[:MAX_LISTED_COLUMNS])
     hidden = table.column_count - MAX_LISTED_COLUMNS
     if hidden > 0:
@@ -57,7 +59,10 @@ def summary_text(table: TableProfile, label: str, paragraph: str) -> str:
         f"{label[:1].upper()}{label[1:]}: {_count(table.row_count, 'row')} and "
         f"{_count(table.column_count, 'column')}."
     )
-    return "\n".join(part for part in (head, f"Columns: {listed}.", paragraph) if part)
+    title = f"Title: {table.caption}." if table.caption else ""
+    merged = f"Merged cells: {table.merged_cells}." if table.merged_cells else ""
+    parts = (head, title, merged, f"Columns: {listed}.", paragraph)
+    return "\n".join(part for part in parts if part)
 
 
 def column_text(column: ColumnProfile, label: str) -> str:
@@ -66,6 +71,12 @@ def column_text(column: ColumnProfile, label: str) -> str:
         return f"{head}: all {_count(column.cells, 'cell')} are empty."
     text = f"{head}: {_count(column.non_empty, 'value')}, {column.empty} empty, "
     text += f"{column.distinct} distinct"
+    if column.long_text:
+        text += (
+            f"; long text of {column.min_length} to {column.max_length} characters. "
+            f"Example: {_quoted(column.samples)}."
+        )
+        return text + (f" Repeated: {_frequencies(column)}." if column.top_values else "")
     if column.minimum is not None:
         stats = [f"min {column.minimum}", f"max {column.maximum}"]
         if column.mean is not None:
@@ -87,6 +98,11 @@ def _column_sentence(column: ColumnProfile) -> str:
         )
     if column.type is ColumnType.DATE:
         return f"{name} spans {column.minimum} to {column.maximum}."
+    if column.long_text:
+        return (
+            f"{name} holds long text ({_count(column.non_empty, 'value')} of "
+            f"{column.min_length} to {column.max_length} characters)."
+        )
     if column.type is ColumnType.BOOLEAN:
         counts = dict(column.top_values)
         yes, no = counts.get("true", 0), counts.get("false", 0)

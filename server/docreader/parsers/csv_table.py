@@ -4,8 +4,10 @@ The delimiter is the engine option ``delimiter`` when given, else sniffed among
 ``, ; TAB |`` (the simple engine does not sniff: comma unless told). Blank rows are dropped,
 short rows padded; ``|`` and ``\\`` in cells are escaped and line breaks become ``<br>``.
 Whether the first row is the header follows ``first_row_header`` (see
-``sheets.header_option``). The file is read whole, so its size and longest line are checked
-against the limits first; the table is written to the sink in batches of lines.
+``sheets.header_option``); with a header, title rows above it (one value each, see
+``sheets.title_rows``) become paragraphs above the table. The file is read whole, so its
+size and longest line are checked against the limits first; the table is written to the
+sink in batches of lines.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import write_table
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.sheets.header_option import first_row_header, generic_header
+from server.docreader.parsers.sheets.title_rows import TitleRows, title_paragraph
 from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
 from server.docreader.safety.limits import ParseLimits
 
@@ -46,12 +49,16 @@ class CsvParser:
             ]
         except csv.Error as err:
             raise ParseError(f"invalid CSV in {name}: {err}") from err
+        titles = TitleRows(enabled=header)
+        rows = [table_row for row in rows for table_row in titles.offer(row)] + titles.finish()
         width = max((len(row) for row in rows), default=0)
         sink.set_metadata("rows", str(max(len(rows) - (1 if header else 0), 0)))
         sink.set_metadata("columns", str(width))
         if not rows:
             return
         sink.set_metadata("delimiter", delimiter)
+        for title in titles.titles:
+            sink.write(title_paragraph(title) + "\n\n")
         head = rows[0] if header else generic_header(width)
         write_table(sink, head, rows[1:] if header else rows, width)
 

@@ -1,4 +1,6 @@
-"""JSON → one fenced ``json`` code block, so the chunker keeps the structure together.
+"""JSON → one fenced ``json`` code block, which the chunker cuts along its structure (between
+the members of its objects and arrays, each chunk named by its JSON path) when it is bigger
+than a chunk.
 
 The builtin engine pretty-prints the document (two-space indent, non-ASCII kept); the simple
 engine keeps the original text. Either way the input must be valid JSON, no bigger than

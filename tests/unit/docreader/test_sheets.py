@@ -23,14 +23,15 @@ from server.docreader.parsers.sheets.xls import XlsParser
 from server.docreader.parsers.sheets.xlsx import XlsxParser
 from server.docreader.safety.limits import ParseLimits
 
+SALES_MERGES = "Merged cells: A1:B1, A2:A3"
 SALES = (
-    "| Region | Region | Date | Amount | Ratio |\n"
+    "| Region |  | Date | Amount | Ratio |\n"
     "| --- | --- | --- | --- | --- |\n"
     "| North | Oslo | 2024-03-05 | 10 | 0.3 |\n"
-    "| North | Bergen | 2024-03-06T14:30:00 | 2.5 | 0.333333333333333 |\n"
+    "|  | Bergen | 2024-03-06T14:30:00 | 2.5 | 0.333333333333333 |\n"
     "| South | Rome \\| Milan |  | -7 | TRUE |"
 )
-NOTES = "| Key | Value |\n| --- | --- |\n| a | 1.5 |\n| b | spans |\n|  | spans |"
+NOTES = "Merged cells: B3:B4\n\n| Key | Value |\n| --- | --- |\n| a | 1.5 |\n| b | spans |"
 LOOKUP = "| code |\n| --- |\n| x1 |"
 
 
@@ -65,15 +66,16 @@ def read_xlsx(path: Path, options: ParseOptions | None = None) -> tuple[str, dic
     return document.markdown, document.metadata
 
 
-def test_xlsx_sheets_become_headed_tables_with_merges_filled(tmp_path: Path) -> None:
+def test_xlsx_sheets_become_headed_tables_with_merges_listed(tmp_path: Path) -> None:
     markdown, metadata = read_xlsx(sales_xlsx(tmp_path / "sales.xlsx"))
     assert markdown == (
-        f"## Sheet: Sales\n\n{SALES}\n\n## Sheet: Notes\n\n{NOTES}\n\n## Sheet: Lookup\n\n{LOOKUP}"
+        f"## Sheet: Sales\n\n{SALES_MERGES}\n\n{SALES}\n\n## Sheet: Notes\n\n{NOTES}\n\n"
+        f"## Sheet: Lookup\n\n{LOOKUP}"
     )
     assert metadata == {
         "sheet_count": "3",
         "sheet_names": "Sales, Notes, Lookup",
-        "total_rows": "7",
+        "total_rows": "6",
         "hidden_sheets": "Lookup",
     }
 
@@ -82,15 +84,15 @@ def test_xlsx_without_header_row_gets_numbered_columns(tmp_path: Path) -> None:
     path = sales_xlsx(tmp_path / "sales.xlsx")
     options = ParseOptions(engine_options={"first_row_header": "false"})
     markdown, metadata = read_xlsx(path, options)
-    sales = markdown.split("\n\n")[1].splitlines()
+    sales = markdown.split("\n\n")[2].splitlines()
     assert sales[:3] == [
         "| Column 1 | Column 2 | Column 3 | Column 4 | Column 5 |",
         "| --- | --- | --- | --- | --- |",
-        "| Region | Region | Date | Amount | Ratio |",
+        "| Region |  | Date | Amount | Ratio |",
     ]
     assert sales[3:] == SALES.splitlines()[2:]
     assert markdown.endswith("## Sheet: Lookup\n\n| Column 1 |\n| --- |\n| code |\n| x1 |")
-    assert metadata["total_rows"] == "10"
+    assert metadata["total_rows"] == "9"
     assert read_xlsx(path, ParseOptions(first_row_header=False))[0] == markdown
 
 
@@ -104,17 +106,17 @@ def test_xlsx_inflated_dimension_is_ignored(tmp_path: Path) -> None:
     started = time.perf_counter()
     markdown, _ = read_xlsx(path)
     assert time.perf_counter() - started < 5
-    assert markdown.startswith(f"## Sheet: Sales\n\n{SALES}\n\n")
+    assert markdown.startswith(f"## Sheet: Sales\n\n{SALES_MERGES}\n\n{SALES}\n\n")
 
 
 def test_xlsx_sheet_over_the_cell_limit_is_cut_and_reported(tmp_path: Path) -> None:
     path = sales_xlsx(tmp_path / "sales.xlsx")
-    # Row 1: 5 cells + 2 filled by A1:B1; row 2: 5 cells + 1 by A2:A3; row 3 is past 13.
+    # Rows 1 and 2: 5 cells each; row 3 is past 13.
     markdown, metadata = read_xlsx(path, ParseOptions(limits=ParseLimits(max_sheet_cells=13)))
-    assert markdown.startswith(f"## Sheet: Sales\n\n{SALES.splitlines()[0]}\n")
+    assert markdown.startswith(f"## Sheet: Sales\n\n{SALES_MERGES}\n\n{SALES.splitlines()[0]}\n")
     assert "\n".join(SALES.splitlines()[:3]) + "\n\n## Sheet: Notes" in markdown
     assert metadata["truncated_sheets"] == "Sales"
-    assert metadata["total_rows"] == "5"
+    assert metadata["total_rows"] == "4"
 
 
 def test_xlsx_invalid_engine_option_is_a_parse_error(tmp_path: Path) -> None:
@@ -207,18 +209,19 @@ def budget_xls(path: Path) -> Path:
 
 
 BUDGET = (
-    "| Team | Team | Start | Cost |\n"
+    "| Team |  | Start | Cost |\n"
     "| --- | --- | --- | --- |\n"
     "| Ops | Ann | 2023-12-31 | 3 |\n"
-    "| Ops | Bo\\|b | 2024-01-02T09:15:00 | 1.25 |\n"
+    "|  | Bo\\|b | 2024-01-02T09:15:00 | 1.25 |\n"
     "|  | TRUE |  | -2 |"
 )
 
 
-def test_xls_sheets_become_headed_tables_with_merges_filled(tmp_path: Path) -> None:
+def test_xls_sheets_become_headed_tables_with_merges_listed(tmp_path: Path) -> None:
     document = parse_to_document(XlsParser(), budget_xls(tmp_path / "b.xls"), ParseOptions())
     assert document.markdown == (
-        f"## Sheet: Budget\n\n{BUDGET}\n\n## Sheet: Second\n\n| only |\n| --- |\n| 07:30:00 |"
+        "## Sheet: Budget\n\nMerged cells: A1:B1, A2:A3\n\n"
+        f"{BUDGET}\n\n## Sheet: Second\n\n| only |\n| --- |\n| 07:30:00 |"
     )
     assert document.metadata == {
         "sheet_count": "2",
@@ -231,7 +234,7 @@ def test_xls_sheets_become_headed_tables_with_merges_filled(tmp_path: Path) -> N
 def test_xls_without_header_row_gets_numbered_columns(tmp_path: Path) -> None:
     options = ParseOptions(first_row_header=False)
     document = parse_to_document(XlsParser(), budget_xls(tmp_path / "b.xls"), options)
-    lines = document.markdown.split("\n\n")[1].splitlines()
+    lines = document.markdown.split("\n\n")[2].splitlines()
     assert lines[0] == "| Column 1 | Column 2 | Column 3 | Column 4 |"
     assert lines[2:] == BUDGET.splitlines()[:1] + BUDGET.splitlines()[2:]
     assert document.metadata["total_rows"] == "6"

@@ -1,10 +1,12 @@
-"""A workbook's sheets → Markdown: ``## Sheet: <name>`` then the sheet's table, per sheet.
+"""A workbook's sheets → Markdown: ``## Sheet: <name>``, its title rows, the ``Merged cells:``
+line, then the sheet's table, per sheet.
 
 Shared by the xlsx and xls parsers, which only turn their library's rows into lists of cell
-text. Here merged cells are filled, the per-sheet cell budget (``max_sheet_cells``) is
-enforced — a sheet past it is cut and named in the ``truncated_sheets`` metadata — and the
-workbook metadata is set. Hidden sheets are kept (their data is often what lookups and
-formulas draw on) and named in ``hidden_sheets``.
+text. Here title rows above the header become paragraphs (``title_rows``), the merges that
+hold a value are listed once (``merges``; the covered cells stay blank), the per-sheet cell
+budget (``max_sheet_cells``) is enforced — a sheet past it is cut and named in the
+``truncated_sheets`` metadata — and the workbook metadata is set. Hidden sheets are kept
+(their data is often what lookups and formulas draw on) and named in ``hidden_sheets``.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from collections.abc import Iterable, Sequence
 
 from server.docreader.parsers.base import DocumentSink, ParseOptions
 from server.docreader.parsers.sheets.header_option import first_row_header
-from server.docreader.parsers.sheets.merges import MergedRange, MergeFiller
+from server.docreader.parsers.sheets.merges import MergedRange, MergeLog
 from server.docreader.parsers.sheets.table import SheetTable
+from server.docreader.parsers.sheets.title_rows import TitleRows, title_paragraph
 
 
 class WorkbookWriter:
@@ -46,9 +49,15 @@ class WorkbookWriter:
         if hidden:
             self._hidden.append(title)
         table = SheetTable(spool_dir=self._spool_dir)
+        titles = TitleRows(enabled=self._header)
+        merges_seen = MergeLog(merges)
         try:
-            if not self._collect(table, rows, MergeFiller(merges)):
+            if not self._collect(table, rows, titles, merges_seen):
                 self._truncated.append(title)
+            merged = merges_seen.line()
+            above = [title_paragraph(t) for t in titles.titles] + ([merged] if merged else [])
+            for paragraph in above:
+                self._sink.write("\n\n" + paragraph)
             if table.row_count:
                 self._sink.write("\n\n")
                 table.write(self._sink, header=self._header)
@@ -65,21 +74,21 @@ class WorkbookWriter:
         if self._truncated:
             self._sink.set_metadata("truncated_sheets", ", ".join(self._truncated))
 
-    def _collect(self, table: SheetTable, rows: Iterable[list[str]], filler: MergeFiller) -> bool:
+    def _collect(
+        self, table: SheetTable, rows: Iterable[list[str]], titles: TitleRows, merges: MergeLog
+    ) -> bool:
         """Add the rows to the table; False when the cell budget cut the sheet short."""
         budget = self._cell_limit
-        count = 0
+        complete = True
         for index, cells in enumerate(rows):
             # Cells scanned, blank ones too: a sheet of empty rows must not run forever.
-            budget -= max(len(cells) + filler.fill(index, cells), 1)
+            budget -= max(len(cells), 1)
             if budget < 0:
-                return False
-            table.add(cells)
-            count = index + 1
-        for index in range(count, filler.last_filled_row() + 1):
-            cells = []
-            budget -= max(filler.fill(index, cells), 1)
-            if budget < 0:
-                return False
-            table.add(cells)
-        return True
+                complete = False
+                break
+            merges.see(index, cells)
+            for row in titles.offer(cells):
+                table.add(row)
+        for row in titles.finish():
+            table.add(row)
+        return complete

@@ -2,7 +2,7 @@
 
 Read with xlrd, on demand (one sheet in memory at a time). ``formatting_info=True`` is what
 makes xlrd report merged cells; some writers produce formatting records xlrd cannot read,
-and the workbook is then read again without them (no merge fill, values unchanged). Date
+and the workbook is then read again without them (no merges listed, values unchanged). Date
 cells (number cells with a date format) become ISO dates; an encrypted workbook (a FILEPASS
 record) is refused as password-protected.
 """

@@ -83,7 +83,7 @@ def _merged_range(ref: str) -> MergedRange | None:
     try:
         first_col, first_row, last_col, last_row = range_boundaries(ref)
     except (ValueError, TypeError):
-        return None  # A damaged merge only loses its fill, not the sheet.
+        return None  # A damaged merge is only left unlisted, not the sheet lost.
     if None in (first_col, first_row, last_col, last_row):
         return None  # Whole-row or whole-column refs are not cell merges.
     return MergedRange(first_row - 1, first_col - 1, last_row - 1, last_col - 1)
