@@ -369,7 +369,7 @@ with MilvusIndex(uri, lock_dir=Path(lock_dir)) as index:
             IndexRow(id=f"{prefix}-{batch}-{i}", tenant_id="t", knowledge_base_id="kb-1",
                      knowledge_id="k-race", chunk_id=f"{prefix}-{batch}-{i}",
                      source_type="chunk", is_enabled=True, content=f"row {i}",
-                     vector=[1.0, float(i), 0.0, 0.0])
+                     keyword_text=f"row {i}", vector=[1.0, float(i), 0.0, 0.0])
             for i in range(20)
         ])
         index.delete_by_knowledge(model_key, [f"k-none-{prefix}"])
