@@ -320,11 +320,12 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
+        excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Nearest enabled rows by cosine similarity (score in [-1, 1])."""
         name, expr = self._search_scope(
-            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
         if name is None:
             return []
@@ -339,12 +340,13 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
+        excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Enabled rows ranked by BM25 over their keyword text, idf from the searched scope
         (keyword_scoring; score > 0)."""
         name, expr = self._search_scope(
-            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
         if name is None:
             return []
@@ -367,12 +369,13 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
+        excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Dense and keyword rankings fused by reciprocal rank (k = `rrf_k`), each ranking's
         first hit kept (fusion.fuse)."""
         name, expr = self._search_scope(
-            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
         if name is None:
             return []
@@ -406,11 +409,13 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None,
+        excluded_knowledge_ids: Sequence[str],
         top_k: int,
     ) -> tuple[str | None, str]:
         """The collection and filter of a search; no collection when the scope is empty.
         The tenants are in the filter as well as the knowledge bases, so a caller that
-        named another tenant's knowledge base by mistake still reads none of its rows."""
+        named another tenant's knowledge base by mistake still reads none of its rows.
+        `excluded_knowledge_ids` are knowledges whose rows must not be found (not enabled)."""
         empty_knowledge_scope = knowledge_ids is not None and not knowledge_ids
         if top_k <= 0 or not tenant_ids or not knowledge_base_ids or empty_knowledge_scope:
             return None, ""
@@ -421,6 +426,8 @@ class MilvusIndex:
         ]
         if knowledge_ids is not None:
             clauses.append(field_in(cs.KNOWLEDGE_ID, knowledge_ids))
+        if excluded_knowledge_ids:
+            clauses.append(f"not ({field_in(cs.KNOWLEDGE_ID, excluded_knowledge_ids)})")
         return self._existing(model_key), all_of(*clauses)
 
     # ── plumbing ─────────────────────────────────────────────────────────────────────────
