@@ -11,7 +11,8 @@ with norm(d) = 1 - B + B * terms(d) / AVERAGE_TERMS. The row's side (everything 
 depends on the row alone and is stored in its sparse vector; the query's side, idf, is
 computed at search time from how many rows of the searched scope (tenant, knowledge bases,
 knowledges, enabled) hold the term. So a score depends only on the row and on the scope
-searched: not on segments, insertion order or other knowledge bases.
+searched: not on segments, insertion order or other knowledge bases. How the rows holding a
+term are counted is term_counting's part; a row's sparse vector holds both.
 
 AVERAGE_TERMS is a fixed length in place of the collection's average (which would again
 depend on what else is stored): about the terms of a default 512-character chunk with its
@@ -23,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from storage.index.lexical import iter_terms
@@ -43,17 +44,16 @@ def term_id(term: str) -> int:
     return int.from_bytes(digest, "big") % _DIMENSIONS
 
 
-def document_vector(text: str) -> dict[int, float]:
-    """The row side of BM25 for `text`; empty when it has no terms."""
-    counts = Counter(term_id(t) for t in iter_terms(text))
-    length = sum(counts.values())
-    norm = K1 * (1 - B + B * length / AVERAGE_TERMS)
+def document_weights(terms: Sequence[str]) -> dict[int, float]:
+    """The row side of BM25 for a row of these terms; empty when there are none."""
+    counts = Counter(term_id(t) for t in terms)
+    norm = K1 * (1 - B + B * len(terms) / AVERAGE_TERMS)
     return {dim: tf * (K1 + 1) / (tf + norm) for dim, tf in counts.items()}
 
 
-def query_terms(text: str) -> list[int]:
-    """The distinct sparse dimensions of a query, in order of first occurrence."""
-    return list(dict.fromkeys(term_id(t) for t in iter_terms(text)))
+def query_terms(text: str) -> list[str]:
+    """The distinct terms of a query, in order of first occurrence."""
+    return list(dict.fromkeys(iter_terms(text)))
 
 
 def idf(rows: int, holding: int) -> float:
@@ -61,7 +61,7 @@ def idf(rows: int, holding: int) -> float:
     return math.log(1 + (rows - holding + 0.5) / (holding + 0.5))
 
 
-def query_vector(rows: int, frequencies: Mapping[int, int]) -> dict[int, float]:
+def query_vector(rows: int, frequencies: Mapping[str, int]) -> dict[int, float]:
     """The query side: each term weighted by its idf in the scope; terms no row holds are left
     out (they cannot score)."""
-    return {dim: idf(rows, n) for dim, n in frequencies.items() if n > 0}
+    return {term_id(term): idf(rows, n) for term, n in frequencies.items() if n > 0}

@@ -13,7 +13,7 @@ from typing import Any
 from pymilvus import MilvusClient
 
 from storage.index import collection_schema as cs
-from storage.index.keyword_scoring import document_vector
+from storage.index.row_vectors import sparse_vector
 
 _PAGE = 500
 _COPIED = [
@@ -65,5 +65,5 @@ def copy_and_drop(
 def _migrated(row: dict[str, Any]) -> dict[str, Any]:
     copied = {field: row[field] for field in _COPIED}
     copied[cs.DENSE] = [float(x) for x in row[cs.DENSE]]
-    copied[cs.SPARSE] = document_vector(str(row[cs.CONTENT]))
+    copied[cs.SPARSE] = sparse_vector(str(row[cs.ID]), str(row[cs.CONTENT]))
     return copied

@@ -6,8 +6,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from storage.index import collection_schema as cs
-from storage.index.keyword_scoring import document_vector
 from storage.index.records import IndexHit, IndexRow
+from storage.index.row_vectors import sparse_vector
 
 _T = TypeVar("_T")
 
@@ -25,7 +25,7 @@ def row_data(row: IndexRow) -> dict[str, Any]:
         cs.SOURCE_TYPE: row.source_type,
         cs.IS_ENABLED: row.is_enabled,
         cs.CONTENT: content,
-        cs.SPARSE: document_vector(row.keyword_text),
+        cs.SPARSE: sparse_vector(row.id, row.keyword_text),
         cs.DENSE: floats(row.vector),
     }
 

@@ -139,7 +139,7 @@ def test_keyword_text_carries_title_and_breadcrumbs(
     ("documents", "query", "expected"),
     [
         pytest.param(
-            {"ru-1": "Договор поставки подписан.", "ru-2": "Отчёт о погоде."},
+            {"ru-1": "Договор поставки подписан.", "ru-2": "Отчёт за май."},
             "договоров",
             "ru-1",
             id="russian-plural-query-singular-text",
