@@ -5,7 +5,8 @@ rows in the same milvus-lite store, and dense search for scale.
 
 The rows are synthetic English-like chunks (80 words drawn from a Zipf-distributed 5,000-word
 vocabulary, so queries mix very common and rare terms), written in batches of 500 (each its
-own segment), all in one knowledge base. Each query is run once to warm up, then timed.
+own segment), all in one knowledge base. The three searches alternate query by query; each
+query is run once to warm up, then timed.
 
     .venv/bin/python -m bench.keyword_search [--rows 5000] [--queries 40] [--quick]
 """
@@ -93,13 +94,18 @@ def _create_milvus_bm25(client: MilvusClient) -> None:
     client.load_collection(LEGACY)
 
 
-def _timed(run: Callable[[], object], queries: int) -> list[float]:
-    run()
-    times = []
-    for _ in range(queries):
-        start = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - start) * 1000)
+def _interleaved(
+    runs: dict[str, Callable[[str], object]], queries: Sequence[str]
+) -> dict[str, list[float]]:
+    """Milliseconds per query of each run, the runs alternating query by query so that the
+    load of a shared machine falls on all of them alike; each query is run once untimed first."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for query in queries:
+        for name, run in runs.items():
+            run(query)
+            start = time.perf_counter()
+            run(query)
+            times[name].append((time.perf_counter() - start) * 1000)
     return times
 
 
@@ -130,23 +136,24 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
             )
             client.flush(LEGACY)
         filter_expr = 'is_enabled == true and kb in ["kb"]'
-        pending = iter(queries * 2)
-        ours = _timed(lambda: index.search_keyword(MODEL_KEY, next(pending), **SCOPE), queries_n)
-        pending = iter(queries * 2)
-        milvus = _timed(
-            lambda: client.search(
-                LEGACY,
-                data=[next(pending)],
-                anns_field="sparse",
-                filter=filter_expr,
-                limit=10,
-                output_fields=["id"],
-                search_params={"metric_type": "BM25"},
-            ),
-            queries_n,
-        )
         vector = rows[0].vector
-        dense = _timed(lambda: index.search_dense(MODEL_KEY, vector, **SCOPE), queries_n)
+        times = _interleaved(
+            {
+                "ours": lambda q: index.search_keyword(MODEL_KEY, q, **SCOPE),
+                "milvus": lambda q: client.search(
+                    LEGACY,
+                    data=[q],
+                    anns_field="sparse",
+                    filter=filter_expr,
+                    limit=10,
+                    output_fields=["id"],
+                    search_params={"metric_type": "BM25"},
+                ),
+                "dense": lambda q: index.search_dense(MODEL_KEY, vector, **SCOPE),
+            },
+            queries,
+        )
+    ours, milvus, dense = times["ours"], times["milvus"], times["dense"]
     figures: dict[str, object] = {
         "rows": rows_n,
         "queries": queries_n,

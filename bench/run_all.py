@@ -14,6 +14,7 @@ from bench import (
     cancel_latency,
     formats,
     ingest_throughput,
+    keyword_search,
     lite_memory,
     time_to_searchable,
     upload_stream,
@@ -28,6 +29,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("formats", formats.main),
     ("watch_fanout", watch_fanout.main),
     ("lite_memory", lite_memory.main),
+    ("keyword_search", keyword_search.main),
 )
 
 

@@ -25,6 +25,8 @@ NEIGHBOURS = [
     "Pump maintenance happens before the quarterly audit.",
     "Sluice gates are painted every spring.",
     "Wojciechowska reviewed the sluice gate logbook and the pump report twice.",
+    # More rows holding "report" than term_counting counts exactly: its count is estimated.
+    *(f"Monthly report number {i}." for i in range(120)),
 ]
 QUERY = "Wojciechowska pump report"
 
@@ -61,8 +63,8 @@ def test_a_documents_rank_and_score_do_not_depend_on_insertion_order_or_other_kb
 
     last = f"test/{uuid.uuid4().hex[:12]}/4"
     index.upsert(last, crowd[:20])
-    for row in neighbours:  # one segment per row
-        index.upsert(last, [row])
+    for start in reversed(range(0, len(neighbours), 7)):  # many segments, in reverse
+        index.upsert(last, neighbours[start : start + 7][::-1])
     index.upsert(last, crowd[20:])
     index.upsert(last, [target])
 
@@ -73,7 +75,9 @@ def test_a_documents_rank_and_score_do_not_depend_on_insertion_order_or_other_kb
     rank_last, score_last = _rank_and_score(hits_last, "target")
     assert rank_first == rank_last == 1
     assert score_last == pytest.approx(score_first, rel=1e-6)
-    assert ids(hits_first) == ids(hits_last)
+    # The rows that mention the name or the pump, in the same order; then the monthly
+    # reports, which tie with each other.
+    assert ids(hits_first)[:4] == ids(hits_last)[:4] == ["target", "n3", "n0", "n1"]
     assert [h.score for h in hits_last] == pytest.approx([h.score for h in hits_first], rel=1e-6)
     # kb-2's rows are neither found nor counted.
     assert not {h.knowledge_base_id for h in hits_last} - {"kb-1"}
