@@ -152,7 +152,9 @@ class MilvusIndex:
             try:
                 # Indexes on an empty collection are ready at once; waiting for them
                 # (sync=True) would poll every 0.5 s per index.
-                self._client.create_index(name, cs.build_index_params(dense, [field]), sync=False)
+                self._client.create_index(
+                    name, cs.build_index_params(dense, [field]), sync=False
+                )
             except MilvusException as exc:
                 if not _already_exists(exc):  # else a racing process indexed it first
                     raise
@@ -256,11 +258,8 @@ class MilvusIndex:
         with self._errors(f"update {name}"), self._writing(name):
             for batch in batches(list(chunk_ids), _FILTER_BATCH):
                 found = query_all(
-                    self._client,
-                    name,
-                    field_in(cs.CHUNK_ID, batch),
-                    [cs.ID, cs.KNOWLEDGE_BASE_ID],
-                    lite=self.is_lite,
+                    self._client, name, field_in(cs.CHUNK_ID, batch),
+                    [cs.ID, cs.KNOWLEDGE_BASE_ID], lite=self.is_lite,
                 )
                 updates = [
                     {
@@ -304,10 +303,7 @@ class MilvusIndex:
             return []
         with self._errors(f"list ids in {name}"):
             rows = query_all(
-                self._client,
-                name,
-                field_eq(cs.KNOWLEDGE_ID, knowledge_id),
-                [cs.ID],
+                self._client, name, field_eq(cs.KNOWLEDGE_ID, knowledge_id), [cs.ID],
                 lite=self.is_lite,
             )
         return sorted(str(row[cs.ID]) for row in rows)

@@ -51,7 +51,9 @@ def _knowledge_base(client: SluiceClient, server: EmbeddingServer) -> v1.Knowled
     config = v1.KnowledgeBaseConfig(
         chunking=v1.ChunkingConfig(chunk_size=100, chunk_overlap=0),
         embedding=v1.ModelConfig(
-            provider="openai", model=server.model, base_url=server.url("/v1"),
+            provider="openai",
+            model=server.model,
+            base_url=server.url("/v1"),
             dimensions=DIMENSION,
         ),
     )
@@ -90,8 +92,9 @@ def test_a_knowledge_still_embedding_is_not_found_and_its_chunks_are_not_enabled
             hits = client.search(QUERY, [kb.id], top_k=50, mode=v1.SearchMode.KEYWORD)
             chunks = list(client.list_chunks(created.id))
             status = client.get_knowledge(created.id).enable_status
-            seen_mid_way.append(({h.chunk_id for h in hits}, {c.is_enabled for c in chunks},
-                                 status))
+            seen_mid_way.append(
+                ({h.chunk_id for h in hits}, {c.is_enabled for c in chunks}, status)
+            )
 
     finished = client.wait_until_done(created.id, WAIT_S, on_event=during)
 

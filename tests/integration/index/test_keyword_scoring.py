@@ -46,8 +46,7 @@ def test_a_documents_rank_and_score_do_not_depend_on_insertion_order_or_other_kb
     index: MilvusIndex, make_row: MakeRow
 ) -> None:
     neighbours = [
-        make_row(f"n{i}", X, content=text, knowledge=f"k-n{i}")
-        for i, text in enumerate(NEIGHBOURS)
+        make_row(f"n{i}", X, content=text, knowledge=f"k-n{i}") for i, text in enumerate(NEIGHBOURS)
     ]
     target = make_row("target", X, content=TARGET, knowledge="k-target")
     # Another knowledge base full of the rare name: with collection-wide statistics it would
@@ -89,10 +88,16 @@ def test_the_rare_term_weighs_the_same_in_every_document_holding_it(
     """The issue's symptom: one rare name scored 0.29 in one document and 5.05 in another,
     by the segment each landed in. Two identical rows in different segments score alike."""
     index.upsert(model_key, [make_row("a", X, content="Kowalczyk approved it", knowledge="k-a")])
-    index.upsert(model_key, [  # another segment, where the name is one row in 31
-        *[make_row(f"f{i}", X, content=f"filler text {i}", knowledge=f"k-f{i}") for i in range(30)],
-        make_row("b", X, content="Kowalczyk approved it", knowledge="k-b"),
-    ])
+    index.upsert(
+        model_key,
+        [  # another segment, where the name is one row in 31
+            *[
+                make_row(f"f{i}", X, content=f"filler text {i}", knowledge=f"k-f{i}")
+                for i in range(30)
+            ],
+            make_row("b", X, content="Kowalczyk approved it", knowledge="k-b"),
+        ],
+    )
 
     hits = index.search_keyword(model_key, "Kowalczyk", **KB1)
 
@@ -104,16 +109,24 @@ def test_idf_is_counted_over_the_knowledge_bases_searched(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
     """A term common in kb-2 but rare in kb-1 is worth more when kb-1 alone is searched."""
-    index.upsert(model_key, [
-        make_row("rare", X, content="turbine inspection", kb="kb-1", knowledge="k-1"),
-        *[make_row(f"k1-{i}", X, content=f"other text {i}", kb="kb-1") for i in range(5)],
-        *[make_row(f"k2-{i}", X, content=f"turbine {i}", kb="kb-2", knowledge="k-2")
-          for i in range(20)],
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("rare", X, content="turbine inspection", kb="kb-1", knowledge="k-1"),
+            *[make_row(f"k1-{i}", X, content=f"other text {i}", kb="kb-1") for i in range(5)],
+            *[
+                make_row(f"k2-{i}", X, content=f"turbine {i}", kb="kb-2", knowledge="k-2")
+                for i in range(20)
+            ],
+        ],
+    )
 
     alone = index.search_keyword(model_key, "turbine", **KB1)
     both = index.search_keyword(
-        model_key, "turbine", tenant_ids=["tenant-1"], knowledge_base_ids=["kb-1", "kb-2"],
+        model_key,
+        "turbine",
+        tenant_ids=["tenant-1"],
+        knowledge_base_ids=["kb-1", "kb-2"],
         top_k=30,
     )
 
@@ -124,13 +137,18 @@ def test_idf_is_counted_over_the_knowledge_bases_searched(
 def test_keyword_text_carries_title_and_breadcrumbs(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row(
-            "c", X, content="Close the valve first.",
-            keyword_text="Hydraulics handbook\nEmergency shutdown\nClose the valve first.",
-        ),
-        make_row("d", X, content="Open the valve slowly."),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row(
+                "c",
+                X,
+                content="Close the valve first.",
+                keyword_text="Hydraulics handbook\nEmergency shutdown\nClose the valve first.",
+            ),
+            make_row("d", X, content="Open the valve slowly."),
+        ],
+    )
 
     assert ids(index.search_keyword(model_key, "emergency shutdown handbook", **KB1)) == ["c"]
     # The content shown is the chunk's own.
@@ -186,14 +204,19 @@ def test_hybrid_keeps_each_sides_first_hit(
 ) -> None:
     """Rows ranked second and third by both sides outscore, by plain RRF, the rows that only
     one side ranks first; the fused top 2 still holds both first hits."""
-    index.upsert(model_key, [
-        # The nearest vector; no query term.
-        make_row("dense-first", [1.0, 0.0, 0.0, 0.0], content="unrelated words here"),
-        # The best keyword match; the farthest vector.
-        make_row("keyword-first", [-1.0, 0.0, 0.0, 0.0], content="zeppelin zeppelin hangar"),
-        make_row("both-2", [0.9, 0.43, 0.0, 0.0], content="zeppelin hangar doors and more"),
-        make_row("both-3", [0.8, 0.6, 0.0, 0.0], content="zeppelin flights and many other words"),
-    ])
+    index.upsert(
+        model_key,
+        [
+            # The nearest vector; no query term.
+            make_row("dense-first", [1.0, 0.0, 0.0, 0.0], content="unrelated words here"),
+            # The best keyword match; the farthest vector.
+            make_row("keyword-first", [-1.0, 0.0, 0.0, 0.0], content="zeppelin zeppelin hangar"),
+            make_row("both-2", [0.9, 0.43, 0.0, 0.0], content="zeppelin hangar doors and more"),
+            make_row(
+                "both-3", [0.8, 0.6, 0.0, 0.0], content="zeppelin flights and many other words"
+            ),
+        ],
+    )
 
     hits = index.search_hybrid(model_key, X, "zeppelin hangar", **KB1, top_k=2)
 
@@ -203,16 +226,17 @@ def test_hybrid_keeps_each_sides_first_hit(
     assert set(ids(top3)) == {"dense-first", "keyword-first", "both-2"}
 
 
-def test_a_schema_1_collection_is_migrated_on_first_use(
-    index: MilvusIndex, model_key: str
-) -> None:
+def test_a_schema_1_collection_is_migrated_on_first_use(index: MilvusIndex, model_key: str) -> None:
     client: MilvusClient = index._client  # the same store the index opened
     legacy = legacy_collection_name(model_key)
     _create_schema_1(client, legacy)
-    client.insert(legacy, [
-        _schema_1_row("old-1", "Архив содержит документы."),
-        _schema_1_row("old-2", "Weather today."),
-    ])
+    client.insert(
+        legacy,
+        [
+            _schema_1_row("old-1", "Архив содержит документы."),
+            _schema_1_row("old-2", "Weather today."),
+        ],
+    )
     client.flush(legacy)
 
     hits = index.search_keyword(model_key, "документов", **KB1)
@@ -233,15 +257,22 @@ def _create_schema_1(client: MilvusClient, name: str) -> None:
     schema.add_field("is_enabled", DataType.BOOL)
     schema.add_field("content", DataType.VARCHAR, max_length=65_535)
     schema.add_field(
-        "bm25_text", DataType.VARCHAR, max_length=65_535, enable_analyzer=True,
+        "bm25_text",
+        DataType.VARCHAR,
+        max_length=65_535,
+        enable_analyzer=True,
         analyzer_params={"tokenizer": "standard"},
     )
     schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
     schema.add_field("dense", DataType.FLOAT_VECTOR, dim=4)
-    schema.add_function(Function(
-        name="bm25", function_type=FunctionType.BM25,
-        input_field_names=["bm25_text"], output_field_names=["sparse"],
-    ))
+    schema.add_function(
+        Function(
+            name="bm25",
+            function_type=FunctionType.BM25,
+            input_field_names=["bm25_text"],
+            output_field_names=["sparse"],
+        )
+    )
     client.create_collection(name, schema=schema, num_partitions=16)
     params = MilvusClient.prepare_index_params()
     params.add_index("dense", index_type="FLAT", metric_type="COSINE")
@@ -252,7 +283,38 @@ def _create_schema_1(client: MilvusClient, name: str) -> None:
 
 def _schema_1_row(row_id: str, content: str) -> dict[str, Any]:
     return {
-        "id": row_id, "tenant_id": "tenant-1", "knowledge_base_id": "kb-1",
-        "knowledge_id": "k-1", "chunk_id": row_id, "source_type": "chunk", "is_enabled": True,
-        "content": content, "bm25_text": content.lower(), "dense": X,
+        "id": row_id,
+        "tenant_id": "tenant-1",
+        "knowledge_base_id": "kb-1",
+        "knowledge_id": "k-1",
+        "chunk_id": row_id,
+        "source_type": "chunk",
+        "is_enabled": True,
+        "content": content,
+        "bm25_text": content.lower(),
+        "dense": X,
     }
+
+
+def test_excluded_knowledges_are_neither_found_nor_counted(
+    index: MilvusIndex, model_key: str, make_row: MakeRow
+) -> None:
+    """A knowledge still indexing is left out of the results and of the idf."""
+    finished = [
+        make_row("done", X, content="turbine inspection", knowledge="k-done"),
+        make_row("other", X, content="gate inspection", knowledge="k-other"),
+    ]
+    indexing = [
+        make_row(f"new-{i}", X, content=f"turbine {i}", knowledge="k-new") for i in range(10)
+    ]
+    alone = f"test/{uuid.uuid4().hex[:12]}/4"
+    index.upsert(alone, finished)
+    index.upsert(model_key, finished + indexing)
+
+    expected = index.search_keyword(alone, "turbine", **KB1)
+    hits = index.search_keyword(model_key, "turbine", **KB1, excluded_knowledge_ids=["k-new"])
+    assert [(h.id, h.score) for h in hits] == [(h.id, h.score) for h in expected]
+    fused = index.search_hybrid(model_key, X, "turbine", **KB1, excluded_knowledge_ids=["k-new"])
+    assert {h.knowledge_id for h in fused} == {"k-done", "k-other"}
+    dense = index.search_dense(model_key, X, **KB1, excluded_knowledge_ids=["k-new", "k-other"])
+    assert ids(dense) == ["done"]

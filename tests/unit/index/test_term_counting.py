@@ -30,7 +30,8 @@ def test_small_counts_are_exact() -> None:
     rows = Rows(["pump valve"] * 7 + ["valve"] * 20 + ["gate"] * 3)
 
     assert count_rows(rows.search, ["pump", "valv", "gate", "absent"]) == (
-        30, {"pump": 7, "valv": 27, "gate": 3, "absent": 0},
+        30,
+        {"pump": 7, "valv": 27, "gate": 3, "absent": 0},
     )
 
 
