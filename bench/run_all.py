@@ -19,6 +19,7 @@ from bench import (
     time_to_searchable,
     upload_stream,
     watch_fanout,
+    zh_segmentation,
 )
 
 BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...] = (
@@ -30,6 +31,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("watch_fanout", watch_fanout.main),
     ("lite_memory", lite_memory.main),
     ("keyword_search", keyword_search.main),
+    ("zh_segmentation", zh_segmentation.main),
 )
 
 
