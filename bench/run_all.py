@@ -14,10 +14,12 @@ from bench import (
     cancel_latency,
     formats,
     ingest_throughput,
+    keyword_search,
     lite_memory,
     time_to_searchable,
     upload_stream,
     watch_fanout,
+    zh_segmentation,
 )
 
 BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...] = (
@@ -28,6 +30,8 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("formats", formats.main),
     ("watch_fanout", watch_fanout.main),
     ("lite_memory", lite_memory.main),
+    ("keyword_search", keyword_search.main),
+    ("zh_segmentation", zh_segmentation.main),
 )
 
 

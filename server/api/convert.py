@@ -177,8 +177,9 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def chunk(row: Any, content: str) -> knowledge_pb2.Chunk:
-    """``content``: the row's, as returned (its image links made URLs)."""
+def chunk(row: Any, content: str, *, knowledge_enabled: bool) -> knowledge_pb2.Chunk:
+    """``content``: the row's, as returned (its image links made URLs). A chunk is enabled
+    (searchable) only while its knowledge is: not while the knowledge is still indexing."""
     image_info, metadata = struct_pb2.Struct(), struct_pb2.Struct()
     if isinstance(row.image_info, dict):
         image_info.update(row.image_info)
@@ -198,7 +199,7 @@ def chunk(row: Any, content: str) -> knowledge_pb2.Chunk:
         parent_chunk_id=row.parent_chunk_id or "",
         pre_chunk_id=row.pre_chunk_id or "",
         next_chunk_id=row.next_chunk_id or "",
-        is_enabled=bool(row.is_enabled),
+        is_enabled=bool(row.is_enabled) and knowledge_enabled,
         image_info=image_info,
         metadata=metadata,
     )

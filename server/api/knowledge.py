@@ -26,6 +26,7 @@ from server.services.request_limits import MAX_KEYWORD_CHARS, MAX_TAG_ID_CHARS, 
 from server.services.tags import knowledge_message, knowledge_messages
 from server.services.url_import import checked_import_url
 from storage.db.models import Knowledge
+from storage.db.statuses import EnableStatus
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
@@ -163,8 +164,13 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             self._ctx.files,
             [(r.tenant_id, r.content) for r in rows],
         )
+        enabled = knowledge.enable_status == EnableStatus.ENABLED
         chunks = fitted(
-            [convert.chunk(r, c) for r, c in zip(rows, contents, strict=True)], self._budget
+            [
+                convert.chunk(r, c, knowledge_enabled=enabled)
+                for r, c in zip(rows, contents, strict=True)
+            ],
+            self._budget,
         )
         return pb.ListChunksResponse(
             chunks=chunks,

@@ -1,4 +1,5 @@
-"""Search over the enabled chunks of a tenant's knowledge bases (dense, BM25 or hybrid)."""
+"""Search over the enabled chunks of a tenant's knowledge bases: hybrid by default, or dense
+or BM25 alone."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class SearchService:
             raise invalid_argument("knowledge_base_ids", "name at least one knowledge base")
         if request.top_k < 0 or request.top_k > MAX_TOP_K:
             raise invalid_argument("top_k", f"must be between 1 and {MAX_TOP_K}")
+        if request.mode not in search_pb2.SearchMode.values():
+            raise invalid_argument("mode", f"unknown search mode {request.mode}")
         top_k = request.top_k or DEFAULT_TOP_K
         by_model: dict[str, list[Any]] = defaultdict(list)
         tenant_of: dict[str, str] = {}  # knowledge base id → its tenant's id
@@ -66,10 +69,14 @@ class SearchService:
         tenants = (
             sorted({kb.tenant_id for kb in kbs}) if identity.is_admin else [identity.tenant_id]
         )
+        kb_ids = [kb.id for kb in kbs]
         scope: dict[str, Any] = {
             "tenant_ids": tenants,
-            "knowledge_base_ids": [kb.id for kb in kbs],
+            "knowledge_base_ids": kb_ids,
             "knowledge_ids": list(request.knowledge_ids) or None,
+            # Rows of a knowledge still indexing (or whose round did not finish) are in the
+            # index already, but only a knowledge that is enabled may be found.
+            "excluded_knowledge_ids": self._ctx.knowledges.unsearchable_ids(kb_ids),
             "top_k": top_k,
         }
         if request.mode == search_pb2.SEARCH_MODE_KEYWORD:
@@ -84,9 +91,9 @@ class SearchService:
                 "config.embedding.base_url",
                 f"knowledge base {kbs[0].id}: {exc}",
             ) from exc
-        if request.mode == search_pb2.SEARCH_MODE_HYBRID:
-            return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
-        return self._ctx.index.search_dense(model_key, vector, **scope)
+        if request.mode == search_pb2.SEARCH_MODE_VECTOR:
+            return self._ctx.index.search_dense(model_key, vector, **scope)
+        return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
 
     def _results(
         self, identity: Identity, hits: list[Any], tenant_of: dict[str, str]

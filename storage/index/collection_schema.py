@@ -1,4 +1,8 @@
-"""Collection naming, schema and index parameters: one collection per embedding model/dimension."""
+"""Collection naming, schema and index parameters: one collection per embedding model/dimension.
+
+Schema version 2 (collections `sluice2_*`) stores our own BM25 row weights in SPARSE (see
+keyword_scoring); version 1 (`sluice_*`) had Milvus compute BM25 from a BM25_TEXT field and is
+migrated on first use (legacy_migration)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import re
 from collections.abc import Iterable
 from enum import StrEnum
 
-from pymilvus import CollectionSchema, DataType, Function, FunctionType, MilvusClient
+from pymilvus import CollectionSchema, DataType, MilvusClient
 from pymilvus.milvus_client.index import IndexParams
 
 ID = "id"
@@ -18,7 +22,6 @@ CHUNK_ID = "chunk_id"
 SOURCE_TYPE = "source_type"
 IS_ENABLED = "is_enabled"
 CONTENT = "content"
-BM25_TEXT = "bm25_text"
 SPARSE = "sparse"
 DENSE = "dense"
 
@@ -27,7 +30,8 @@ SCALAR_INDEXED = (KNOWLEDGE_BASE_ID, KNOWLEDGE_ID, CHUNK_ID)
 INDEXED_FIELDS = (DENSE, SPARSE, *SCALAR_INDEXED)
 
 DENSE_METRIC = "COSINE"
-SPARSE_METRIC = "BM25"
+# Row weights x query idf (keyword_scoring).
+SPARSE_METRIC = "IP"
 
 # Milvus counts VARCHAR max_length in bytes (milvus-lite in characters); we cut by UTF-8 bytes.
 TEXT_MAX_BYTES = 65_535
@@ -35,10 +39,6 @@ _ID_MAX = 256
 _REF_MAX = 128
 NUM_PARTITIONS = 16
 _NAME_MAX = 255
-
-# The terms in BM25_TEXT are prepared by `lexical.bm25_text`; Milvus only has to split on the
-# spaces between them, which `standard` does identically on milvus-lite and Milvus.
-BM25_ANALYZER = {"tokenizer": "standard"}
 
 
 class DenseIndex(StrEnum):
@@ -50,11 +50,20 @@ class DenseIndex(StrEnum):
 
 
 def collection_name(model_key: str) -> str:
-    """`local/all-MiniLM-L6-v2/384` -> `sluice_local_all_minilm_l6_v2_384` (Milvus name rules)."""
+    """`local/all-MiniLM-L6-v2/384` -> `sluice2_local_all_minilm_l6_v2_384` (Milvus name rules)."""
+    return _named("sluice2", model_key)
+
+
+def legacy_collection_name(model_key: str) -> str:
+    """The schema-1 collection of `model_key`: `sluice_local_all_minilm_l6_v2_384`."""
+    return _named("sluice", model_key)
+
+
+def _named(prefix: str, model_key: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", model_key.lower()).strip("_")
     if not slug:
         raise ValueError(f"model key {model_key!r} has no usable characters")
-    name = f"sluice_{slug}"
+    name = f"{prefix}_{slug}"
     if len(name) > _NAME_MAX:
         digest = hashlib.sha1(model_key.encode("utf-8")).hexdigest()[:12]
         name = f"{name[: _NAME_MAX - len(digest) - 1]}_{digest}"
@@ -74,23 +83,8 @@ def build_schema(dimension: int) -> CollectionSchema:
     schema.add_field(SOURCE_TYPE, DataType.VARCHAR, max_length=_REF_MAX)
     schema.add_field(IS_ENABLED, DataType.BOOL)
     schema.add_field(CONTENT, DataType.VARCHAR, max_length=TEXT_MAX_BYTES)
-    schema.add_field(
-        BM25_TEXT,
-        DataType.VARCHAR,
-        max_length=TEXT_MAX_BYTES,
-        enable_analyzer=True,
-        analyzer_params=BM25_ANALYZER,
-    )
     schema.add_field(SPARSE, DataType.SPARSE_FLOAT_VECTOR)
     schema.add_field(DENSE, DataType.FLOAT_VECTOR, dim=dimension)
-    schema.add_function(
-        Function(
-            name="bm25",
-            function_type=FunctionType.BM25,
-            input_field_names=[BM25_TEXT],
-            output_field_names=[SPARSE],
-        )
-    )
     return schema
 
 

@@ -1,4 +1,4 @@
-"""Chunk index on Milvus / milvus-lite: dense vectors and BM25, scoped by knowledge base.
+"""Chunk index on Milvus / milvus-lite: dense vectors and our BM25, scoped by knowledge base.
 
 One collection per embedding model/dimension (`collection_name`). The URI is either a local
 path ending in `.db` (milvus-lite in this process, for one process only) or `http://host:port`
@@ -15,11 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pymilvus import AnnSearchRequest, MilvusException, RRFRanker
+from pymilvus import AnnSearchRequest, MilvusException
 
 from storage.index import collection_schema as cs
 from storage.index.client_calls import query_all, with_reload
-from storage.index.collection_schema import DenseIndex, collection_name
+from storage.index.collection_schema import DenseIndex, collection_name, legacy_collection_name
 from storage.index.connection import (
     DEFAULT_LOCK_DIR,
     close_connection,
@@ -31,7 +31,9 @@ from storage.index.connection import (
 )
 from storage.index.errors import IndexStoreError, IndexUnavailableError
 from storage.index.expressions import all_of, field_eq, field_in
-from storage.index.lexical import bm25_text
+from storage.index.fusion import fuse
+from storage.index.keyword_search import keyword_query
+from storage.index.legacy_migration import copy_and_drop, legacy_dimension
 from storage.index.records import IndexHit, IndexRow
 from storage.index.row_codec import HIT_FIELDS, batches, floats, hit_of, row_data
 
@@ -120,6 +122,7 @@ class MilvusIndex:
                 # Also completes a collection whose creator died before indexing it.
                 self._create_missing_indexes(name)
                 known = self._load(name)
+                self._migrate_legacy(model_key, name)
         if known != dimension:
             raise IndexStoreError(
                 f"collection {name} holds {known}-dimensional vectors, not {dimension}"
@@ -172,6 +175,20 @@ class MilvusIndex:
             self._ready[name] = dimension
         return dimension
 
+    def _migrate_legacy(self, model_key: str, name: str) -> None:
+        """Move the rows of `model_key`'s schema-1 collection, if one is left, into `name`."""
+        legacy = legacy_collection_name(model_key)
+        if legacy_dimension(self._client, legacy) is None:
+            return
+
+        def write(rows: Sequence[dict[str, Any]]) -> None:
+            with_reload(self._client, name, partial(self._client.upsert, name, list(rows)))
+
+        with self._writing(legacy):
+            if self._client.has_collection(legacy):  # else another process just moved it
+                copy_and_drop(self._client, legacy, write)
+        self._settle(name)
+
     def _dimension_of(self, name: str) -> int:
         description: Mapping[str, Any] = self._client.describe_collection(name)
         for field in description["fields"]:
@@ -187,7 +204,8 @@ class MilvusIndex:
                 return name
         with self._errors(f"open collection {name}"):
             if not self._client.has_collection(name):
-                return None
+                legacy = legacy_dimension(self._client, legacy_collection_name(model_key))
+                return None if legacy is None else self.ensure_collection(model_key, legacy)
             self._load(name)
         return name
 
@@ -298,11 +316,12 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
+        excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Nearest enabled rows by cosine similarity (score in [-1, 1])."""
         name, expr = self._search_scope(
-            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
         if name is None:
             return []
@@ -317,18 +336,25 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
+        excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
-        """Enabled rows ranked by BM25 over the analysed content (score >= 0)."""
+        """Enabled rows ranked by BM25 over their keyword text, idf from the searched scope
+        (keyword_scoring; score > 0)."""
         name, expr = self._search_scope(
-            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
-        terms = bm25_text(query_text, max_bytes=cs.TEXT_MAX_BYTES)
-        if name is None or not terms:
+        if name is None:
             return []
-        request = _request(terms, cs.SPARSE, cs.SPARSE_METRIC, expr, top_k)
-        # milvus-lite reports BM25 scores negated (as distances); Milvus reports them as is.
-        return [hit_of(hit, abs(float(hit["distance"]))) for hit in self._search(name, request)]
+        return self._keyword_hits(name, expr, query_text, top_k)
+
+    def _keyword_hits(self, name: str, expr: str, query_text: str, limit: int) -> list[IndexHit]:
+        with self._errors(f"keyword search {name}"):
+            query = keyword_query(self._client, name, expr, query_text)
+        if not query:
+            return []
+        request = _request(query, cs.SPARSE, cs.SPARSE_METRIC, expr, limit)
+        return [hit_of(hit, float(hit["distance"])) for hit in self._search(name, request)]
 
     def search_hybrid(
         self,
@@ -339,33 +365,22 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None = None,
+        excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
-        """Dense and BM25 candidates fused by reciprocal rank (RRF, k = `rrf_k`)."""
+        """Dense and keyword rankings fused by reciprocal rank (k = `rrf_k`), each ranking's
+        first hit kept (fusion.fuse)."""
         name, expr = self._search_scope(
-            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, top_k
+            model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
         if name is None:
             return []
         # Deeper candidate lists let a row ranked well by only one side still surface.
         depth = top_k * 2
-        requests = [_request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, depth)]
-        terms = bm25_text(query_text, max_bytes=cs.TEXT_MAX_BYTES)
-        if terms:
-            requests.append(_request(terms, cs.SPARSE, cs.SPARSE_METRIC, expr, depth))
-        with self._errors(f"hybrid search {name}"):
-            result = with_reload(
-                self._client,
-                name,
-                lambda: self._client.hybrid_search(
-                    name,
-                    reqs=requests,
-                    ranker=RRFRanker(self._rrf_k),
-                    limit=top_k,
-                    output_fields=HIT_FIELDS,
-                ),
-            )
-        return [hit_of(hit, float(hit["distance"])) for hit in result[0]]
+        dense_request = _request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, depth)
+        dense = [hit_of(h, float(h["distance"])) for h in self._search(name, dense_request)]
+        keyword = self._keyword_hits(name, expr, query_text, depth)
+        return fuse([dense, keyword], k=self._rrf_k, top_k=top_k)
 
     def _search(self, name: str, request: AnnSearchRequest) -> list[Mapping[str, Any]]:
         with self._errors(f"search {name}"):
@@ -390,11 +405,13 @@ class MilvusIndex:
         tenant_ids: Sequence[str],
         knowledge_base_ids: Sequence[str],
         knowledge_ids: Sequence[str] | None,
+        excluded_knowledge_ids: Sequence[str],
         top_k: int,
     ) -> tuple[str | None, str]:
         """The collection and filter of a search; no collection when the scope is empty.
         The tenants are in the filter as well as the knowledge bases, so a caller that
-        named another tenant's knowledge base by mistake still reads none of its rows."""
+        named another tenant's knowledge base by mistake still reads none of its rows.
+        `excluded_knowledge_ids` are knowledges whose rows must not be found (not enabled)."""
         empty_knowledge_scope = knowledge_ids is not None and not knowledge_ids
         if top_k <= 0 or not tenant_ids or not knowledge_base_ids or empty_knowledge_scope:
             return None, ""
@@ -405,6 +422,8 @@ class MilvusIndex:
         ]
         if knowledge_ids is not None:
             clauses.append(field_in(cs.KNOWLEDGE_ID, knowledge_ids))
+        if excluded_knowledge_ids:
+            clauses.append(f"not ({field_in(cs.KNOWLEDGE_ID, excluded_knowledge_ids)})")
         return self._existing(model_key), all_of(*clauses)
 
     # ── plumbing ─────────────────────────────────────────────────────────────────────────

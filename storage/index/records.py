@@ -18,12 +18,15 @@ class IndexRow:
     source_type: str
     is_enabled: bool
     content: str
+    # What keyword search matches: the title and heading breadcrumbs with the content, as
+    # the dense vector embeds them.
+    keyword_text: str
     vector: Sequence[float]
 
 
 @dataclass(frozen=True)
 class IndexHit:
-    """A search result; `score` is higher-is-better (cosine, BM25 or RRF, by search kind)."""
+    """A search result; `score` is higher-is-better (cosine, BM25 or fused, by search kind)."""
 
     id: str
     chunk_id: str

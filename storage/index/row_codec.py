@@ -6,8 +6,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from storage.index import collection_schema as cs
-from storage.index.lexical import bm25_text
 from storage.index.records import IndexHit, IndexRow
+from storage.index.row_vectors import sparse_vector
 
 _T = TypeVar("_T")
 
@@ -25,7 +25,7 @@ def row_data(row: IndexRow) -> dict[str, Any]:
         cs.SOURCE_TYPE: row.source_type,
         cs.IS_ENABLED: row.is_enabled,
         cs.CONTENT: content,
-        cs.BM25_TEXT: bm25_text(content, max_bytes=cs.TEXT_MAX_BYTES),
+        cs.SPARSE: sparse_vector(row.id, row.keyword_text),
         cs.DENSE: floats(row.vector),
     }
 
@@ -33,7 +33,7 @@ def row_data(row: IndexRow) -> dict[str, Any]:
 def _cut_utf8(text: str, max_bytes: int) -> str:
     """`text` cut to at most `max_bytes` of UTF-8 without splitting a character.
 
-    The index keeps a copy for display and BM25; the database holds the full chunk."""
+    The index keeps a copy for display; the database holds the full chunk."""
     encoded = text.encode("utf-8")
     if len(encoded) <= max_bytes:
         return text

@@ -61,7 +61,8 @@ def index_chunks(
     for first in range(start, len(chunks), batch_size):
         batch = chunks[first : first + batch_size]
         check()
-        vectors = embedder.embed_documents([embedding_text(title, c) for c in batch])
+        texts = [embedding_text(title, c) for c in batch]
+        vectors = embedder.embed_documents(texts)
         check()
         ctx.index.upsert(
             model_key,
@@ -75,9 +76,10 @@ def index_chunks(
                     source_type=CHUNK_SOURCE,
                     is_enabled=True,
                     content=c.content,
+                    keyword_text=text,
                     vector=v,
                 )
-                for c, v in zip(batch, vectors, strict=True)
+                for c, text, v in zip(batch, texts, vectors, strict=True)
             ],
         )
         done += len(batch)
@@ -87,5 +89,6 @@ def index_chunks(
 
 
 def embedding_text(title: str, chunk: IndexableChunk) -> str:
-    """Title + heading breadcrumbs + content, as the spec's EmbeddingContent()."""
+    """Title + heading breadcrumbs + content, as the spec's EmbeddingContent(): the text both
+    embedded and matched by keyword search."""
     return "\n".join(part for part in (title, chunk.context_header, chunk.content) if part)

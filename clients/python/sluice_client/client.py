@@ -501,7 +501,7 @@ class SluiceClient:
         top_k: int = 10,
         mode: v1.SearchMode | None = None,
     ) -> list[v1.SearchResult]:
-        """The best `top_k` chunks; `mode=None` lets the server choose (vector)."""
+        """The best `top_k` chunks; `mode=None` lets the server choose (hybrid)."""
         ids = [knowledge_base_ids] if isinstance(knowledge_base_ids, str) else knowledge_base_ids
         request = v1.SearchRequest(
             query=query,

@@ -28,10 +28,16 @@ from sqlalchemy.orm import Session
 
 from storage.db.engine import Database
 from storage.db.errors import NotFoundError
-from storage.db.models import Knowledge, KnowledgeTag, UTCDateTime, utcnow
+from storage.db.models import Chunk, Knowledge, KnowledgeTag, UTCDateTime, utcnow
 from storage.db.repositories import tags
 from storage.db.sql import affected_rows
-from storage.db.statuses import DEDUP_IGNORED, KnowledgeType, ParseStatus, SummaryStatus
+from storage.db.statuses import (
+    DEDUP_IGNORED,
+    EnableStatus,
+    KnowledgeType,
+    ParseStatus,
+    SummaryStatus,
+)
 
 KnowledgePage = tuple[list[Knowledge], int]
 KnowledgeList = list[Knowledge]
@@ -280,6 +286,19 @@ class KnowledgeRepository:
         with self._db.session() as session:
             found = {row.id: row for row in session.scalars(query)}
         return [found[i] for i in dict.fromkeys(knowledge_ids) if i in found]
+
+    def unsearchable_ids(self, knowledge_base_ids: Sequence[str]) -> Sequence[str]:
+        """The knowledges of these knowledge bases that have chunks but are not enabled
+        (still indexing, or a round that did not finish): Search must skip their rows."""
+        if not knowledge_base_ids:
+            return []
+        query = select(Knowledge.id).where(
+            Knowledge.knowledge_base_id.in_(list(knowledge_base_ids)),
+            Knowledge.enable_status != EnableStatus.ENABLED,
+            exists().where(Chunk.knowledge_id == Knowledge.id),
+        )
+        with self._db.session() as session:
+            return sorted(session.scalars(query))
 
     def of_tenant(self, tenant_id: str) -> KnowledgeList:
         """Every row of the tenant, those being deleted too (deleting a tenant)."""

@@ -179,7 +179,7 @@ def write_products(ctx: WorkerContext, knowledge: Knowledge, attempt: int, count
                 id=ids[i], tenant_id=knowledge.tenant_id,
                 knowledge_base_id=knowledge.knowledge_base_id, knowledge_id=knowledge.id,
                 chunk_id=ids[i], source_type="chunk", is_enabled=True, content=f"chunk {i}",
-                vector=[1.0, 0.0, 0.0, float(i)],
+                keyword_text=f"chunk {i}", vector=[1.0, 0.0, 0.0, float(i)],
             )
             for i in range(count)
         ],

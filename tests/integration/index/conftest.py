@@ -77,7 +77,9 @@ def make_row() -> MakeRow:
         enabled: bool = True,
         source_type: str = "chunk",
         tenant: str = "tenant-1",
+        keyword_text: str | None = None,
     ) -> IndexRow:
+        text = content or f"content of {row_id}"
         return IndexRow(
             id=row_id,
             tenant_id=tenant,
@@ -86,7 +88,8 @@ def make_row() -> MakeRow:
             chunk_id=chunk or row_id,
             source_type=source_type,
             is_enabled=enabled,
-            content=content or f"content of {row_id}",
+            content=text,
+            keyword_text=text if keyword_text is None else keyword_text,
             vector=vector,
         )
 

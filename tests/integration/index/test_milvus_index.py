@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pymilvus import MilvusClient
 
-from storage.index.collection_schema import TEXT_MAX_BYTES
+from storage.index.collection_schema import TEXT_MAX_BYTES, legacy_collection_name
 from storage.index.milvus_index import (
     IndexHit,
     IndexStoreError,
@@ -39,9 +39,12 @@ def ids(hits: Sequence[IndexHit]) -> list[str]:
 
 
 def test_collection_name_is_a_valid_milvus_name() -> None:
-    assert collection_name("local/all-MiniLM-L6-v2/384") == "sluice_local_all_minilm_l6_v2_384"
+    assert collection_name("local/all-MiniLM-L6-v2/384") == "sluice2_local_all_minilm_l6_v2_384"
     assert collection_name("openai/text-embedding-3-small/1536") == (
-        "sluice_openai_text_embedding_3_small_1536"
+        "sluice2_openai_text_embedding_3_small_1536"
+    )
+    assert legacy_collection_name("local/all-MiniLM-L6-v2/384") == (
+        "sluice_local_all_minilm_l6_v2_384"
     )
     long_name = collection_name("openai/" + "m" * 400 + "/8")
     assert len(long_name) == 255
@@ -369,7 +372,7 @@ with MilvusIndex(uri, lock_dir=Path(lock_dir)) as index:
             IndexRow(id=f"{prefix}-{batch}-{i}", tenant_id="t", knowledge_base_id="kb-1",
                      knowledge_id="k-race", chunk_id=f"{prefix}-{batch}-{i}",
                      source_type="chunk", is_enabled=True, content=f"row {i}",
-                     vector=[1.0, float(i), 0.0, 0.0])
+                     keyword_text=f"row {i}", vector=[1.0, float(i), 0.0, 0.0])
             for i in range(20)
         ])
         index.delete_by_knowledge(model_key, [f"k-none-{prefix}"])

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from storage.index.expressions import all_of, field_eq, field_in, quote
-from storage.index.lexical import bm25_text
+from storage.index.lexical import iter_terms
 
 
 def terms(text: str) -> list[str]:
-    return bm25_text(text, max_bytes=65_535).split(" ")
+    return list(iter_terms(text))
 
 
 def test_english_words_are_stemmed_and_lowercased() -> None:
@@ -16,25 +16,25 @@ def test_english_words_are_stemmed_and_lowercased() -> None:
 
 def test_russian_word_forms_share_one_stem() -> None:
     forms = ["документ", "документы", "документов", "Документами"]
-    assert {bm25_text(form, max_bytes=100) for form in forms} == {"документ"}
-    assert bm25_text("ёлки", max_bytes=100) == bm25_text("елка", max_bytes=100)
+    assert {tuple(terms(form)) for form in forms} == {("документ",)}
+    assert terms("ёлки") == terms("елка")
 
 
-def test_cjk_runs_become_overlapping_bigrams() -> None:
-    assert terms("机器学习") == ["机器", "器学", "学习"]
+def test_chinese_is_segmented_into_words_and_the_words_inside_them() -> None:
+    assert terms("我们喜欢机器学习") == ["我们", "喜欢", "机器", "学习"]
+    assert terms("今天天气很好") == ["今天", "天天", "天气", "今天天气", "很", "好"]
+    assert terms("AI和机器") == ["ai", "和", "机器"]
     assert terms("猫") == ["猫"]
-    assert terms("AI和机器") == ["ai", "和机", "机器"]
+
+
+def test_kana_and_hangul_runs_become_overlapping_bigrams() -> None:
+    assert terms("カタカナ") == ["カタ", "タカ", "カナ"]
+    assert terms("한국어") == ["한국", "국어"]
 
 
 def test_punctuation_and_underscores_separate_terms() -> None:
     assert terms("snake_case 3.14 e-mail") == ["snake", "case", "3", "14", "e", "mail"]
-    assert bm25_text("?! ... ---", max_bytes=100) == ""
-
-
-def test_output_is_cut_at_a_term_boundary_within_the_byte_budget() -> None:
-    text = bm25_text("альфа бета гамма", max_bytes=20)
-    assert text == "альф бет"  # 8 + 1 + 6 bytes; "гамм" would need 9 more
-    assert len(text.encode("utf-8")) <= 20
+    assert terms("?! ... ---") == []
 
 
 def test_filter_literals_are_escaped() -> None:

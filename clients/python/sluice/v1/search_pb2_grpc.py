@@ -45,7 +45,8 @@ class SearchServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def Search(self, request, context):
-        """Searches the enabled chunks of the given knowledge bases.
+        """Searches the enabled chunks of the given knowledge bases: only knowledges whose
+        enable_status is ENABLED (a knowledge still indexing is not found yet).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

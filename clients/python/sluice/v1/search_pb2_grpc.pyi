@@ -32,13 +32,17 @@ class SearchServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> SearchServiceAsyncStub: ...
     Search: _grpc.UnaryUnaryMultiCallable[_search_pb2.SearchRequest, _search_pb2.SearchResponse]
-    """Searches the enabled chunks of the given knowledge bases."""
+    """Searches the enabled chunks of the given knowledge bases: only knowledges whose
+    enable_status is ENABLED (a knowledge still indexing is not found yet).
+    """
 
 @_typing.type_check_only
 class SearchServiceAsyncStub(SearchServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Search: _aio.UnaryUnaryMultiCallable[_search_pb2.SearchRequest, _search_pb2.SearchResponse]  # type: ignore[assignment]
-    """Searches the enabled chunks of the given knowledge bases."""
+    """Searches the enabled chunks of the given knowledge bases: only knowledges whose
+    enable_status is ENABLED (a knowledge still indexing is not found yet).
+    """
 
 class SearchServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -47,6 +51,8 @@ class SearchServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _search_pb2.SearchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_search_pb2.SearchResponse, _abc.Awaitable[_search_pb2.SearchResponse]]:
-        """Searches the enabled chunks of the given knowledge bases."""
+        """Searches the enabled chunks of the given knowledge bases: only knowledges whose
+        enable_status is ENABLED (a knowledge still indexing is not found yet).
+        """
 
 def add_SearchServiceServicer_to_server(servicer: SearchServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -508,20 +508,25 @@ class ResourceKind(betterproto2.Enum):
 
 class SearchMode(betterproto2.Enum):
     UNSPECIFIED = 0
+    """
+    The default: hybrid.
+    """
 
     VECTOR = 1
     """
-    Dense vectors only.
+    Dense vectors only; score = cosine similarity.
     """
 
     KEYWORD = 2
     """
-    BM25 only.
+    BM25 only, idf counted over the knowledge bases (and knowledges) searched; score = BM25.
     """
 
     HYBRID = 3
     """
-    Both, fused by reciprocal rank.
+    Both, fused by reciprocal rank (sum of 1 / (60 + rank) over the two rankings), where the
+    first hit of each ranking is always kept when top_k is 2 or more (with top_k 1, the one
+    of the two with the higher fused score); score = the fused score.
     """
 
     @classmethod
@@ -2123,7 +2128,7 @@ class SearchRequest(betterproto2.Message):
         4, betterproto2.TYPE_ENUM, default_factory=lambda: SearchMode(0)
     )
     """
-    Unspecified = the server default (vector).
+    Unspecified = hybrid.
     """
 
     knowledge_ids: "list[str]" = betterproto2.field(5, betterproto2.TYPE_STRING, repeated=True)
@@ -2679,7 +2684,8 @@ class SearchServiceStub:
 
     def search(self, message: "SearchRequest") -> "SearchResponse":
         """
-        Searches the enabled chunks of the given knowledge bases.
+        Searches the enabled chunks of the given knowledge bases: only knowledges whose
+        enable_status is ENABLED (a knowledge still indexing is not found yet).
         """
 
         return self._channel.unary_unary(

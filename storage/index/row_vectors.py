@@ -1,0 +1,13 @@
+"""A row's sparse vector: its BM25 weights and the dimensions that count it (term_counting)."""
+
+from __future__ import annotations
+
+from storage.index.keyword_scoring import document_weights
+from storage.index.lexical import iter_terms
+from storage.index.term_counting import presence_dimensions
+
+
+def sparse_vector(row_id: str, keyword_text: str) -> dict[int, float]:
+    terms = list(iter_terms(keyword_text))
+    # Disjoint dimensions (a collision is as unlikely as between two terms).
+    return {**presence_dimensions(row_id, terms), **document_weights(terms)}
