@@ -1,0 +1,43 @@
+"""Chinese and Japanese text is written without spaces between words, so a line break inside
+a sentence of it must join without one (a space would split a word in two for search and
+chunking). Korean separates words with spaces and is left out.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Unicode name prefixes of the ideographs, kana and their punctuation ("CJK UNIFIED
+# IDEOGRAPH-6C34", "IDEOGRAPHIC FULL STOP", "FULLWIDTH COMMA", "HIRAGANA LETTER A").
+_NAME_PREFIXES = ("CJK ", "IDEOGRAPHIC ", "FULLWIDTH ", "HIRAGANA ", "KATAKANA ")
+# A space between two characters that may be unspaced CJK (checked with is_unspaced).
+_INNER_SPACE = re.compile(r"(?<=[^\x00-\u2dff]) +(?=[^\x00-\u2dff])")
+
+
+@lru_cache(maxsize=4096)
+def is_unspaced(char: str) -> bool:
+    """Whether ``char`` belongs to a script written without spaces between words."""
+    if char < "\u2e80":
+        return False
+    return unicodedata.name(char, "").startswith(_NAME_PREFIXES)
+
+
+def line_separator(before: str, after: str) -> str:
+    """What goes between two lines of one paragraph: nothing between CJK characters, a space
+    otherwise."""
+    if before and after and is_unspaced(before[-1]) and is_unspaced(after[0]):
+        return ""
+    return " "
+
+
+def without_inner_spaces(text: str) -> str:
+    """``text`` with the spaces between two CJK characters removed (OCR puts one between
+    every pair of ideographs)."""
+    return _INNER_SPACE.sub(_drop_if_unspaced, text)
+
+
+def _drop_if_unspaced(match: re.Match[str]) -> str:
+    text, start, end = match.string, match.start(), match.end()
+    return "" if is_unspaced(text[start - 1]) and is_unspaced(text[end]) else match.group()
