@@ -41,3 +41,14 @@ def without_inner_spaces(text: str) -> str:
 def _drop_if_unspaced(match: re.Match[str]) -> str:
     text, start, end = match.string, match.start(), match.end()
     return "" if is_unspaced(text[start - 1]) and is_unspaced(text[end]) else match.group()
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: each line's spaces collapsed, the lines joined as one paragraph's
+    (a heading or list item with a manual line break)."""
+    result = ""
+    for line in text.splitlines():
+        part = " ".join(line.split())
+        if part:
+            result = f"{result}{line_separator(result, part)}{part}" if result else part
+    return result

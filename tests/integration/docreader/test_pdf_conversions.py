@@ -1,5 +1,5 @@
-"""PDF conversions through a real docreader: numbered page headings, wrapped table cells and
-line breaks inside Chinese sentences."""
+"""Conversions through a real docreader: numbered PDF page headings, wrapped PDF table cells,
+and line breaks inside Chinese text (PDF paragraphs, DOCX headings) that add no space."""
 
 # Chinese punctuation in strings is the point of these tests.
 # ruff: noqa: RUF001
@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import re
 
+import docx
 import pytest
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import letter
@@ -159,3 +160,22 @@ def test_line_breaks_in_mixed_text_keep_the_space_between_latin_words(
     SimpleDocTemplate(buffer).build([Paragraph(words, style)])
 
     assert read_pdf(client, buffer.getvalue()).strip() == words
+
+
+def test_a_manual_line_break_in_a_chinese_docx_heading_adds_no_space(
+    client: DocReaderClient,
+) -> None:
+    document = docx.Document()
+    heading = document.add_heading("水库的调度", level=1)
+    heading.runs[0].add_break()
+    heading.add_run("与防洪")
+    mixed = document.add_heading("Flood control", level=2)
+    mixed.runs[0].add_break()
+    mixed.add_run("of the reservoir")
+    buffer = io.BytesIO()
+    document.save(buffer)
+
+    markdown = client.read(buffer.getvalue(), file_name="d.docx", file_type="docx").markdown
+
+    assert "# 水库的调度与防洪" in markdown
+    assert "## Flood control of the reservoir" in markdown
