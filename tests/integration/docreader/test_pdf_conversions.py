@@ -91,7 +91,7 @@ def test_a_wrapped_table_cell_stays_one_row(
         [["Fact", "Value", "Unit"], [cell, "12", "m"], ["Depth", "3", "km"], ["Mass", "4", "kg"]],
         colWidths=[220, 80, 80],
     )
-    style = [("VALIGN", (0, 0), (-1, -1), valign)]
+    style: list[tuple[object, ...]] = [("VALIGN", (0, 0), (-1, -1), valign)]
     if ruled:
         style.append(("GRID", (0, 0), (-1, -1), 0.5, colors.black))
     table.setStyle(TableStyle(style))
