@@ -3,11 +3,11 @@
 Requested languages (a knowledge base's or an upload's ``ocr.languages``) must be installed
 on this docreader: one that is not is INVALID_ARGUMENT, never a silent fallback. Without a
 request, tesseract's orientation and script detection (OSD, ``--psm 0``) names the script
-of the document's first image with enough text, and the installed languages of that script
-read it and the document's later images: Han → chi_sim (and chi_tra), Cyrillic → rus and
-eng (Russian documents quote Latin names), Latin → eng, and so on. When OSD cannot tell,
-the script of the document's own text (a PDF's text pages so far) decides, and failing
-that English.
+of the document's first image with enough text (of its first three), and the installed
+languages of that script read it and the document's later images: Han → chi_sim (and
+chi_tra), Cyrillic → rus and eng (Russian documents quote Latin names), Latin → eng, and so
+on. When OSD cannot tell, the script of the document's own text (a PDF's text pages so far)
+decides, and failing that English.
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ SCRIPT_LANGUAGES: dict[str, tuple[str, ...]] = {
 }
 # Enough letters to tell a document's script from its text.
 _TEXT_SAMPLE_LETTERS = 2_000
+# Images OSD may look at per document before the text's script decides for the rest: OSD
+# costs about a third of an OCR run, and a scan it cannot tell on three pages is unlikely
+# to become clear later.
+_MAX_DETECTIONS = 3
 
 
 def check_requested(languages: Sequence[str]) -> tuple[str, ...]:
@@ -67,6 +71,7 @@ class OcrLanguages:
     def __init__(self, requested: Sequence[str] = ()) -> None:
         self._requested = tuple(requested)
         self._detected: tuple[str, ...] | None = None
+        self._detections = 0
         self._text_scripts: Counter[str] = Counter()
 
     def note_text(self, text: str) -> None:
@@ -82,7 +87,10 @@ class OcrLanguages:
             return self._requested
         if self._detected is not None:
             return self._detected
-        script = detect_script(image)
+        script = None
+        if self._detections < _MAX_DETECTIONS:
+            self._detections += 1
+            script = detect_script(image)
         if script is not None:
             self._detected = languages_for_script(script)
             return self._detected

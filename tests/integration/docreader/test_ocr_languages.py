@@ -138,3 +138,13 @@ def test_without_a_detectable_script_the_documents_text_decides() -> None:
     assert choice.for_image(blank) == ("rus", "eng")
     assert OcrLanguages().for_image(blank) == ("eng",)
     assert OcrLanguages(("chi_sim",)).for_image(blank) == ("chi_sim",)
+
+
+def test_script_detection_stops_after_three_images_it_cannot_tell(glyph_font: Path) -> None:
+    blank = Image.new("L", (600, 400), 255)
+    choice = OcrLanguages()
+    for _ in range(3):
+        assert choice.for_image(blank) == ("eng",)
+    # OSD would see Cyrillic here, but it no longer runs for this document.
+    assert choice.for_image(text_image(glyph_font, RUSSIAN)) == ("eng",)
+    assert OcrLanguages().for_image(text_image(glyph_font, RUSSIAN)) == ("rus", "eng")
