@@ -43,7 +43,9 @@ def test_the_knowledge_bases_languages_are_used_and_an_upload_replaces_them(
 
     as_configured = client.upload_file(english.id, io.BytesIO(image), file_name="a.png")
     overridden = client.upload_file(
-        other_english.id, io.BytesIO(image), file_name="b.png",
+        other_english.id,
+        io.BytesIO(image),
+        file_name="b.png",
         process_config=v1.ProcessConfig(ocr=v1.OcrConfig(languages=["rus"])),
     )
 
@@ -70,13 +72,17 @@ def test_malformed_codes_are_refused_with_a_field_violation_each(client: SluiceC
     with pytest.raises(InvalidArgument) as refused:
         _kb(client, "eng+rus", "osd", "rus", "rus")
     assert [field for field, _ in refused.value.field_violations] == [
-        "config.ocr.languages[0]", "config.ocr.languages[1]", "config.ocr.languages[3]",
+        "config.ocr.languages[0]",
+        "config.ocr.languages[1]",
+        "config.ocr.languages[3]",
     ]
 
     kb = _kb(client)
     with pytest.raises(InvalidArgument) as refused:
         client.upload_file(
-            kb.id, io.BytesIO(b"# x"), file_name="doc.md",
+            kb.id,
+            io.BytesIO(b"# x"),
+            file_name="doc.md",
             process_config=v1.ProcessConfig(ocr=v1.OcrConfig(languages=["chi sim"])),
         )
     assert [field for field, _ in refused.value.field_violations] == [

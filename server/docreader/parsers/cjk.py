@@ -14,6 +14,8 @@ from functools import lru_cache
 _NAME_PREFIXES = ("CJK ", "IDEOGRAPHIC ", "FULLWIDTH ", "HIRAGANA ", "KATAKANA ")
 # A space between two characters that may be unspaced CJK (checked with is_unspaced).
 _INNER_SPACE = re.compile(r"(?<=[^\x00-\u2dff]) +(?=[^\x00-\u2dff])")
+# A line break (with the spaces around it) between two such characters.
+_INNER_BREAK = re.compile(r"(?<=[^\x00-\u2dff])[ \t]*[\r\n]\s*(?=[^\x00-\u2dff])")
 
 
 @lru_cache(maxsize=4096)
@@ -36,6 +38,12 @@ def without_inner_spaces(text: str) -> str:
     """``text`` with the spaces between two CJK characters removed (OCR puts one between
     every pair of ideographs)."""
     return _INNER_SPACE.sub(_drop_if_unspaced, text)
+
+
+def without_inner_line_breaks(text: str) -> str:
+    """``text`` with the line breaks between two CJK characters removed, as browsers render
+    a source line break inside Chinese text (CSS Text 3, segment break transformation)."""
+    return _INNER_BREAK.sub(_drop_if_unspaced, text)
 
 
 def _drop_if_unspaced(match: re.Match[str]) -> str:

@@ -1,5 +1,6 @@
 """Conversions through a real docreader: numbered PDF page headings, wrapped PDF table cells,
-and line breaks inside Chinese text (PDF paragraphs, DOCX headings) that add no space."""
+and line breaks inside Chinese text (PDF paragraphs, DOCX headings, HTML source) that add no
+space."""
 
 # Chinese punctuation in strings is the point of these tests.
 # ruff: noqa: RUF001
@@ -179,3 +180,19 @@ def test_a_manual_line_break_in_a_chinese_docx_heading_adds_no_space(
 
     assert "# 水库的调度与防洪" in markdown
     assert "## Flood control of the reservoir" in markdown
+
+
+def test_a_source_line_break_inside_chinese_html_text_adds_no_space(
+    client: DocReaderClient,
+) -> None:
+    page = (
+        "<html><body><p>水库是拦洪蓄水和调节水流的\n  水利工程建筑物，<b>可以\n利用来</b>灌溉。</p>"
+        "<p>Pumps and\ngates 水库\nstation</p></body></html>"
+    )
+
+    markdown = client.read(page.encode(), file_name="p.html", file_type="html").markdown
+
+    assert markdown == (
+        "水库是拦洪蓄水和调节水流的水利工程建筑物，**可以利用来**灌溉。\n\n"
+        "Pumps and gates 水库 station"
+    )
