@@ -38,9 +38,9 @@ SCRIPT_LANGUAGES: dict[str, tuple[str, ...]] = {
 }
 # Enough letters to tell a document's script from its text.
 _TEXT_SAMPLE_LETTERS = 2_000
-# Images OSD may look at per document before the text's script decides for the rest: OSD
-# costs about a third of an OCR run, and a scan it cannot tell on three pages is unlikely
-# to become clear later.
+# Images OSD may look at per document before the text's script decides for the rest: each
+# look costs a share of a page's OCR (bench/RESULTS.md (h)), and a scan it cannot tell on
+# three pages is unlikely to become clear later.
 _MAX_DETECTIONS = 3
 
 

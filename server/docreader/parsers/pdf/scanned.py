@@ -106,4 +106,3 @@ def _render(
         return picture.convert("L" if grayscale else "RGB")
     finally:
         bitmap.close()
-
