@@ -1,4 +1,4 @@
-"""`make bench`: the seven benchmarks one after another (each prints its figures and writes
+"""`make bench`: the eight benchmarks one after another (each prints its figures and writes
 bench/out/<name>.json); `--quick` passes their quick sizes.
 
     .venv/bin/python -m bench.run_all [--quick]
@@ -16,6 +16,7 @@ from bench import (
     ingest_throughput,
     keyword_search,
     lite_memory,
+    ocr_languages,
     time_to_searchable,
     upload_stream,
     watch_fanout,
@@ -32,6 +33,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("lite_memory", lite_memory.main),
     ("keyword_search", keyword_search.main),
     ("zh_segmentation", zh_segmentation.main),
+    ("ocr_languages", ocr_languages.main),
 )
 
 

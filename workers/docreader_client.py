@@ -65,12 +65,15 @@ class DocumentImage:
 
 @dataclass(frozen=True)
 class ReadConfig:
-    """How the docreader should read: engine, its options, and the two switches."""
+    """How the docreader should read: engine, its options, the two switches and the OCR
+    languages."""
 
     engine: str = ""
     options: Mapping[str, str] = field(default_factory=dict)
     enable_ocr: bool = True
     first_row_header: bool = True
+    # Tesseract languages; empty: the docreader detects them per document.
+    ocr_languages: tuple[str, ...] = ()
 
 
 ImageHandler = Callable[[DocumentImage], None]
@@ -254,6 +257,7 @@ def _request(file_name: str, file_type: str, config: ReadConfig) -> docreader_pb
             engine=config.engine,
             engine_options=dict(config.options),
             enable_ocr=config.enable_ocr,
+            ocr_languages=config.ocr_languages,
             first_row_header=config.first_row_header,
         ),
     )

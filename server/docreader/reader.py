@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from server.docreader.engines import EngineRegistry
 from server.docreader.errors import UnsupportedFormatError
+from server.docreader.ocr_languages import check_requested
 from server.docreader.parsers.base import ParseOptions
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.child import REGISTRY, ParseJob
@@ -26,6 +27,7 @@ class ReadSettings:
     engine_options: Mapping[str, str] | None = None
     enable_ocr: bool = True
     first_row_header: bool = True
+    ocr_languages: tuple[str, ...] = ()
 
 
 class DocumentReader:
@@ -45,6 +47,8 @@ class DocumentReader:
             file_name=settings.file_name,
             engine_options=dict(settings.engine_options or {}),
             enable_ocr=settings.enable_ocr,
+            # A language not installed here fails the read before a child starts.
+            ocr_languages=check_requested(settings.ocr_languages) if settings.enable_ocr else (),
             first_row_header=settings.first_row_header,
             limits=self.limits,
         )

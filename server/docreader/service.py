@@ -24,6 +24,7 @@ from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from server.docreader.errors import DocReaderError, InputTooLargeError, InvalidRequestError
 from server.docreader.frames import read_result, result_frames
+from server.docreader.ocr import installed_languages
 from server.docreader.reader import DocumentReader, ReadSettings
 from server.docreader.sandbox.runner import ParseResult
 from server.docreader.sources import request_source
@@ -112,7 +113,8 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                     ),
                 )
                 for engine in self._reader.registry.engines()
-            ]
+            ],
+            ocr_languages=installed_languages(),
         )
 
     @contextmanager
@@ -137,6 +139,7 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
             engine_options=dict(request.config.engine_options),
             enable_ocr=_flag(request.config, "enable_ocr"),
             first_row_header=_flag(request.config, "first_row_header"),
+            ocr_languages=tuple(request.config.ocr_languages),
         )
         return self._reader.read(source, settings, work, lambda: not context.is_active())
 

@@ -13,6 +13,7 @@ from server.api.auth import Identity
 from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
 from server.services.chunking_checks import check_effective_chunking
 from server.services.model_endpoints import check_model_endpoints
+from server.services.ocr_checks import check_ocr_languages
 from server.services.paging import fitted, next_page_token, requested_page, response_budget
 from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
@@ -63,8 +64,8 @@ def with_defaults(config: config_pb2.KnowledgeBaseConfig) -> config_pb2.Knowledg
 
 
 def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -> None:
-    """INVALID_ARGUMENT naming the field: limits, the embedding model, and every model
-    endpoint against the SSRF ``policy``."""
+    """INVALID_ARGUMENT naming the field: limits, the embedding model, every model endpoint
+    against the SSRF ``policy``, and the OCR language codes."""
     # Checked as stored (JSON), exactly as the worker will read it.
     check_effective_chunking(convert.to_json(config), None, "config.chunking")
     embedding = config.embedding
@@ -79,6 +80,7 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
         if embedding.dimensions <= 0:
             raise invalid_argument("config.embedding.dimensions", "must be > 0")
     check_model_endpoints(config, "config", policy)
+    check_ocr_languages(config.ocr.languages, "config.ocr.languages")
 
 
 class KnowledgeBaseService:

@@ -1,7 +1,7 @@
 """The checks a knowledge's processing overrides pass before anything is stored or queued
 (spec: ValidateProcessOverrides): their size, the chunking rules on the config they make
-with the knowledge base's, the model endpoints against the SSRF policy, and the models a
-file type needs."""
+with the knowledge base's, the model endpoints against the SSRF policy, the OCR language
+codes, and the models a file type needs."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from server.api import convert
 from server.api.errors import failed_precondition, invalid_argument
 from server.services.chunking_checks import check_effective_chunking
 from server.services.model_endpoints import check_model_endpoints
+from server.services.ocr_checks import check_ocr_languages
 from workers.model_prechecks import missing_model
 from workers.net.ssrf import UrlPolicy
 
@@ -28,14 +29,15 @@ def checked_overrides(
     policy: UrlPolicy,
 ) -> dict[str, Any]:
     """The overrides as stored (their JSON form), once the config they make with the
-    knowledge base's (``kb_config``, its stored JSON) is one the chunker takes and every
-    model endpoint they name passes the SSRF ``policy``; INVALID_ARGUMENT naming the field
-    under ``field`` otherwise."""
+    knowledge base's (``kb_config``, its stored JSON) is one the chunker takes, every model
+    endpoint they name passes the SSRF ``policy`` and their OCR language codes are well
+    formed; INVALID_ARGUMENT naming the field under ``field`` otherwise."""
     if config.ByteSize() > MAX_PROCESS_CONFIG_BYTES:
         raise invalid_argument(field, f"is larger than {MAX_PROCESS_CONFIG_BYTES} bytes")
     overrides = convert.to_json(config)
     check_effective_chunking(kb_config, overrides, f"{field}.chunking")
     check_model_endpoints(config, field, policy)
+    check_ocr_languages(config.ocr.languages, f"{field}.ocr.languages")
     return overrides
 
 

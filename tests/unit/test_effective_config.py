@@ -117,3 +117,13 @@ def test_the_asr_and_vlm_models_are_the_uploads_when_it_names_them_else_the_kbs(
         "whisper-1", "gpt-4o"
     )
     assert (resolve(KB, None).asr_model, resolve(KB, None).vlm_model) == ("", "")
+
+
+def test_the_uploads_ocr_languages_replace_the_knowledge_bases() -> None:
+    kb = {**KB, "ocr": {"languages": ["eng", "rus"]}}
+
+    assert resolve(KB, None).ocr_languages == ()
+    assert resolve(kb, None).ocr_languages == ("eng", "rus")
+    assert resolve(kb, {"ocr": {"languages": ["chi_sim"]}}).ocr_languages == ("chi_sim",)
+    # An upload that sets none keeps the knowledge base's.
+    assert resolve(kb, {"ocr": {}}).ocr_languages == ("eng", "rus")

@@ -50,6 +50,8 @@ class EffectiveConfig:
     asr: Mapping[str, Any]
     # The VLM model's name ("" = none); the upload's wins, as in the upload pre-check.
     vlm_model: str
+    # Tesseract languages for OCR; the upload's replace the knowledge base's; empty = detect.
+    ocr_languages: tuple[str, ...] = ()
 
     @property
     def needs_embedding(self) -> bool:
@@ -114,7 +116,12 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         embedding=embedding_model_of(kb_config),
         asr=_asr(kb_config.get("asr") or {}, over.get("asr") or {}),
         vlm_model=_model_name(over.get("vlm")) or _model_name(kb_config.get("vlm")),
+        ocr_languages=_ocr_languages(over) or _ocr_languages(kb_config),
     )
+
+
+def _ocr_languages(config: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(str(code) for code in (config.get("ocr") or {}).get("languages") or ())
 
 
 def _model_name(section: Mapping[str, Any] | None) -> str:

@@ -100,6 +100,7 @@ def read_document(
                     options=choice.engine_options,
                     enable_ocr=choice.switch("enable_ocr"),
                     first_row_header=choice.switch("first_row_header"),
+                    ocr_languages=config.ocr_languages,
                 ),
                 should_stop=checkpoint.should_stop,
                 on_image=images.add,

@@ -130,7 +130,7 @@ class _Walker:
         for chunk in text.split(_PARAGRAPH_BREAK):
             lines: list[str] = []
             for raw in chunk.split(_LINE_BREAK):
-                line = " ".join(raw.split())
+                line = collapse_space(raw)
                 if line:
                     lines.append(line)
                 elif lines:  # two line breaks in a row end the paragraph

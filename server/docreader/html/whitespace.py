@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy
 
+from server.docreader.parsers.cjk import without_inner_line_breaks
+
 # Joins texts for one check of them all: parsed text never holds NUL (the HTML parser drops or
 # replaces it), and the spaces make a space at the edge of a text a double space.
 PART_SEPARATOR = " \x00 "
@@ -20,9 +22,12 @@ _SPACE = ord(" ")
 
 
 def collapse_space(text: str) -> str:
-    """``" ".join(text.split())``, without splitting long text that is already collapsed."""
+    """``" ".join(text.split())``, without splitting long text that is already collapsed; a
+    line break between two Chinese or Japanese characters goes without a space."""
     if len(text) > 64 and is_collapsed(text):
         return text
+    if not text.isascii() and ("\n" in text or "\r" in text):
+        text = without_inner_line_breaks(text)
     return " ".join(text.split())
 
 

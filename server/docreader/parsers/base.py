@@ -44,6 +44,8 @@ class ParseOptions:
     file_type: str = ""
     engine_options: Mapping[str, str] = field(default_factory=dict)
     enable_ocr: bool = True
+    # Tesseract languages for OCR, checked as installed; empty: detected per document.
+    ocr_languages: tuple[str, ...] = ()
     # Spreadsheets and CSV: the first row is the header row.
     first_row_header: bool = True
     limits: ParseLimits = field(default_factory=ParseLimits)

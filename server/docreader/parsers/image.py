@@ -1,7 +1,8 @@
 """PNG, JPEG and GIF files: the image itself, plus the text OCR finds in it.
 
 The file becomes one original image (``image-1.<ext>``) linked from the Markdown, with the
-OCR text below it when OCR is enabled and tesseract is installed. The pixel count is checked
+OCR text below it when OCR is enabled and tesseract is installed (in the requested languages,
+or those of the script tesseract detects: see ``ocr_languages``). The pixel count is checked
 against ``limits.max_image_pixels`` from the header before anything is decoded (Pillow's
 ``open`` is lazy), so a decompression bomb is refused without allocating its pixels; the
 file is then verified and fully decoded once, which is what catches truncated data.
@@ -17,6 +18,7 @@ from PIL import Image, UnidentifiedImageError
 
 from server.docreader.errors import ParseError
 from server.docreader.ocr import ocr_image, tesseract_available
+from server.docreader.ocr_languages import OcrLanguages
 from server.docreader.parsers.base import DocumentSink, ParsedImage, ParseOptions
 from storage.files.image_bytes import image_size
 
@@ -57,8 +59,9 @@ class ImageParser:
         sink.set_metadata("height", str(image.height))
         sink.set_metadata("format", str(image.format).lower())
         if self._ocr and options.enable_ocr and tesseract_available():
-            text = _ocr_text(image)
+            text, languages = _ocr_text(image, OcrLanguages(options.ocr_languages))
             sink.set_metadata("ocr_chars", str(len(text)))
+            sink.set_metadata("ocr_languages", "+".join(languages))
             if text:
                 sink.write("\n\n" + text)
 
@@ -90,15 +93,17 @@ def _decoded(data: bytes, what: str, limit: int) -> Image.Image:
     return image
 
 
-def _ocr_text(image: Image.Image) -> str:
+def _ocr_text(image: Image.Image, choice: OcrLanguages) -> tuple[str, tuple[str, ...]]:
+    """The OCR text and the languages it was read in."""
     try:
         gray = _on_white(image).convert("L")
         if max(gray.size) < _OCR_UPSCALE_BELOW:
             gray = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
     except _PILLOW_ERRORS as err:
         raise ParseError(f"cannot prepare the image for OCR: {err}") from err
-    text = _TRAILING_SPACES.sub("", ocr_image(gray))
-    return _EXTRA_BLANK_LINES.sub("\n\n", text).strip()
+    languages = choice.for_image(gray)
+    text = _TRAILING_SPACES.sub("", ocr_image(gray, languages=languages))
+    return _EXTRA_BLANK_LINES.sub("\n\n", text).strip(), languages
 
 
 def _on_white(image: Image.Image) -> Image.Image:

@@ -57,6 +57,7 @@ def test_png_becomes_its_image_and_its_ocr_text(tmp_path: Path) -> None:
     assert image.is_original and image.data == data
     assert document.metadata == {
         "width": "700", "height": "140", "format": "png", "ocr_chars": str(len(text)),
+        "ocr_languages": "eng",
     }
 
 

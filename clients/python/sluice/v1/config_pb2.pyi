@@ -160,6 +160,12 @@ class FAQConfig(_message.Message):
     question_index_mode: FAQQuestionIndexMode
     def __init__(self, index_mode: _Optional[_Union[FAQIndexMode, str]] = ..., question_index_mode: _Optional[_Union[FAQQuestionIndexMode, str]] = ...) -> None: ...
 
+class OcrConfig(_message.Message):
+    __slots__ = ("languages",)
+    LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    languages: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, languages: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class ImageProcessingConfig(_message.Message):
     __slots__ = ("enable_ocr", "enable_caption", "image_vector_enabled")
     ENABLE_OCR_FIELD_NUMBER: _ClassVar[int]
@@ -183,7 +189,7 @@ class ProfileConfig(_message.Message):
     def __init__(self, enabled: _Optional[bool] = ...) -> None: ...
 
 class KnowledgeBaseConfig(_message.Message):
-    __slots__ = ("chunking", "indexing", "embedding", "vlm", "asr", "question_generation", "extract", "summary", "wiki", "auto_tag", "faq", "image_processing", "storage", "profile", "enable_multimodel")
+    __slots__ = ("chunking", "indexing", "embedding", "vlm", "asr", "question_generation", "extract", "summary", "wiki", "auto_tag", "faq", "image_processing", "storage", "profile", "enable_multimodel", "ocr")
     CHUNKING_FIELD_NUMBER: _ClassVar[int]
     INDEXING_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
@@ -199,6 +205,7 @@ class KnowledgeBaseConfig(_message.Message):
     STORAGE_FIELD_NUMBER: _ClassVar[int]
     PROFILE_FIELD_NUMBER: _ClassVar[int]
     ENABLE_MULTIMODEL_FIELD_NUMBER: _ClassVar[int]
+    OCR_FIELD_NUMBER: _ClassVar[int]
     chunking: ChunkingConfig
     indexing: IndexingStrategy
     embedding: ModelConfig
@@ -214,10 +221,11 @@ class KnowledgeBaseConfig(_message.Message):
     storage: StorageConfig
     profile: ProfileConfig
     enable_multimodel: bool
-    def __init__(self, chunking: _Optional[_Union[ChunkingConfig, _Mapping]] = ..., indexing: _Optional[_Union[IndexingStrategy, _Mapping]] = ..., embedding: _Optional[_Union[ModelConfig, _Mapping]] = ..., vlm: _Optional[_Union[VLMConfig, _Mapping]] = ..., asr: _Optional[_Union[ASRConfig, _Mapping]] = ..., question_generation: _Optional[_Union[QuestionGenerationConfig, _Mapping]] = ..., extract: _Optional[_Union[ExtractConfig, _Mapping]] = ..., summary: _Optional[_Union[SummaryConfig, _Mapping]] = ..., wiki: _Optional[_Union[WikiConfig, _Mapping]] = ..., auto_tag: _Optional[_Union[AutoTagConfig, _Mapping]] = ..., faq: _Optional[_Union[FAQConfig, _Mapping]] = ..., image_processing: _Optional[_Union[ImageProcessingConfig, _Mapping]] = ..., storage: _Optional[_Union[StorageConfig, _Mapping]] = ..., profile: _Optional[_Union[ProfileConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ...) -> None: ...
+    ocr: OcrConfig
+    def __init__(self, chunking: _Optional[_Union[ChunkingConfig, _Mapping]] = ..., indexing: _Optional[_Union[IndexingStrategy, _Mapping]] = ..., embedding: _Optional[_Union[ModelConfig, _Mapping]] = ..., vlm: _Optional[_Union[VLMConfig, _Mapping]] = ..., asr: _Optional[_Union[ASRConfig, _Mapping]] = ..., question_generation: _Optional[_Union[QuestionGenerationConfig, _Mapping]] = ..., extract: _Optional[_Union[ExtractConfig, _Mapping]] = ..., summary: _Optional[_Union[SummaryConfig, _Mapping]] = ..., wiki: _Optional[_Union[WikiConfig, _Mapping]] = ..., auto_tag: _Optional[_Union[AutoTagConfig, _Mapping]] = ..., faq: _Optional[_Union[FAQConfig, _Mapping]] = ..., image_processing: _Optional[_Union[ImageProcessingConfig, _Mapping]] = ..., storage: _Optional[_Union[StorageConfig, _Mapping]] = ..., profile: _Optional[_Union[ProfileConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ..., ocr: _Optional[_Union[OcrConfig, _Mapping]] = ...) -> None: ...
 
 class ProcessConfig(_message.Message):
-    __slots__ = ("chunking", "enable_multimodel", "vlm", "asr", "question_generation", "graph_enabled", "extract", "parser_engine_rules", "summary_enabled")
+    __slots__ = ("chunking", "enable_multimodel", "vlm", "asr", "question_generation", "graph_enabled", "extract", "parser_engine_rules", "summary_enabled", "ocr")
     CHUNKING_FIELD_NUMBER: _ClassVar[int]
     ENABLE_MULTIMODEL_FIELD_NUMBER: _ClassVar[int]
     VLM_FIELD_NUMBER: _ClassVar[int]
@@ -227,6 +235,7 @@ class ProcessConfig(_message.Message):
     EXTRACT_FIELD_NUMBER: _ClassVar[int]
     PARSER_ENGINE_RULES_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_ENABLED_FIELD_NUMBER: _ClassVar[int]
+    OCR_FIELD_NUMBER: _ClassVar[int]
     chunking: ChunkingConfig
     enable_multimodel: bool
     vlm: VLMConfig
@@ -236,4 +245,5 @@ class ProcessConfig(_message.Message):
     extract: ExtractConfig
     parser_engine_rules: _containers.RepeatedCompositeFieldContainer[ParserEngineRule]
     summary_enabled: bool
-    def __init__(self, chunking: _Optional[_Union[ChunkingConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ..., vlm: _Optional[_Union[VLMConfig, _Mapping]] = ..., asr: _Optional[_Union[ASRConfig, _Mapping]] = ..., question_generation: _Optional[_Union[QuestionGenerationConfig, _Mapping]] = ..., graph_enabled: _Optional[bool] = ..., extract: _Optional[_Union[ExtractConfig, _Mapping]] = ..., parser_engine_rules: _Optional[_Iterable[_Union[ParserEngineRule, _Mapping]]] = ..., summary_enabled: _Optional[bool] = ...) -> None: ...
+    ocr: OcrConfig
+    def __init__(self, chunking: _Optional[_Union[ChunkingConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ..., vlm: _Optional[_Union[VLMConfig, _Mapping]] = ..., asr: _Optional[_Union[ASRConfig, _Mapping]] = ..., question_generation: _Optional[_Union[QuestionGenerationConfig, _Mapping]] = ..., graph_enabled: _Optional[bool] = ..., extract: _Optional[_Union[ExtractConfig, _Mapping]] = ..., parser_engine_rules: _Optional[_Iterable[_Union[ParserEngineRule, _Mapping]]] = ..., summary_enabled: _Optional[bool] = ..., ocr: _Optional[_Union[OcrConfig, _Mapping]] = ...) -> None: ...

@@ -26,6 +26,7 @@ from pathlib import Path
 from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import markdown_table
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.cjk import one_line
 from server.docreader.parsers.office.blocks import BlockWriter
 from server.docreader.parsers.office.container import open_ooxml_container
 from server.docreader.parsers.office.core_properties import write_package_core_metadata
@@ -155,7 +156,7 @@ class _BodyWriter:
             else style.heading_level
         )
         if level:
-            self._writer.block("#" * level + " " + _one_line(text))
+            self._writer.block("#" * level + " " + one_line(text))
             return
         if properties.num_id is None and not style.num_id:
             self._writer.block(text)
@@ -172,7 +173,7 @@ class _BodyWriter:
         if depth == 0:
             self._top_list = num_id
         self._writer.list_item(
-            _one_line(text), depth=min(depth, 8), marker=marker, new_list=new_list
+            one_line(text), depth=min(depth, 8), marker=marker, new_list=new_list
         )
 
 
@@ -224,7 +225,3 @@ def _tidy(text: str) -> str:
     """Trim each line (no trailing spaces, no leading tab that would start a code block)."""
     lines = [line.strip() for line in text.split("\n")]
     return "\n".join(line for line in lines if line)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())

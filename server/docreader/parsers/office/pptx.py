@@ -22,6 +22,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import markdown_table
 from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parsers.cjk import one_line
 from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.office.blocks import BlockWriter
 from server.docreader.parsers.office.container import check_ooxml_container
@@ -67,7 +68,7 @@ class PptxParser:
 
 def _write_slide(slide: Any, number: int, writer: BlockWriter, images: OfficeImages) -> None:
     title_shape = next((s for s in slide.placeholders if _placeholder(s) in _TITLES), None)
-    title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+    title = one_line(title_shape.text_frame.text) if title_shape is not None else ""
     if title:
         writer.block(f"## Slide {number}: {title}")
     else:

@@ -12,6 +12,8 @@ from typing import Any, NamedTuple
 
 from pptx.enum.shapes import PP_PLACEHOLDER
 
+from server.docreader.parsers.cjk import one_line
+
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _NO_BULLET, _NUMBERED = _A + "buNone", _A + "buAutoNum"
 _BULLETED = frozenset({_A + "buChar", _A + "buBlip"})
@@ -43,7 +45,7 @@ def text_frame_pieces(paragraphs: Iterable[Any], *, bulleted: bool) -> list[Piec
             if block:
                 pieces.append(Piece(block))
             continue
-        item = " ".join(text.split())
+        item = one_line(text)
         if not item:
             continue
         for deeper in [key for key in counters if key > level]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from server.docreader.parsers.cjk import line_separator
 from server.docreader.parsers.pdf.geometry import Box
 
 
@@ -58,4 +59,4 @@ def join(before: Block, after: Block) -> Block:
     text = before.markdown
     if len(text) > 2 and text[-1] == "-" and text[-2].isalpha() and text[-3].isalpha():
         return Block(text[:-1] + after.markdown, paragraph=True)
-    return Block(f"{text} {after.markdown}", paragraph=True)
+    return Block(f"{text}{line_separator(text, after.markdown)}{after.markdown}", paragraph=True)

@@ -7,7 +7,8 @@ far form the columns, and a line whose piece bridges two columns, or sits closer
 a font size to two of them, ends the table. A line inside the table may fill fewer cells
 (a section label, an empty cell) but a table neither starts nor ends with a one-cell line.
 A line set much closer to the one above than the table's rows are, filling only cells
-filled above, is the wrapped rest of those cells; the first row is the header.
+filled above (or those and more, or only others: beside a wrapped cell) belongs to the same
+row: one cell wrapped over several lines stays one cell. The first row is the header.
 
 Prose must not become a table, so a candidate needs at least three rows with two cells or
 more (half its rows or more), one with three, three columns filled in two rows or more, and
@@ -157,14 +158,17 @@ def _table(rows: Sequence[Row], columns: list[tuple[float, float]]) -> Atom | No
 
 
 def _join_wrapped(lines: list[list[str]], tops: list[float]) -> list[list[str]]:
-    """Lines set much closer than the table's rows, filling only cells filled just above,
-    are the wrapped rest of those cells."""
+    """Lines set much closer than the table's rows, filling only cells filled just above, or
+    those and more, or only others (the cells beside a wrapped one sit on its middle or last
+    line), are one row of the table."""
     pitches = [below - above for above, below in pairwise(tops)]
     usual = statistics.median(pitches)
     rows = [lines[0]]
     for line, pitch in zip(lines[1:], pitches, strict=True):
         above = rows[-1]
-        if pitch <= _WRAP_PITCH * usual and all(above[k] for k, cell in enumerate(line) if cell):
+        mine = {k for k, cell in enumerate(line) if cell}
+        theirs = {k for k, cell in enumerate(above) if cell}
+        if pitch <= _WRAP_PITCH * usual and (mine <= theirs or theirs <= mine or not mine & theirs):
             rows[-1] = [join_lines((a, b)) for a, b in zip(above, line, strict=True)]
         else:
             rows.append(line)

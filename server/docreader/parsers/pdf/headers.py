@@ -4,8 +4,11 @@ A line is a margin line when it sits in the top or bottom tenth of the page and 
 from the body (text, tables, figures) by one and a half line heights or more, more than a
 heading is; a page with nothing but such lines has no margins. A margin line that is only a
 page number ("7", "- 7 -", "Page 7 of 20", "vii") is dropped at once. Any other margin line
-gets a key (lower-cased, digits replaced by "#") and is dropped when the same key shows up
-on enough pages: 3, or half the document when that is fewer (but at least 2).
+gets a key (lower-cased, without a page number at its start or end: a text run of its own,
+or one set off by a dash or bar or written "page 7": "Annual report | 7") and is dropped
+when the same key shows up on enough pages: 3, or half the document when that is fewer (but
+at least 2). Other numbers stay in the key: a heading on every page that differs only by its
+number ("Report - section 12") is content, only repeated text is furniture.
 
 The parser streams pages, so the filter holds back a short window of pages (their Markdown
 only) until the pages after them have been seen; memory stays bounded by the window.
@@ -36,6 +39,18 @@ _PAGE_NUMBER = re.compile(
 )
 # Around a page number: dashes (hyphen, en, em), bars, dots and brackets.
 _DECORATION = " \t-\u2013\u2014|\u00b7\u2022()[]"
+# A page number set off at the start or end of a margin line by a dash or bar, or "page 7".
+_DASHES = "-\u2013\u2014|\u00b7\u2022"
+_PAGE_WORD = r"(?:page|pg\.?|p\.)\s*\d{1,5}(?:\s*(?:of|/)\s*\d{1,5})?"
+# Spaces on the text's side: the "-03" of a date is no page number.
+_LEADING_PAGE = re.compile(
+    rf"^\s*(?:{_PAGE_WORD}(?:\s*[{_DASHES}]+)?|\d{{1,5}}\s*[{_DASHES}]+)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_TRAILING_PAGE = re.compile(
+    rf"(?<=\S)\s+(?:(?:[{_DASHES}]+\s*)?{_PAGE_WORD}|[{_DASHES}]+\s*\d{{1,5}})\s*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -106,12 +121,27 @@ def _bottom_cut(rows: list[list[Piece]], pieces: list[Piece], others: list[Box])
 def _margin_blocks(rows: list[list[Piece]]) -> list[Block]:
     blocks: list[Block] = []
     for row in rows:
-        text = finish_text(" ".join(piece.text for piece in row))
-        if _PAGE_NUMBER.fullmatch(text.strip(_DECORATION)):
+        texts = [finish_text(piece.text) for piece in row]
+        text = " ".join(texts)
+        if _is_page_number(text):
             continue
-        key = " ".join(re.sub(r"\d+", "#", text.lower()).split())
-        blocks.append(Block(text, margin_key=key))
+        blocks.append(Block(text, margin_key=_margin_key(texts)))
     return blocks
+
+
+def _is_page_number(text: str) -> bool:
+    return _PAGE_NUMBER.fullmatch(text.strip(_DECORATION)) is not None
+
+
+def _margin_key(texts: list[str]) -> str:
+    """The margin line without its page number: a text run of its own at either end, or one
+    set off inside the run ("Annual report | 7"); lower-cased, spaces collapsed."""
+    if len(texts) > 1 and _is_page_number(texts[0]):
+        texts = texts[1:]
+    if len(texts) > 1 and _is_page_number(texts[-1]):
+        texts = texts[:-1]
+    text = _TRAILING_PAGE.sub("", _LEADING_PAGE.sub("", " ".join(texts)))
+    return " ".join(text.lower().split())
 
 
 class RepeatedMarginFilter:

@@ -2,7 +2,8 @@
 
 Used by paragraphs, table cells and margin detection alike. Joining undoes end-of-line
 hyphenation when it is obvious: PDFium's hyphen mark (U+FFFE) always, and a plain "-" after a
-letter when the next line starts with a lower-case letter.
+letter when the next line starts with a lower-case letter; lines of Chinese or Japanese join
+without a space.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from functools import partial
 from operator import attrgetter
 from typing import NamedTuple, cast
 
+from server.docreader.parsers.cjk import line_separator
 from server.docreader.parsers.pdf.geometry import Box, union_all
 from server.docreader.parsers.pdf.text import HYPHEN_MARK, Piece
 
@@ -19,6 +21,8 @@ from server.docreader.parsers.pdf.text import HYPHEN_MARK, Piece
 _HYPHENS = "-" + HYPHEN_MARK
 _TOP = attrgetter("box.top")
 _LEFT = attrgetter("box.x0")
+# No character below this is Chinese or Japanese (see cjk.is_unspaced).
+_FIRST_UNSPACED = "\u2e80"
 
 
 class Line(NamedTuple):
@@ -73,8 +77,8 @@ def row_line(row: list[Piece]) -> Line:
 def join_lines(texts: Iterable[str]) -> str:
     """Lines of one paragraph as a single string, with line-end hyphenation undone."""
     parts = [stripped for stripped in (text.strip() for text in texts) if stripped]
-    if not any(part[-1] in _HYPHENS for part in parts[:-1]):
-        # No line but the last ends with a hyphen (most paragraphs): nothing to undo.
+    if not any(part[-1] in _HYPHENS or part[-1] >= _FIRST_UNSPACED for part in parts[:-1]):
+        # No line but the last ends with a hyphen or a CJK character (most paragraphs).
         return finish_text(" ".join(parts))
     result = ""
     for text in parts:
@@ -83,7 +87,7 @@ def join_lines(texts: Iterable[str]) -> str:
         elif result.endswith(HYPHEN_MARK) or _hyphenated(result, text):
             result = result[:-1] + text
         else:
-            result = f"{result} {text}"
+            result = f"{result}{line_separator(result, text)}{text}"
     return finish_text(result)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from server.docreader.ocr_languages import OcrLanguages
 from server.docreader.parsers.base import ParseOptions
 from server.docreader.parsers.pdf.blocks import Atom, Block, joined
 from server.docreader.parsers.pdf.borderless import find_borderless_tables
@@ -36,6 +37,7 @@ class PageResult:
     blocks: list[Block]
     scanned: bool = False
     ocr: bool = False
+    ocr_languages: tuple[str, ...] = ()
 
 
 class PageReader:
@@ -45,6 +47,7 @@ class PageReader:
         self._options = options
         self._images = images
         self._body_size = BodySize()
+        self._ocr_languages = OcrLanguages(options.ocr_languages)
 
     def read(self, page: Any, number: int) -> PageResult:
         frame = PageFrame(page.get_bbox(), page.get_rotation())
@@ -53,9 +56,14 @@ class PageReader:
         try:
             text = page_text(textpage)
             if is_scanned(text, objects, frame):
-                scanned = read_scanned(page, number, frame, self._options, self._images)
+                scanned = read_scanned(
+                    page, number, frame, self._options, self._images, self._ocr_languages
+                )
                 blocks = [Block(markdown) for markdown in scanned.blocks]
-                return PageResult(blocks, scanned=True, ocr=scanned.ocr)
+                return PageResult(
+                    blocks, scanned=True, ocr=scanned.ocr, ocr_languages=scanned.ocr_languages
+                )
+            self._ocr_languages.note_text(text)
             pieces = read_pieces(textpage, frame, text)
             tables, pieces = find_tables(objects.rules, pieces, textpage, frame)
         finally:

@@ -1,10 +1,11 @@
 """PDF → Markdown with PDFium (pypdfium2), streamed page by page.
 
 Each page is read, turned into Markdown blocks and closed before the next one is opened;
-only the repeated-header filter holds a few pages of Markdown back. Engine options:
-``password`` opens an encrypted PDF, ``ocr_languages`` (tesseract codes, e.g. "eng+deu")
-is used for scanned pages. Metadata: page_count, scanned_page_count, ocr_page_count,
-image_count, and title/author/subject when the PDF declares them.
+only the repeated-header filter holds a few pages of Markdown back. Engine option:
+``password`` opens an encrypted PDF. Scanned pages are OCRed in the read's OCR languages (see
+``ocr_languages``). Metadata: page_count, scanned_page_count, ocr_page_count, ocr_languages
+(those of the last OCRed page), image_count, and title/author/subject when the PDF declares
+them.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def _read(pdf: Any, options: ParseOptions, sink: DocumentSink) -> None:
     margins = RepeatedMarginFilter(page_count)
     writer = _Writer(sink)
     scanned = ocr = 0
+    ocr_languages: tuple[str, ...] = ()
     for index in range(page_count):
         try:
             page = pdf[index]
@@ -88,6 +90,7 @@ def _read(pdf: Any, options: ParseOptions, sink: DocumentSink) -> None:
             page.close()
         scanned += result.scanned
         ocr += result.ocr
+        ocr_languages = result.ocr_languages or ocr_languages
         for blocks in margins.push(result.blocks):
             writer.page(blocks)
     for blocks in margins.finish():
@@ -95,6 +98,8 @@ def _read(pdf: Any, options: ParseOptions, sink: DocumentSink) -> None:
     writer.finish()
     sink.set_metadata("scanned_page_count", str(scanned))
     sink.set_metadata("ocr_page_count", str(ocr))
+    if ocr_languages:
+        sink.set_metadata("ocr_languages", "+".join(ocr_languages))
     sink.set_metadata("image_count", str(images.count))
 
 

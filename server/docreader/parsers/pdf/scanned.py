@@ -18,7 +18,8 @@ from typing import Any
 from PIL import Image
 
 from server.docreader.errors import ParseError
-from server.docreader.ocr import DEFAULT_LANGUAGES, ocr_image, tesseract_available
+from server.docreader.ocr import ocr_image, tesseract_available
+from server.docreader.ocr_languages import OcrLanguages
 from server.docreader.parsers.base import ParseOptions
 from server.docreader.parsers.pdf.figures import PdfImages
 from server.docreader.parsers.pdf.geometry import PageFrame
@@ -31,14 +32,14 @@ _IMAGE_COVERAGE = 0.5
 OCR_DPI = 200
 KEEP_DPI = 150
 _MAX_RENDER_PIXELS = 40_000_000
-_LANGUAGES = re.compile(r"[A-Za-z_]+(\+[A-Za-z_]+)*")
-LANGUAGES_OPTION = "ocr_languages"
 
 
 @dataclass(frozen=True)
 class ScannedPage:
     blocks: list[str]
     ocr: bool
+    # The languages OCR read the page in (empty without OCR).
+    ocr_languages: tuple[str, ...] = ()
 
 
 def is_scanned(text: str, objects: PageObjects, frame: PageFrame) -> bool:
@@ -63,12 +64,19 @@ def visible_char_count(text: str) -> int:
 
 
 def read_scanned(
-    page: Any, number: int, frame: PageFrame, options: ParseOptions, images: PdfImages
+    page: Any,
+    number: int,
+    frame: PageFrame,
+    options: ParseOptions,
+    images: PdfImages,
+    languages: OcrLanguages,
 ) -> ScannedPage:
     if options.enable_ocr and tesseract_available():
         picture = _render(page, frame, OCR_DPI, options, grayscale=True)
+        chosen: tuple[str, ...] = ()
         try:
-            text = ocr_image(picture, languages=_languages(options))
+            chosen = languages.for_image(picture)
+            text = ocr_image(picture, languages=chosen)
         except ParseError:
             text = ""
         finally:
@@ -76,7 +84,7 @@ def read_scanned(
         paragraphs = [join_lines(part.splitlines()) for part in re.split(r"\n\s*\n", text)]
         blocks = [paragraph for paragraph in paragraphs if paragraph]
         if blocks:
-            return ScannedPage(blocks, ocr=True)
+            return ScannedPage(blocks, ocr=True, ocr_languages=chosen)
     picture = _render(page, frame, KEEP_DPI, options, grayscale=False)
     buffer = io.BytesIO()
     picture.save(buffer, format="PNG", compress_level=3)
@@ -98,8 +106,3 @@ def _render(
         return picture.convert("L" if grayscale else "RGB")
     finally:
         bitmap.close()
-
-
-def _languages(options: ParseOptions) -> str:
-    chosen = options.engine_options.get(LANGUAGES_OPTION, "")
-    return chosen if _LANGUAGES.fullmatch(chosen) else DEFAULT_LANGUAGES

@@ -30,6 +30,8 @@ _MAX_PAIRS = 250_000
 _MAX_TABLES = 100
 _MIN_CELLS_FILLED = 2
 _MAX_CELL_CHARS = 2_000
+# Lines of text closer than this share of the widest spacing in a ruled row are one row.
+_WRAP_PITCH = 0.75
 
 Cell = tuple[int, int]
 
@@ -137,8 +139,8 @@ class _Grid:
     def _split_text_rows(self, placed: dict[Cell, list[Piece]]) -> bool:
         """Split ruled rows holding several lines that each fill two or more cells.
 
-        A wrapped cell adds lines filling one cell and stays one cell. True when any row
-        was split (the pieces must then be placed again).
+        A wrapped cell adds lines filling one cell and stays one cell (see ``_text_rows``).
+        True when any row was split (the pieces must then be placed again).
         """
         crowded = {row for (row, _), members in placed.items() if len(members) > 1}
         if not crowded:
@@ -148,7 +150,7 @@ class _Grid:
             if row in crowded:
                 cells = {piece: cell for cell, members in placed.items() if cell[0] == row
                          for piece in members}
-                lines = group_rows(cells)
+                lines = _text_rows(group_rows(cells), cells)
                 spread = [len({cells[piece] for piece in line}) for line in lines]
                 if len(lines) > 1 and 2 * sum(1 for n in spread if n >= 2) >= len(lines):
                     boxes = [union_all([piece.box for piece in line]) for line in lines]
@@ -182,6 +184,40 @@ class _Grid:
                 text = str(textpage.get_text_bounded(*frame.pdf_rect(box)))
                 cells[row][start] = join_lines(text.replace("\r", "\n").split("\n"))
         return cells
+
+
+def _text_rows(lines: list[list[Piece]], cells: dict[Piece, Cell]) -> list[list[Piece]]:
+    """The lines of one ruled row grouped into the rows of text they belong to.
+
+    A line filling only some of the cells of its row so far, or those and more, or only
+    other cells (the cells beside a wrapped one sit at its top, middle or bottom line), is
+    part of that row. Evenly set lines of which two in a row fill the same cells are the rows
+    of a table ruled only around its edge; where the spacing varies, a wrapped line is also
+    set closer than the widest spacing.
+    """
+    filled = [frozenset(cells[piece] for piece in line) for line in lines]
+    tops = [min(piece.box.top for piece in line) for line in lines]
+    pitches = [below - above for above, below in pairwise(tops)]
+    widest = max(pitches, default=0.0)
+    even = not pitches or min(pitches) >= _WRAP_PITCH * widest
+    if even and len(lines) > 2 and any(a == b and len(a) > 1 for a, b in pairwise(filled)):
+        return lines
+    rows = [list(lines[0])]
+    row_cells = set(filled[0])
+    for line, mine, pitch in zip(lines[1:], filled[1:], pitches, strict=True):
+        same_row = (
+            mine < row_cells
+            or row_cells < mine
+            or not mine & row_cells
+            or (mine == row_cells and len(mine) == 1)
+        )
+        if same_row and (even or pitch <= _WRAP_PITCH * widest):
+            rows[-1].extend(line)
+            row_cells |= mine
+        else:
+            rows.append(list(line))
+            row_cells = set(mine)
+    return rows
 
 
 def _grids(horizontals: list[_HLine], verticals: list[_VLine]) -> list[_Grid]:

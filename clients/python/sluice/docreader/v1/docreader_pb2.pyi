@@ -7,7 +7,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ReadConfig(_message.Message):
-    __slots__ = ("engine", "engine_options", "enable_ocr", "first_row_header")
+    __slots__ = ("engine", "engine_options", "enable_ocr", "first_row_header", "ocr_languages")
     class EngineOptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -19,11 +19,13 @@ class ReadConfig(_message.Message):
     ENGINE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     ENABLE_OCR_FIELD_NUMBER: _ClassVar[int]
     FIRST_ROW_HEADER_FIELD_NUMBER: _ClassVar[int]
+    OCR_LANGUAGES_FIELD_NUMBER: _ClassVar[int]
     engine: str
     engine_options: _containers.ScalarMap[str, str]
     enable_ocr: bool
     first_row_header: bool
-    def __init__(self, engine: _Optional[str] = ..., engine_options: _Optional[_Mapping[str, str]] = ..., enable_ocr: _Optional[bool] = ..., first_row_header: _Optional[bool] = ...) -> None: ...
+    ocr_languages: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, engine: _Optional[str] = ..., engine_options: _Optional[_Mapping[str, str]] = ..., enable_ocr: _Optional[bool] = ..., first_row_header: _Optional[bool] = ..., ocr_languages: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReadRequest(_message.Message):
     __slots__ = ("file_content", "storage_ref", "url", "file_name", "file_type", "config", "request_id")
@@ -186,7 +188,9 @@ class Engine(_message.Message):
     def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., file_types: _Optional[_Iterable[str]] = ..., available: _Optional[bool] = ..., unavailable_reason: _Optional[str] = ..., unavailable_file_types: _Optional[_Mapping[str, str]] = ..., max_input_bytes: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class ListEnginesResponse(_message.Message):
-    __slots__ = ("engines",)
+    __slots__ = ("engines", "ocr_languages")
     ENGINES_FIELD_NUMBER: _ClassVar[int]
+    OCR_LANGUAGES_FIELD_NUMBER: _ClassVar[int]
     engines: _containers.RepeatedCompositeFieldContainer[Engine]
-    def __init__(self, engines: _Optional[_Iterable[_Union[Engine, _Mapping]]] = ...) -> None: ...
+    ocr_languages: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, engines: _Optional[_Iterable[_Union[Engine, _Mapping]]] = ..., ocr_languages: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -69,6 +69,7 @@ __all__ = (
     "MoveKnowledgeRequest",
     "MoveKnowledgeResponse",
     "MoveMode",
+    "OcrConfig",
     "ParseStatus",
     "ParserEngineRule",
     "ProcessConfig",
@@ -1673,6 +1674,8 @@ class KnowledgeBaseConfig(betterproto2.Message):
     Multimodal processing of images found in documents, unless an upload says otherwise.
     """
 
+    ocr: "OcrConfig | None" = betterproto2.field(16, betterproto2.TYPE_MESSAGE, optional=True)
+
 
 default_message_pool.register_message("sluice.v1", "KnowledgeBaseConfig", KnowledgeBaseConfig)
 
@@ -1869,6 +1872,24 @@ default_message_pool.register_message("sluice.v1", "MoveKnowledgeResponse", Move
 
 
 @dataclass(eq=False, repr=False)
+class OcrConfig(betterproto2.Message):
+    """
+    OCR of images and scanned pages.
+    """
+
+    languages: "list[str]" = betterproto2.field(1, betterproto2.TYPE_STRING, repeated=True)
+    """
+    Tesseract language codes ("eng", "rus", "chi_sim"; at most 8, each letters, digits and
+    "_"), all read at once. Empty = detected per document: the installed languages of the
+    script tesseract sees in its first image, or of its text. A language the docreader
+    lacks fails the document's conversion with INVALID_ARGUMENT naming the installed ones.
+    """
+
+
+default_message_pool.register_message("sluice.v1", "OcrConfig", OcrConfig)
+
+
+@dataclass(eq=False, repr=False)
 class ParserEngineRule(betterproto2.Message):
     """
     Routes a file type to a docreader engine (builtin, simple, markitdown...).
@@ -1924,6 +1945,11 @@ class ProcessConfig(betterproto2.Message):
     )
 
     summary_enabled: "bool | None" = betterproto2.field(9, betterproto2.TYPE_BOOL, optional=True)
+
+    ocr: "OcrConfig | None" = betterproto2.field(10, betterproto2.TYPE_MESSAGE, optional=True)
+    """
+    Non-empty languages replace the knowledge base's for this upload.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "ProcessConfig", ProcessConfig)

@@ -118,6 +118,11 @@ default_message_pool.register_message(
 class ListEnginesResponse(betterproto2.Message):
     engines: "list[Engine]" = betterproto2.field(1, betterproto2.TYPE_MESSAGE, repeated=True)
 
+    ocr_languages: "list[str]" = betterproto2.field(2, betterproto2.TYPE_STRING, repeated=True)
+    """
+    The OCR languages installed on this docreader (tesseract codes, sorted).
+    """
+
 
 default_message_pool.register_message(
     "sluice.docreader.v1", "ListEnginesResponse", ListEnginesResponse
@@ -149,6 +154,14 @@ class ReadConfig(betterproto2.Message):
     first_row_header: "bool | None" = betterproto2.field(4, betterproto2.TYPE_BOOL, optional=True)
     """
     For xlsx/xls/csv: the first row is the header. Unset = yes.
+    """
+
+    ocr_languages: "list[str]" = betterproto2.field(5, betterproto2.TYPE_STRING, repeated=True)
+    """
+    Tesseract languages to OCR in ("eng", "rus", "chi_sim"), each installed on this
+    docreader (ListEnginesResponse.ocr_languages), else INVALID_ARGUMENT. Empty = the
+    installed languages of the script tesseract detects in the document's first image
+    (Han: chi_sim, Cyrillic: rus and eng, Latin: eng), or of the document's text.
     """
 
 
