@@ -16,6 +16,7 @@ from sluice_client import SluiceClient
 
 from tests.support.recall_corpus import build_recall_corpus
 from tests.support.recall_documents import RecallDocument
+from tests.support.recall_facts import TEXT_LOCATIONS
 from tests.support.recall_measure import Ingested, Outcome, ask, ingest, recall
 
 FORMATS = ("md", "docx", "pptx", "xlsx", "json")
@@ -61,7 +62,7 @@ def test_every_text_fact_is_in_the_top_five_with_the_defaults(
     outcomes = [
         o for o in ask(client, kb_id, corpus, ingested, modes=["default"]) if o.kind == "text"
     ]
-    assert len(outcomes) == sum(len(d.facts) for d in corpus)
+    assert len(outcomes) == sum(f.location in TEXT_LOCATIONS for d in corpus for f in d.facts)
     per_cell = {
         f"{fmt}/{lang}": recall(
             o for o in outcomes if o.format == fmt and o.fact.language == lang
@@ -69,5 +70,6 @@ def test_every_text_fact_is_in_the_top_five_with_the_defaults(
         for fmt in FORMATS
         for lang in LANGUAGES
     }
+    below = {cell: at5 for cell, at5 in per_cell.items() if at5 < 1.0}
     missed = [_describe(o) for o in outcomes if o.rank is None]
-    assert per_cell == {cell: 1.0 for cell in per_cell}, "\n".join(missed)
+    assert below == {}, "recall@5 below 100% (format/language):\n" + "\n".join(missed)

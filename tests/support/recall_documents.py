@@ -10,6 +10,7 @@ picture alone.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,14 +121,14 @@ _FILLER_ROWS = 4
 def picture_lines(text: str, language: str) -> tuple[str, ...]:
     """``text`` wrapped to lines that fit a picture (Chinese by characters, others by words)."""
     width = _PICTURE_LINE_CHARS[language]
-    if language == "zh":
-        return tuple(text[i : i + width] for i in range(0, len(text), width))
+    # Chinese breaks between any two characters, but never inside a number.
+    pieces, space = (re.findall(r"\d+|.", text), "") if language == "zh" else (text.split(), " ")
     lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
+    for piece in pieces:
+        if lines and len(lines[-1]) + len(space) + len(piece) <= width:
+            lines[-1] += space + piece
         else:
-            lines.append(word)
+            lines.append(piece)
     return tuple(lines)
 
 

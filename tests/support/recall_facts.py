@@ -6,8 +6,8 @@ place ("Brindle Oskavar keeps exactly 4817 brass compasses in the storehouse at 
 No model knows these names, so only retrieval can answer. The number is the answer and
 unique in the corpus: a search hit holds the fact when its text contains it. Questions
 paraphrase the statement (synonyms, another word order, Russian names in another case) but
-keep the names, as a user asking about a person would; six relations per language repeat
-across documents, so the same wording with other names is everywhere a distractor.
+keep the names, as a user asking about a person would; twelve relations per language repeat
+across documents, so the same wording with other names is a distractor in many places.
 
 Filler prose in each language surrounds the facts, so documents span several chunks.
 """
@@ -88,6 +88,42 @@ _EN = (
         "{name}'s ferry out of {place}: {value} passengers a day",
         "ferry passengers per day",
     ),
+    _Relation(
+        "{name} repaired {value} wooden rowing boats at the boatyard in {place}.",
+        "At the {place} shipyard, how many timber rowboats were fixed by {name}?",
+        "{name} repaired {value} rowing boats in {place}",
+        "rowing boats repaired",
+    ),
+    _Relation(
+        "The library that {name} founded in {place} lends out {value} atlases every year.",
+        "Each year, how many books of maps are borrowed from the library {name} set up in {place}?",
+        "{name}'s library in {place}: {value} atlases a year",
+        "atlases lent per year",
+    ),
+    _Relation(
+        "{name} planted {value} olive trees on the terraces above {place}.",
+        "What number of olive saplings did {name} put in on the hillside terraces over {place}?",
+        "{value} olive trees planted by {name} above {place}",
+        "olive trees planted",
+    ),
+    _Relation(
+        "The bakery run by {name} in {place} sells {value} rye loaves each week.",
+        "How many loaves of rye bread does the bakehouse of {name} in {place} sell weekly?",
+        "{name}'s bakery in {place}: {value} rye loaves a week",
+        "rye loaves sold weekly",
+    ),
+    _Relation(
+        "{name} counted {value} storks nesting on the rooftops of {place}.",
+        "During the bird survey, what was the tally of stork nests on {place} roofs by {name}?",
+        "{value} storks on the roofs of {place}, counted by {name}",
+        "nesting storks counted",
+    ),
+    _Relation(
+        "The mine managed by {name} near {place} yields {value} tonnes of copper ore a year.",
+        "What annual tonnage of copper ore comes out of the pit that {name} runs close to {place}?",
+        "{name}'s mine near {place}: {value} tonnes of copper ore",
+        "copper ore, tonnes per year",
+    ),
 )
 
 _RU = (
@@ -128,6 +164,44 @@ _RU = (
         "Паром {gen} из посёлка {place}: {value} пассажиров в день",
         "пассажиры парома в день",
     ),
+    _Relation(
+        "{nom} починила {value} деревянных вёсельных лодок на верфи в посёлке {place}.",
+        "Сколько деревянных лодок с вёслами отремонтировала {nom} на судоверфи посёлка {place}?",
+        "{nom}: {value} вёсельных лодок починено, посёлок {place}",
+        "починенные вёсельные лодки",
+    ),
+    _Relation(
+        "Библиотека, которую основала {nom} в посёлке {place}, ежегодно выдаёт {value} атласов.",
+        "Сколько книг с картами в год берут читатели в библиотеке {gen} в посёлке {place}?",
+        "Библиотека {gen} в посёлке {place}: {value} атласов в год",
+        "атласы, выданные за год",
+    ),
+    _Relation(
+        "{nom} посадила {value} оливковых деревьев на террасах над посёлком {place}.",
+        "Сколько саженцев оливы высадила {nom} на горных террасах у посёлка {place}?",
+        "{value} оливковых деревьев: {nom}, посёлок {place}",
+        "посаженные оливковые деревья",
+    ),
+    _Relation(
+        "Пекарня {gen} в посёлке {place} продаёт {value} ржаных буханок каждую неделю.",
+        "Сколько буханок ржаного хлеба в неделю продаёт пекарня, которую держит {nom} в посёлке "
+        "{place}?",
+        "Пекарня {gen} ({place}): {value} ржаных буханок в неделю",
+        "ржаные буханки за неделю",
+    ),
+    _Relation(
+        "{nom} насчитала {value} аистов, гнездящихся на крышах посёлка {place}.",
+        "Какое число гнёзд аистов на кровлях посёлка {place} учла {nom}?",
+        "{value} аистов на крышах посёлка {place} по подсчёту {gen}",
+        "гнездящиеся аисты",
+    ),
+    _Relation(
+        "Рудник под управлением {gen} возле посёлка {place} даёт {value} тонн медной руды в год.",
+        "Сколько тонн медной руды ежегодно добывает шахта, которой управляет {nom} у посёлка "
+        "{place}?",
+        "Рудник {gen} у посёлка {place}: {value} тонн медной руды",
+        "медная руда, тонн в год",
+    ),
 )
 
 _ZH = (
@@ -166,6 +240,42 @@ _ZH = (
         "{name}指挥的渡船每日从{place}载多少旅客出发？",
         "{name}的渡轮：每天从{place}运送{value}名乘客",
         "每日渡轮乘客",
+    ),
+    _Relation(
+        "{name}在{place}的船厂修好了{value}条木制划艇。",
+        "{place}造船厂里，{name}一共修理了多少艘木头小船？",
+        "{name}在{place}修好{value}条划艇",
+        "修好的木制划艇",
+    ),
+    _Relation(
+        "{name}在{place}创办的图书馆每年借出{value}本地图集。",
+        "{name}于{place}建立的图书馆一年出借多少册地图册？",
+        "{name}的{place}图书馆：每年{value}本地图集",
+        "每年借出的地图集",
+    ),
+    _Relation(
+        "{name}在{place}上方的梯田里种下了{value}棵橄榄树。",
+        "{name}在{place}山坡梯田上栽了多少株橄榄树苗？",
+        "{name}在{place}种了{value}棵橄榄树",
+        "种下的橄榄树",
+    ),
+    _Relation(
+        "{name}在{place}经营的面包店每周卖出{value}个黑麦面包。",
+        "{name}开在{place}的烘焙坊一星期售出几个黑麦面包？",
+        "{name}的{place}面包店：每周{value}个黑麦面包",
+        "每周卖出的黑麦面包",
+    ),
+    _Relation(
+        "{name}在{place}的屋顶上数到了{value}只筑巢的白鹳。",
+        "{name}统计{place}房顶上有多少只白鹳在做窝？",
+        "{place}屋顶上的{value}只白鹳（{name}统计）",
+        "筑巢的白鹳",
+    ),
+    _Relation(
+        "{name}管理的{place}附近的矿井每年产出{value}吨铜矿石。",
+        "{name}负责的靠近{place}的矿山一年开采多少吨铜矿？",
+        "{name}的矿井（{place}附近）：每年{value}吨铜矿石",
+        "每年铜矿石吨数",
     ),
 )
 
