@@ -14,14 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.recall_facts import (
-    LANGUAGES,
-    NOTE_LABEL,
-    TABLE_HEADERS,
-    Fact,
-    Filler,
-    Names,
-)
+from tests.support.recall_facts import LANGUAGES, Fact, Filler, Names
+from tests.support.recall_relations import NOTE_LABEL, TABLE_HEADERS
 
 
 @dataclass(frozen=True)

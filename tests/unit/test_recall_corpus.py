@@ -22,7 +22,7 @@ from tests.support.recall_documents import (
     Table,
     compose_corpus,
 )
-from tests.support.recall_facts import RELATIONS
+from tests.support.recall_relations import RELATIONS
 
 
 def _texts(doc: RecallDocument) -> list[str]:
