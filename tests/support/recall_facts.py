@@ -106,8 +106,14 @@ class Names:
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
         self._used: set[str] = set()
-        # Every answer in a pool drawn without replacement: no number repeats anywhere.
-        self._numbers = iter(self._rng.sample(range(1000, 10000), 9000))
+        # Every answer in a pool drawn without replacement: no number repeats anywhere. Only
+        # numbers a Russian noun follows in the genitive plural ("5 компасов", never "1 ...").
+        pool = [
+            n
+            for n in range(1000, 10000)
+            if n % 10 in (0, 5, 6, 7, 8, 9) or n % 100 in (11, 12, 13, 14)
+        ]
+        self._numbers = iter(self._rng.sample(pool, len(pool)))
 
     def number(self) -> str:
         return str(next(self._numbers))
