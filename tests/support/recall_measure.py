@@ -3,7 +3,8 @@ user would (every upload first, then wait for each), ask every fact's question i
 mode, and score where the first chunk holding the answer ranks.
 
 A hit holds a fact when it belongs to the fact's document and its text contains the fact's
-answer (a number no other fact or filler has). For a fact not found, ``indexed`` tells
+answer (a number no other fact or filler has) as a whole number, outside link targets (the
+digits of a stored image's file name are no answer). For a fact not found, ``indexed`` tells
 whether any chunk of its document holds the answer at all: if not, the text was lost before
 search (parsing, OCR), else search ranked it below the cut.
 """
@@ -11,6 +12,7 @@ search (parsing, OCR), else search ranked it below the cut.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -27,6 +29,16 @@ SEARCH_MODES: dict[str, v1.SearchMode | None] = {
     "hybrid": v1.SearchMode.HYBRID,
 }
 TOP_K = 5
+
+
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+
+
+def holds(text: str, answer: str) -> bool:
+    """Whether ``text`` states ``answer``: the number alone, not part of a longer one or of a
+    link."""
+    bare = _LINK_TARGET.sub("]", text)
+    return re.search(rf"(?<![0-9A-Za-z]){re.escape(answer)}(?![0-9A-Za-z])", bare) is not None
 
 
 @dataclass(frozen=True)
@@ -69,7 +81,7 @@ def ingest(
     for doc in documents:
         done = client.wait_until_done(uploaded[doc.key], timeout=timeout_s)
         chunks = [c.content for c in client.list_chunks(done.id)]
-        answers = frozenset(f.answer for f in doc.facts if any(f.answer in c for c in chunks))
+        answers = frozenset(f.answer for f in doc.facts if any(holds(c, f.answer) for c in chunks))
         result[doc.key] = Ingested(done.id, done.parse_status.name, done.error_message, answers)
     return result
 
@@ -92,7 +104,7 @@ def ask(
                     (
                         n
                         for n, hit in enumerate(hits, start=1)
-                        if hit.knowledge_id == own.knowledge_id and fact.answer in hit.content
+                        if hit.knowledge_id == own.knowledge_id and holds(hit.content, fact.answer)
                     ),
                     None,
                 )

@@ -22,6 +22,7 @@ from tests.support.recall_documents import (
     Table,
     compose_corpus,
 )
+from tests.support.recall_measure import holds
 from tests.support.recall_relations import RELATIONS
 
 
@@ -89,3 +90,20 @@ def test_the_files_are_what_their_format_says(tmp_path: Path) -> None:
     for doc in build_recall_corpus(tmp_path, formats, ("zh",)):
         assert doc.path is not None and doc.path.stat().st_size > 0
         assert sniff_file_type(doc.path, doc.file_type) == doc.file_type, doc.key
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("支付了6375枚银币", True),
+        ("| Wynrv | Dleosthal | 6375 |", True),
+        ("| 6375.0 |", True),  # xls numbers come back as floats
+        ("has 6375\nregistered singers", True),
+        ("163750 crates", False),
+        ("![figure](file:///data/files/exports/5dcc-6375_17961350.png)", False),
+    ],
+)
+def test_a_hit_holds_the_answer_only_as_a_whole_number_outside_links(
+    text: str, found: bool
+) -> None:
+    assert holds(text, "6375") is found
