@@ -17,6 +17,7 @@ from bench import (
     keyword_search,
     lite_memory,
     ocr_languages,
+    recall,
     time_to_searchable,
     upload_stream,
     watch_fanout,
@@ -34,6 +35,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("keyword_search", keyword_search.main),
     ("zh_segmentation", zh_segmentation.main),
     ("ocr_languages", ocr_languages.main),
+    ("recall", recall.main),
 )
 
 

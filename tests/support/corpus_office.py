@@ -124,7 +124,7 @@ def build_xls(path: Path, sentences: tuple[str, str]) -> CorpusFile:
 def build_doc(path: Path, sentences: tuple[str, str]) -> CorpusFile:
     scratch = _scratch(path)
     source = build_docx(scratch / f"{path.stem}.docx", sentences)
-    _soffice_convert(source.path, "doc", path)
+    soffice_convert(source.path, "doc", path)
     shutil.rmtree(scratch)
     # The round trip through LibreOffice keeps headings, lists, the table and the picture.
     return CorpusFile(path, "doc", sentences, source.fidelity, images=1)
@@ -133,7 +133,7 @@ def build_doc(path: Path, sentences: tuple[str, str]) -> CorpusFile:
 def build_ppt(path: Path, sentences: tuple[str, str]) -> CorpusFile:
     scratch = _scratch(path)
     source = build_pptx(scratch / f"{path.stem}.pptx", sentences)
-    _soffice_convert(source.path, "ppt", path)
+    soffice_convert(source.path, "ppt", path)
     shutil.rmtree(scratch)
     return CorpusFile(path, "ppt", sentences, source.fidelity, images=1)
 
@@ -144,7 +144,7 @@ def _scratch(path: Path) -> Path:
     return scratch
 
 
-def _soffice_convert(source: Path, target_type: str, target: Path) -> None:
+def soffice_convert(source: Path, target_type: str, target: Path) -> None:
     """One headless LibreOffice conversion in a private profile (no shared ~/.config lock);
     the profile lives next to ``target``, where the caller removes it."""
     soffice = shutil.which("soffice")
