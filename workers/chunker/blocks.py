@@ -9,10 +9,12 @@ may be cut.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 
 class BlockKind(Enum):
@@ -23,8 +25,10 @@ class BlockKind(Enum):
     FENCE = "fence"
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
+    """(A named tuple: a document has thousands, and a frozen dataclass is several times
+    slower to make.)"""
+
     kind: BlockKind
     start: int
     end: int
@@ -46,7 +50,6 @@ class TableLayout:
     rows: tuple[tuple[int, int], ...]
 
 
-_LINE = re.compile(r"[^\n]*\n|[^\n]+")
 _FENCE_OPEN = re.compile(r"^[ \t]*(?P<fence>`{3,}(?=[^`]*$)|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(?P<hashes>#{1,6})(?:[ \t]+(?P<title>.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
@@ -63,10 +66,22 @@ _IS_FENCE = 2
 _IS_HEADING = 4
 _IS_THEMATIC = 8
 _IS_LIST = 16
-_STARTS_WITH_PIPE = 32
-_HAS_PIPE = 64
-_IS_DELIMITER = 128
-_IS_OTHER_BLOCK = _IS_FENCE | _IS_HEADING
+_HAS_PIPE = 32
+_IS_DELIMITER = 64
+_IS_TABLE_START = 128
+# What ends a list item's lines, and with the rest what ends a paragraph and a table.
+_OTHER_BLOCK = _IS_FENCE | _IS_HEADING | _IS_TABLE_START
+_PARAGRAPH_STOP = _IS_BLANK | _IS_LIST | _IS_THEMATIC | _OTHER_BLOCK
+# A table goes on while its lines have a pipe and are neither blank, fence nor heading.
+_TABLE_STOP = _HAS_PIPE | _IS_BLANK | _IS_FENCE | _IS_HEADING
+# Most lines are prose or code: a first visible character that starts no block, and no pipe.
+# Most others are table rows (a pipe first, and no dash that could make a delimiter row) or
+# list items (a marker, then text that cannot make a thematic break, and no pipe).
+# One regex for the three, its matching group telling which (group 1, 2 or 3).
+_COMMON_LINE = re.compile(
+    r"(\s*[^\s`~#*_+|\d-][^|]*)|(\|[^-]*)|([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+[^\s|*_-][^|]*)"
+)
+_COMMON_FLAGS = (0, 0, _HAS_PIPE | _IS_TABLE_START, _IS_LIST)
 
 
 def _line_flags(line: str) -> int:
@@ -86,7 +101,7 @@ def _line_flags(line: str) -> int:
     if "|" in line:
         flags |= _HAS_PIPE
         if first == "|":
-            flags |= _STARTS_WITH_PIPE
+            flags |= _IS_TABLE_START
         if "-" in line and _TABLE_DELIMITER.match(line):
             flags |= _IS_DELIMITER
     return flags
@@ -98,34 +113,52 @@ def scan_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[Block]:
     lines = text[lo:hi].split("\n")
     if lines[-1] == "":
         lines.pop()  # the text ends with a line break, or is empty
-    starts = []
-    position = lo
-    for line in lines:
-        starts.append(position)
-        position += len(line) + 1
-    # Without the carriage returns of CRLF line breaks.
-    lines = [line.rstrip("\r") for line in lines]
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=lo))
+    if "\r" in text:
+        # Without the carriage returns of CRLF line breaks.
+        lines = [line.rstrip("\r") for line in lines]
     return _Scanner(text, starts, lines).scan()
 
 
 def table_layout(text: str, block: Block) -> TableLayout:
     """The header and body rows of a TABLE block: the header is the first row when the
     second is a delimiter row (``|---|---|``)."""
-    lines = [
-        (m.start(), m.start() + len(m.group().rstrip("\r\n")))
-        for m in _LINE.finditer(text, block.start, block.end)
-    ]
-    if len(lines) >= 2 and _TABLE_DELIMITER.match(text[lines[1][0] : lines[1][1]]):
-        return TableLayout((lines[0][0], lines[1][1]), tuple(lines[2:]))
-    return TableLayout(None, tuple(lines))
+    lines = text[block.start : block.end].split("\n")
+    # Line k starts after k line breaks and the k lines before it (all in C, no loop here:
+    # big tables are common and this runs for every table cut into several chunks).
+    starts = list(
+        map(
+            operator.add,
+            itertools.accumulate(map(len, lines), initial=0),
+            itertools.count(block.start),
+        )
+    )
+    starts.pop()  # where a line after the last would start
+    if "\r" in text[block.start : block.end]:
+        lines = [line.rstrip("\r") for line in lines]
+    rows = list(zip(starts, map(operator.add, starts, map(len, lines)), strict=True))
+    if len(rows) >= 2 and _TABLE_DELIMITER.match(lines[1]):
+        return TableLayout((rows[0][0], rows[1][1]), tuple(rows[2:]))
+    return TableLayout(None, tuple(rows))
 
 
 class _Scanner:
+    """Every run of lines is found by a loop over the precomputed flags, not a call per line."""
+
     def __init__(self, text: str, starts: list[int], lines: list[str]) -> None:
         self._text = text
         self._starts = starts
         self._lines = lines
-        self._flags = [_line_flags(line) for line in lines]
+        common = _COMMON_LINE.fullmatch
+        flags = [
+            _COMMON_FLAGS[match.lastindex or 0] if (match := common(line)) else _line_flags(line)
+            for line in lines
+        ]
+        # A line with a pipe followed by a delimiter row starts a table too.
+        for i in [i for i, line in enumerate(flags) if line & _IS_DELIMITER]:
+            if i and flags[i - 1] & _HAS_PIPE:
+                flags[i - 1] |= _IS_TABLE_START
+        self._flags = flags
         self._blocks: list[Block] = []
 
     def _end(self, i: int) -> int:
@@ -133,8 +166,9 @@ class _Scanner:
 
     def scan(self) -> list[Block]:
         flags = self._flags
+        count = len(flags)
         i = 0
-        while i < len(flags):
+        while i < count:
             line = flags[i]
             if line & _IS_BLANK:
                 i += 1
@@ -143,23 +177,37 @@ class _Scanner:
             elif line & _IS_HEADING:
                 self._heading(i)
                 i += 1
-            elif self._table_starts(i):
-                i = self._run(i, BlockKind.TABLE, self._table_continues)
+            elif line & _IS_TABLE_START:
+                j = i + 1
+                while j < count and flags[j] & _TABLE_STOP == _HAS_PIPE:
+                    j += 1
+                i = self._run(BlockKind.TABLE, i, j)
             elif line & _IS_THEMATIC:
                 self._add(BlockKind.PARAGRAPH, self._starts[i], self._end(i))
                 i += 1
             elif line & _IS_LIST:
-                i = self._run(i, BlockKind.LIST, self._list_continues)
+                i = self._run(BlockKind.LIST, i, self._list_end(i))
             else:
-                i = self._run(i, BlockKind.PARAGRAPH, self._paragraph_continues)
+                j = i + 1
+                while j < count and not flags[j] & _PARAGRAPH_STOP:
+                    j += 1
+                i = self._run(BlockKind.PARAGRAPH, i, j)
         return self._blocks
 
     def _add(self, kind: BlockKind, start: int, end: int, level: int = 0, label: str = "") -> None:
-        end = start + len(self._text[start:end].rstrip())
-        if kind in (BlockKind.PARAGRAPH, BlockKind.HEADING):
-            start = end - len(self._text[start:end].lstrip())
+        text = self._text
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if kind is BlockKind.PARAGRAPH or kind is BlockKind.HEADING:
+            while start < end and text[start].isspace():
+                start += 1
         if start < end:
             self._blocks.append(Block(kind, start, end, level, label))
+
+    def _run(self, kind: BlockKind, i: int, j: int) -> int:
+        """Lines ``i`` to ``j - 1`` as one block; the next line to look at."""
+        self._add(kind, self._starts[i], self._end(j - 1))
+        return j
 
     def _fence(self, i: int) -> int:
         match = _FENCE_OPEN.match(self._lines[i])
@@ -180,47 +228,28 @@ class _Scanner:
         label = "#" * level + (" " + title if title else "")
         self._add(BlockKind.HEADING, self._starts[i], self._end(i), level, label)
 
-    def _run(self, i: int, kind: BlockKind, continues: Callable[[int], bool]) -> int:
+    def _list_end(self, i: int) -> int:
+        flags = self._flags
+        count = len(flags)
         j = i + 1
-        while j < len(self._lines) and continues(j):
-            j += 1
-        self._add(kind, self._starts[i], self._end(j - 1))
+        while j < count:
+            line = flags[j]
+            if line & _IS_BLANK:
+                # A blank line keeps the list going only if an item or indented text follows.
+                k = j + 1
+                while k < count and flags[k] & _IS_BLANK:
+                    k += 1
+                if k == count:
+                    return j
+                indented = self._lines[k][:1] in (" ", "\t")
+                if not (flags[k] & _IS_LIST or indented) or flags[k] & _OTHER_BLOCK:
+                    return j
+                j = k + 1
+            elif line & _OTHER_BLOCK:
+                return j
+            else:
+                j += 1
         return j
-
-    def _starts_other_block(self, j: int) -> bool:
-        return bool(self._flags[j] & _IS_OTHER_BLOCK) or self._table_starts(j)
-
-    def _table_starts(self, j: int) -> bool:
-        line = self._flags[j]
-        if line & _STARTS_WITH_PIPE:
-            return True
-        nxt = j + 1
-        return (
-            bool(line & _HAS_PIPE)
-            and nxt < len(self._flags)
-            and bool(self._flags[nxt] & _IS_DELIMITER)
-        )
-
-    def _table_continues(self, j: int) -> bool:
-        line = self._flags[j]
-        return bool(line & _HAS_PIPE) and not line & (_IS_BLANK | _IS_OTHER_BLOCK)
-
-    def _list_continues(self, j: int) -> bool:
-        if self._flags[j] & _IS_BLANK:
-            # A blank line keeps the list going only if an item or indented text follows.
-            k = j + 1
-            while k < len(self._flags) and self._flags[k] & _IS_BLANK:
-                k += 1
-            if k == len(self._flags):
-                return False
-            indented = self._lines[k][:1] in (" ", "\t")
-            return (bool(self._flags[k] & _IS_LIST) or indented) and not self._starts_other_block(k)
-        return not self._starts_other_block(j)
-
-    def _paragraph_continues(self, j: int) -> bool:
-        return not (
-            self._flags[j] & (_IS_BLANK | _IS_LIST | _IS_THEMATIC) or self._starts_other_block(j)
-        )
 
 
 @functools.lru_cache(maxsize=32)

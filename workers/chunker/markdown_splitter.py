@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import operator
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
@@ -37,9 +38,9 @@ from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
 from workers.chunker.recursive import split_span
 
 
-@dataclass(frozen=True)
-class _Unit:
-    """A piece the packer places whole: a block, or part of an oversized block."""
+class _Unit(NamedTuple):
+    """A piece the packer places whole: a block, or part of an oversized block. (A named
+    tuple: there are many of them, and a frozen dataclass is three times slower to make.)"""
 
     start: int
     end: int
@@ -50,14 +51,12 @@ class _Unit:
     # on the row groups that continue a cut table.
     header: str = ""
 
-    @property
-    def protected(self) -> bool:
-        """No overlap may start inside it."""
-        return self.kind in (BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE)
+
+# No overlap may start inside a unit of these kinds.
+_PROTECTED = frozenset((BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE))
 
 
-@dataclass(frozen=True)
-class _Span:
+class _Span(NamedTuple):
     start: int
     end: int
     header: str
@@ -109,7 +108,7 @@ def _clip(blocks: Sequence[Block], start: int, end: int) -> list[Block]:
     lose context: a parent that starts inside a table body whose rows have no edge pipes
     would not be seen as a table there."""
     return [
-        replace(block, start=max(block.start, start), end=min(block.end, end))
+        block._replace(start=max(block.start, start), end=min(block.end, end))
         for block in blocks
         if block.start < end and block.end > start
     ]
@@ -128,7 +127,9 @@ class _TableHeaders:
     def inherited(self, block: Block) -> str:
         """The header of the whole-text table ``block`` continues past its header, or ""."""
         index = bisect.bisect_right(self._starts, block.start) - 1
-        if index < 0 or self._tables[index].end < block.end:
+        # A block starting where its table starts is not a tail (split_markdown's blocks
+        # are all whole tables): no need to lay the table out.
+        if index < 0 or self._starts[index] == block.start or self._tables[index].end < block.end:
             return ""
         header = self._header_of(index)
         if header is None or block.start < header[1]:
@@ -182,16 +183,21 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
     else:
         header = inherited
         group_header, group_start, group_end = inherited, block.start, block.start
+    rows = layout.rows
+    if not rows:
+        return [_Unit(group_start, group_end, BlockKind.TABLE, True, group_header)]
+    ends = list(map(operator.itemgetter(1), rows))
     units: list[_Unit] = []
-    rows_in_group = 0
-    for row_start, row_end in layout.rows:
-        too_big = len(group_header) + row_end - group_start > config.chunk_size
-        if rows_in_group and too_big:
-            units.append(_Unit(group_start, group_end, BlockKind.TABLE, True, group_header))
-            group_header, group_start, rows_in_group = header, row_start, 0
-        group_end = row_end
-        rows_in_group += 1
-    units.append(_Unit(group_start, group_end, BlockKind.TABLE, True, group_header))
+    first = 0
+    while first < len(rows):
+        # The group's rows: from ``first`` to the last that keeps it within the size (at
+        # least one), found by bisection rather than row by row.
+        limit = group_start + config.chunk_size - len(group_header)
+        last = max(first, bisect.bisect_right(ends, limit, first) - 1)
+        units.append(_Unit(group_start, ends[last], BlockKind.TABLE, True, group_header))
+        first = last + 1
+        if first < len(rows):
+            group_header, group_start = header, rows[first][0]
     return units
 
 
@@ -235,7 +241,7 @@ def _overlap_start(
     k = first_index - 1
     while k >= 0 and units[k].end > low:
         unit = units[k]
-        if unit.protected:
+        if unit.kind in _PROTECTED:
             # Nor at the start of a cut table's row group: its rows would appear twice.
             protected.append((unit.start - 1 if unit.table_part else unit.start, unit.end))
         k -= 1

@@ -28,7 +28,13 @@ def split_span(
             # Earlier separators do not occur in this span, so only later ones can help.
             rest = separators[position + 1 :]
             for left, right in itertools.pairwise(bounds):
-                pieces.extend(split_span(text, left, right, size, rest))
+                if right - left <= size:
+                    # Fits already (most pieces do): only trimmed, without recursing.
+                    left, right = _trim(text, left, right)
+                    if left < right:
+                        pieces.append((left, right))
+                else:
+                    pieces.extend(split_span(text, left, right, size, rest))
             return pieces
     return _hard_cut(text, start, end, size)
 
