@@ -35,11 +35,6 @@ class Block(NamedTuple):
     heading_level: int = 0
     heading_label: str = ""
 
-    @property
-    def atomic(self) -> bool:
-        """Fenced code is never cut, whatever its size; a table only between rows."""
-        return self.kind is BlockKind.FENCE
-
 
 @dataclass(frozen=True)
 class TableLayout:
@@ -77,11 +72,12 @@ _TABLE_STOP = _HAS_PIPE | _IS_BLANK | _IS_FENCE | _IS_HEADING
 # Most lines are prose or code: a first visible character that starts no block, and no pipe.
 # Most others are table rows (a pipe first, and no dash that could make a delimiter row) or
 # list items (a marker, then text that cannot make a thematic break, and no pipe).
-# One regex for the three, its matching group telling which (group 1, 2 or 3).
+# One regex for the three and blank lines, its matching group telling which.
 _COMMON_LINE = re.compile(
     r"(\s*[^\s`~#*_+|\d-][^|]*)|(\|[^-]*)|([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+[^\s|*_-][^|]*)"
+    r"|(\s*)"
 )
-_COMMON_FLAGS = (0, 0, _HAS_PIPE | _IS_TABLE_START, _IS_LIST)
+_COMMON_FLAGS = (0, 0, _HAS_PIPE | _IS_TABLE_START, _IS_LIST, _IS_BLANK)
 
 
 def _line_flags(line: str) -> int:
@@ -113,7 +109,7 @@ def scan_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[Block]:
     lines = text[lo:hi].split("\n")
     if lines[-1] == "":
         lines.pop()  # the text ends with a line break, or is empty
-    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=lo))
+    starts = _line_starts(lines, lo)
     if "\r" in text:
         # Without the carriage returns of CRLF line breaks.
         lines = [line.rstrip("\r") for line in lines]
@@ -124,22 +120,22 @@ def table_layout(text: str, block: Block) -> TableLayout:
     """The header and body rows of a TABLE block: the header is the first row when the
     second is a delimiter row (``|---|---|``)."""
     lines = text[block.start : block.end].split("\n")
-    # Line k starts after k line breaks and the k lines before it (all in C, no loop here:
-    # big tables are common and this runs for every table cut into several chunks).
-    starts = list(
-        map(
-            operator.add,
-            itertools.accumulate(map(len, lines), initial=0),
-            itertools.count(block.start),
-        )
-    )
-    starts.pop()  # where a line after the last would start
+    starts = _line_starts(lines, block.start)
     if "\r" in text[block.start : block.end]:
         lines = [line.rstrip("\r") for line in lines]
     rows = list(zip(starts, map(operator.add, starts, map(len, lines)), strict=True))
     if len(rows) >= 2 and _TABLE_DELIMITER.match(lines[1]):
         return TableLayout((rows[0][0], rows[1][1]), tuple(rows[2:]))
     return TableLayout(None, tuple(rows))
+
+
+def _line_starts(lines: list[str], offset: int) -> list[int]:
+    """Where each line starts, the first at ``offset``, a line break after each: line k
+    starts after k line breaks and the k lines before it (computed without a Python loop)."""
+    lengths = itertools.accumulate(map(len, lines), initial=0)
+    starts = list(map(operator.add, lengths, itertools.count(offset)))
+    starts.pop()  # where a line after the last would start
+    return starts
 
 
 class _Scanner:

@@ -153,12 +153,16 @@ def _units(
     text: str, blocks: Sequence[Block], config: ChunkerConfig, headers: _TableHeaders
 ) -> list[_Unit]:
     units: list[_Unit] = []
+    size = config.chunk_size
     for block in blocks:
-        if block.kind is BlockKind.TABLE:
-            units.extend(_table_units(text, block, config, headers.inherited(block)))
-            continue
-        if block.atomic or block.end - block.start <= config.chunk_size:
-            units.append(_Unit(block.start, block.end, block.kind))
+        kind = block.kind
+        if kind is BlockKind.TABLE:
+            inherited = headers.inherited(block)
+            if inherited or block.end - block.start > size:
+                units.extend(_table_units(text, block, config, inherited))
+                continue
+        if kind is BlockKind.FENCE or block.end - block.start <= size:
+            units.append(_Unit(block.start, block.end, kind))
             continue
         # An oversized heading is just long text once it is cut.
         kind = BlockKind.PARAGRAPH if block.kind is BlockKind.HEADING else block.kind
@@ -172,10 +176,9 @@ def _units(
 
 
 def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str) -> list[_Unit]:
-    """A table that fits stays one unit; a bigger one becomes row groups, each at most
-    ``chunk_size`` with the header it repeats (a single oversized row stands alone)."""
-    if not inherited and block.end - block.start <= config.chunk_size:
-        return [_Unit(block.start, block.end, BlockKind.TABLE)]
+    """A table bigger than ``chunk_size`` (or the tail of one, which repeats its header) as
+    row groups, each at most ``chunk_size`` with the header it repeats (a single oversized row
+    stands alone)."""
     layout = table_layout(text, block)
     if layout.header is not None:
         header = text[layout.header[0] : layout.header[1]] + "\n"
@@ -203,6 +206,9 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
 
 def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Span]:
     spans: list[_Span] = []
+    # Units are in order and do not overlap, so their ends increase: the units a chunk takes
+    # are found by bisection.
+    ends = [unit.end for unit in units]
     i = 0
     while i < len(units):
         first = units[i]
@@ -211,9 +217,7 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
         if spans and config.chunk_overlap and overlap:
             start = _overlap_start(text, spans[-1], units, i, config)
         header = first.header if start == first.start else ""
-        j = i + 1
-        while j < len(units) and len(header) + units[j].end - start <= config.chunk_size:
-            j += 1
+        j = max(i + 1, bisect.bisect_right(ends, start + config.chunk_size - len(header), i + 1))
         if j < len(units):
             while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
                 j -= 1
