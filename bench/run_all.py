@@ -1,4 +1,4 @@
-"""`make bench`: the seven benchmarks one after another (each prints its figures and writes
+"""`make bench`: the eight benchmarks one after another (each prints its figures and writes
 bench/out/<name>.json); `--quick` passes their quick sizes.
 
     .venv/bin/python -m bench.run_all [--quick]
@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from bench import (
     cancel_latency,
+    chunker_speed,
     formats,
     ingest_throughput,
     lite_memory,
@@ -28,6 +29,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("formats", formats.main),
     ("watch_fanout", watch_fanout.main),
     ("lite_memory", lite_memory.main),
+    ("chunker_speed", chunker_speed.main),
 )
 
 

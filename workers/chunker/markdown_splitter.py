@@ -3,8 +3,13 @@
 The text is cut into blocks (see ``blocks``); blocks bigger than ``chunk_size`` are split
 recursively by the configured separators, except fenced code, which stays whole, and
 tables, which are cut only between rows; the pieces are then packed greedily into chunks of
-at most ``chunk_size`` code points. A chunk holding a code block, or a single table row,
-bigger than ``chunk_size`` is the one exception to the size limit.
+at most ``chunk_size`` code points.
+
+No chunk is longer than ``chunk_size`` except one that is a single unit the chunker never
+cuts: a fenced code block (cut code would not read as code), or one table body row with the
+header and delimiter rows it repeats (a table is cut only between rows). Text with no
+separator at all is cut at fixed positions, so it never exceeds the size. The chunking stage
+records such chunks in its span (``oversize_chunks``, ``oversize_max_chars``).
 
 A table cut into several chunks keeps its meaning in each: every chunk that continues it
 starts with the table's header and delimiter rows again. Such a chunk's ``content`` is
