@@ -75,8 +75,8 @@ def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
     return [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, breadcrumbs.at(span.start))
-        for index, span in enumerate(_chunk_spans(text, blocks, config, headers))
+        TextChunk(index, header + text[start:end], start, end, breadcrumbs.at(start))
+        for index, (start, end, header) in enumerate(_chunk_spans(text, blocks, config, headers))
     ]
 
 
@@ -214,15 +214,16 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
     # Units are in order and do not overlap, so their ends increase: the units a chunk takes
     # are found by bisection.
     ends = [unit.end for unit in units]
+    size, overlap = config.chunk_size, config.chunk_overlap
+    boundary = _boundary_pattern(config.separators)
     i = 0
     while i < len(units):
         first = units[i]
         start = first.start
-        overlap = first.kind is not BlockKind.HEADING and not first.header
-        if spans and config.chunk_overlap and overlap:
-            start = _overlap_start(text, spans[-1], units, i, config)
+        if spans and overlap and first.kind is not BlockKind.HEADING and not first.header:
+            start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
-        j = max(i + 1, bisect.bisect_right(ends, start + config.chunk_size - len(header), i + 1))
+        j = max(i + 1, bisect.bisect_right(ends, start + size - len(header), i + 1))
         if j < len(units):
             while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
                 j -= 1
@@ -236,15 +237,14 @@ def _overlap_start(
     previous: _Span,
     units: Sequence[_Unit],
     first_index: int,
-    config: ChunkerConfig,
+    size: int,
+    overlap: int,
+    boundary: re.Pattern[str],
 ) -> int:
-    """Where the chunk whose first new unit is ``units[first_index]`` starts."""
+    """Where the chunk whose first new unit is ``units[first_index]`` starts, the earliest
+    word boundary (``boundary``) in the overlap window that the rules allow."""
     first = units[first_index]
-    low = max(
-        previous.end - config.chunk_overlap,
-        first.end - config.chunk_size,
-        previous.start + 1,
-    )
+    low = max(previous.end - overlap, first.end - size, previous.start + 1)
     # (lo, hi): no overlap may start at a position strictly between them.
     protected = []
     k = first_index - 1
@@ -254,7 +254,6 @@ def _overlap_start(
             # Nor at the start of a cut table's row group: its rows would appear twice.
             protected.append((unit.start - 1 if unit.table_part else unit.start, unit.end))
         k -= 1
-    boundary = _boundary_pattern(config.separators)
     position = low
     while (found := boundary.search(text, position, previous.end)) is not None:
         position = found.start()
