@@ -8,6 +8,7 @@ may be cut.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import operator
@@ -62,22 +63,18 @@ _IS_HEADING = 4
 _IS_THEMATIC = 8
 _IS_LIST = 16
 _HAS_PIPE = 32
-_IS_DELIMITER = 64
-_IS_TABLE_START = 128
+_IS_TABLE_START = 64
 # What ends a list item's lines, and with the rest what ends a paragraph and a table.
 _OTHER_BLOCK = _IS_FENCE | _IS_HEADING | _IS_TABLE_START
 _PARAGRAPH_STOP = _IS_BLANK | _IS_LIST | _IS_THEMATIC | _OTHER_BLOCK
 # A table goes on while its lines have a pipe and are neither blank, fence nor heading.
 _TABLE_STOP = _HAS_PIPE | _IS_BLANK | _IS_FENCE | _IS_HEADING
-# Most lines are prose or code: a first visible character that starts no block, and no pipe.
-# Most others are table rows (a pipe first, and no dash that could make a delimiter row) or
-# list items (a marker, then text that cannot make a thematic break, and no pipe).
-# One regex for the three and blank lines, its matching group telling which.
-_COMMON_LINE = re.compile(
-    r"(\s*[^\s`~#*_+|\d-][^|]*)|(\|[^-]*)|([ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+[^\s|*_-][^|]*)"
-    r"|(\s*)"
-)
-_COMMON_FLAGS = (0, 0, _HAS_PIPE | _IS_TABLE_START, _IS_LIST, _IS_BLANK)
+# Most lines are prose or code (a first visible character that starts no block, and no pipe),
+# table rows (a pipe first, and no dash that could make a delimiter row) or list items (a
+# marker, then text that cannot make a thematic break, and no pipe). The patterns look at the
+# start of a line only: ``in`` finds a pipe or a dash far faster than a regex scan.
+_PLAIN_START = re.compile(r"\s*[^\s`~#*_+|\d-]")
+_ITEM_START = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+[^\s*_-]")
 
 
 def _line_flags(line: str) -> int:
@@ -98,8 +95,6 @@ def _line_flags(line: str) -> int:
         flags |= _HAS_PIPE
         if first == "|":
             flags |= _IS_TABLE_START
-        if "-" in line and _TABLE_DELIMITER.match(line):
-            flags |= _IS_DELIMITER
     return flags
 
 
@@ -113,7 +108,7 @@ def scan_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[Block]:
     if "\r" in text:
         # Without the carriage returns of CRLF line breaks.
         lines = [line.rstrip("\r") for line in lines]
-    return _Scanner(text, starts, lines).scan()
+    return _Scanner(text, starts, lines, hi).scan()
 
 
 def table_layout(text: str, block: Block) -> TableLayout:
@@ -139,33 +134,59 @@ def _line_starts(lines: list[str], offset: int) -> list[int]:
 
 
 class _Scanner:
-    """Every run of lines is found by a loop over the precomputed flags, not a call per line."""
+    """A line's flags are worked out when the scanner first looks at it; the rows of a table
+    and the lines of a fence are never looked at one by one: where the table or the fence
+    ends is found by one regex search over the text (most lines of a document are table rows
+    or code, and a Python step per line was most of the chunker's time)."""
 
-    def __init__(self, text: str, starts: list[int], lines: list[str]) -> None:
+    def __init__(self, text: str, starts: list[int], lines: list[str], hi: int) -> None:
         self._text = text
         self._starts = starts
         self._lines = lines
-        common = _COMMON_LINE.fullmatch
-        flags = [
-            _COMMON_FLAGS[match.lastindex or 0] if (match := common(line)) else _line_flags(line)
-            for line in lines
-        ]
-        # A line with a pipe followed by a delimiter row starts a table too.
-        for i in [i for i, line in enumerate(flags) if line & _IS_DELIMITER]:
-            if i and flags[i - 1] & _HAS_PIPE:
-                flags[i - 1] |= _IS_TABLE_START
-        self._flags = flags
+        self._hi = hi
+        self._flags = [-1] * len(lines)
         self._blocks: list[Block] = []
+
+    def _flag(self, i: int) -> int:
+        flags = self._flags[i]
+        if flags < 0:
+            line = self._lines[i]
+            if not line:
+                flags = _IS_BLANK
+            elif "|" not in line:
+                if _PLAIN_START.match(line):
+                    flags = 0
+                elif _ITEM_START.match(line):
+                    flags = _IS_LIST
+                else:
+                    flags = _line_flags(line)
+            elif line[:1] == "|" and "-" not in line:
+                flags = _HAS_PIPE | _IS_TABLE_START
+            else:
+                flags = _line_flags(line)
+            if flags & _HAS_PIPE and not flags & _IS_TABLE_START and i + 1 < len(self._lines):
+                # A line with a pipe followed by a delimiter row starts a table too.
+                following = self._lines[i + 1]
+                if "|" in following and "-" in following and _TABLE_DELIMITER.match(following):
+                    flags |= _IS_TABLE_START
+            self._flags[i] = flags
+        return flags
 
     def _end(self, i: int) -> int:
         return self._starts[i] + len(self._lines[i])
 
+    def _line_at(self, match: re.Match[str] | None) -> int:
+        """The line a search matched at the start of, or the line count for no match."""
+        if match is None:
+            return len(self._lines)
+        return bisect.bisect_left(self._starts, match.start())
+
     def scan(self) -> list[Block]:
-        flags = self._flags
-        count = len(flags)
+        count = len(self._lines)
+        flag = self._flag
         i = 0
         while i < count:
-            line = flags[i]
+            line = flag(i)
             if line & _IS_BLANK:
                 i += 1
             elif line & _IS_FENCE:
@@ -175,8 +196,8 @@ class _Scanner:
                 i += 1
             elif line & _IS_TABLE_START:
                 j = i + 1
-                while j < count and flags[j] & _TABLE_STOP == _HAS_PIPE:
-                    j += 1
+                if j < count:
+                    j = self._line_at(_TABLE_END.search(self._text, self._starts[j], self._hi))
                 i = self._run(BlockKind.TABLE, i, j)
             elif line & _IS_THEMATIC:
                 self._add(BlockKind.PARAGRAPH, self._starts[i], self._end(i))
@@ -185,7 +206,7 @@ class _Scanner:
                 i = self._run(BlockKind.LIST, i, self._list_end(i))
             else:
                 j = i + 1
-                while j < count and not flags[j] & _PARAGRAPH_STOP:
+                while j < count and not flag(j) & _PARAGRAPH_STOP:
                     j += 1
                 i = self._run(BlockKind.PARAGRAPH, i, j)
         return self._blocks
@@ -208,10 +229,10 @@ class _Scanner:
     def _fence(self, i: int) -> int:
         match = _FENCE_OPEN.match(self._lines[i])
         assert match is not None
-        closing = _closing_fence(match.group("fence"))
         j = i + 1
-        while j < len(self._lines) and not closing.match(self._lines[j]):
-            j += 1
+        if j < len(self._lines):
+            closing = _closing_fence(match.group("fence"))
+            j = self._line_at(closing.search(self._text, self._starts[j], self._hi))
         last = min(j, len(self._lines) - 1)  # an unclosed fence runs to the end
         self._add(BlockKind.FENCE, self._starts[i], self._end(last))
         return last + 1
@@ -225,20 +246,20 @@ class _Scanner:
         self._add(BlockKind.HEADING, self._starts[i], self._end(i), level, label)
 
     def _list_end(self, i: int) -> int:
-        flags = self._flags
-        count = len(flags)
+        flag = self._flag
+        count = len(self._lines)
         j = i + 1
         while j < count:
-            line = flags[j]
+            line = flag(j)
             if line & _IS_BLANK:
                 # A blank line keeps the list going only if an item or indented text follows.
                 k = j + 1
-                while k < count and flags[k] & _IS_BLANK:
+                while k < count and flag(k) & _IS_BLANK:
                     k += 1
                 if k == count:
                     return j
                 indented = self._lines[k][:1] in (" ", "\t")
-                if not (flags[k] & _IS_LIST or indented) or flags[k] & _OTHER_BLOCK:
+                if not (flag(k) & _IS_LIST or indented) or flag(k) & _OTHER_BLOCK:
                     return j
                 j = k + 1
             elif line & _OTHER_BLOCK:
@@ -248,6 +269,15 @@ class _Scanner:
         return j
 
 
+# The searches over the whole text see each line with its trailing carriage returns, which the
+# line-by-line patterns never see: ``\r*`` before each end of line.
+# The first line that does not go on with a table: no pipe (blank lines included), a heading
+# or a fence opening.
+_TABLE_END = re.compile(
+    r"^(?:[^|\n]*$| {0,3}#{1,6}(?:[ \t]|\r*$)|[ \t]*(?:`{3,}(?=[^`\n]*$)|~{3,}))", re.M
+)
+
+
 @functools.lru_cache(maxsize=32)
 def _closing_fence(fence: str) -> re.Pattern[str]:
-    return re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    return re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*\r*$", re.M)
