@@ -58,7 +58,7 @@ class _Unit(NamedTuple):
 
 
 # No overlap may start inside a unit of these kinds.
-_PROTECTED = frozenset((BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE))
+_PROTECTED = (BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE)  # a tuple: Enum hashing is slow
 
 
 class _Span(NamedTuple):
