@@ -35,7 +35,7 @@ import functools
 import operator
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from dataclasses import dataclass, replace
 
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
@@ -43,9 +43,10 @@ from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
 from workers.chunker.recursive import split_span
 
 
-class _Unit(NamedTuple):
-    """A piece the packer places whole: a block, or part of an oversized block. (A named
-    tuple: there are many of them, and a frozen dataclass is three times slower to make.)"""
+@dataclass(slots=True)
+class _Unit:
+    """A piece the packer places whole: a block, or part of an oversized block. (Not frozen:
+    there are many of them, and a frozen dataclass, or a named tuple, is slower to make.)"""
 
     start: int
     end: int
@@ -61,7 +62,8 @@ class _Unit(NamedTuple):
 _PROTECTED = (BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE)  # a tuple: Enum hashing is slow
 
 
-class _Span(NamedTuple):
+@dataclass(slots=True)
+class _Span:
     start: int
     end: int
     header: str
@@ -75,8 +77,8 @@ def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
     return [
-        TextChunk(index, header + text[start:end], start, end, breadcrumbs.at(start))
-        for index, (start, end, header) in enumerate(_chunk_spans(text, blocks, config, headers))
+        TextChunk(index, span.chunk_text(text), span.start, span.end, breadcrumbs.at(span.start))
+        for index, span in enumerate(_chunk_spans(text, blocks, config, headers))
     ]
 
 
@@ -113,7 +115,7 @@ def _clip(blocks: Sequence[Block], start: int, end: int) -> list[Block]:
     lose context: a parent that starts inside a table body whose rows have no edge pipes
     would not be seen as a table there."""
     return [
-        block._replace(start=max(block.start, start), end=min(block.end, end))
+        replace(block, start=max(block.start, start), end=min(block.end, end))
         for block in blocks
         if block.start < end and block.end > start
     ]
