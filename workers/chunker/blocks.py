@@ -182,10 +182,14 @@ class _Scanner:
         return bisect.bisect_left(self._starts, match.start())
 
     def scan(self) -> list[Block]:
-        count = len(self._lines)
+        lines = self._lines
+        count = len(lines)
         flag = self._flag
         i = 0
         while i < count:
+            if not lines[i]:  # most blank lines, without a call
+                i += 1
+                continue
             line = flag(i)
             if line & _IS_BLANK:
                 i += 1

@@ -26,9 +26,7 @@ _MAX_SPAN = 1000
 def normalize_html_tables(markdown: str) -> str:
     if _TABLE_OPEN.search(markdown) is None:
         return markdown
-    fences = [
-        (b.start, b.end) for b in scan_blocks(markdown) if b.kind is BlockKind.FENCE
-    ]
+    fences = [(b.start, b.end) for b in scan_blocks(markdown) if b.kind is BlockKind.FENCE]
     parts: list[str] = []
     cursor = 0
     for start, end in _outer_tables(markdown):

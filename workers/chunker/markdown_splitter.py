@@ -173,12 +173,8 @@ def _units(
             continue
         # An oversized heading is just long text once it is cut.
         kind = BlockKind.PARAGRAPH if block.kind is BlockKind.HEADING else block.kind
-        units.extend(
-            _Unit(start, end, kind)
-            for start, end in split_span(
-                text, block.start, block.end, config.chunk_size, config.separators
-            )
-        )
+        pieces = split_span(text, block.start, block.end, size, config.separators)
+        units += [_Unit(start, end, kind) for start, end in pieces]
     return units
 
 

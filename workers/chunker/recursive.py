@@ -30,10 +30,13 @@ def split_span(
             rest = separators[position + 1 :]
             for left, right in itertools.pairwise(bounds):
                 if right - left <= size:
-                    # Fits already (most pieces do): only trimmed, without recursing.
-                    left, right = _trim(text, left, right)
-                    if left < right:
-                        pieces.append((left, right))
+                    # Fits already (most pieces do): only trimmed (as _trim does), without
+                    # recursing or a call.
+                    piece = text[left:right]
+                    kept = piece.strip()
+                    if kept:
+                        left += len(piece) - len(piece.lstrip())
+                        pieces.append((left, left + len(kept)))
                 else:
                     pieces.extend(split_span(text, left, right, size, rest))
             return pieces
