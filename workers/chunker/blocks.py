@@ -27,7 +27,8 @@ class BlockKind(Enum):
 
 @dataclass(slots=True)
 class Block:
-    """(Not frozen: a document has thousands, and a frozen dataclass, or a named tuple, is
+    """A block's kind and span in the text; a heading's level and its label ("## Title").
+    (Not frozen: a document has thousands, and a frozen dataclass, or a named tuple, is
     several times slower to make.)"""
 
     kind: BlockKind
@@ -54,9 +55,8 @@ _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _TABLE_DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$")
 
 
-# What each line is, worked out once per line (bit flags): the scanner asks about every line
-# several times (does it continue a paragraph, start a table, ...), and a regex is run only
-# when the line's first visible character allows a match.
+# What a line is, as bit flags worked out once, when the scanner first looks at the line (it
+# may ask several times: does it continue a paragraph, start a table, ...).
 _IS_BLANK = 1
 _IS_FENCE = 2
 _IS_HEADING = 4
@@ -67,8 +67,6 @@ _IS_TABLE_START = 64
 # What ends a list item's lines, and with the rest what ends a paragraph and a table.
 _OTHER_BLOCK = _IS_FENCE | _IS_HEADING | _IS_TABLE_START
 _PARAGRAPH_STOP = _IS_BLANK | _IS_LIST | _IS_THEMATIC | _OTHER_BLOCK
-# A table goes on while its lines have a pipe and are neither blank, fence nor heading.
-_TABLE_STOP = _HAS_PIPE | _IS_BLANK | _IS_FENCE | _IS_HEADING
 # Most lines are prose or code (a first visible character that starts no block, and no pipe),
 # table rows (a pipe first, and no dash that could make a delimiter row) or list items (a
 # marker, then text that cannot make a thematic break, and no pipe). The patterns look at the
