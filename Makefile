@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 GEN_DIRS := clients/python/sluice clients/python/sluice_client/_proto
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
@@ -39,7 +40,12 @@ lint: $(STAMP)
 test: $(STAMP) proto-check lint
 	$(BIN)/pytest -q tests
 
-bench: $(STAMP)
+# The benchmarks' baselines (the `bench` extra) on top of the dev install.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --disable-pip-version-check -q -e '.[dev,bench]'
+	touch $@
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench.run_all
 
 clean:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from bench import (
     cancel_latency,
+    chunker_speed,
     formats,
     ingest_throughput,
     keyword_search,
@@ -36,6 +37,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("zh_segmentation", zh_segmentation.main),
     ("ocr_languages", ocr_languages.main),
     ("recall", recall.main),
+    ("chunker_speed", chunker_speed.main),
 )
 
 

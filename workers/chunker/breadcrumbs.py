@@ -16,9 +16,7 @@ class Breadcrumbs:
         self._starts: list[int] = []
         self._trails: list[str] = []
         stack: list[Block] = []
-        for block in blocks:
-            if block.kind is not BlockKind.HEADING:
-                continue
+        for block in [b for b in blocks if b.kind is BlockKind.HEADING]:
             while stack and stack[-1].heading_level >= block.heading_level:
                 stack.pop()
             stack.append(block)

@@ -5,8 +5,13 @@ recursively by the configured separators, except fenced code, which stays whole,
 which are cut only between rows, and fenced ``json``, which is cut between the members of
 its objects and arrays (``json_chunks``; the chunk's breadcrumb then ends with its JSON
 path, e.g. ``$.orders[3].customer``); the pieces are then packed greedily into chunks of
-at most ``chunk_size`` code points. A chunk holding a code block, or a single table row,
-bigger than ``chunk_size`` is the one exception to the size limit.
+at most ``chunk_size`` code points.
+
+No chunk is longer than ``chunk_size`` except one that is a single unit the chunker never
+cuts: a fenced code block (cut code would not read as code), or one table body row with the
+header and delimiter rows it repeats (a table is cut only between rows). Text with no
+separator at all is cut at fixed positions, so it never exceeds the size. The chunking stage
+records such chunks in its span (``oversize_chunks``, ``oversize_max_chars``).
 
 A table cut into several chunks keeps its meaning in each: every chunk that continues it
 starts with the table's header and delimiter rows again. Such a chunk's ``content`` is
@@ -28,6 +33,9 @@ chunk, the one it starts.
 from __future__ import annotations
 
 import bisect
+import functools
+import operator
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -44,9 +52,10 @@ from workers.chunker.json_chunks import (
 from workers.chunker.recursive import split_span
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Unit:
-    """A piece the packer places whole: a block, or part of an oversized block."""
+    """A piece the packer places whole: a block, or part of an oversized block. (Not frozen:
+    there are many of them, and a frozen dataclass, or a named tuple, is slower to make.)"""
 
     start: int
     end: int
@@ -59,13 +68,12 @@ class _Unit:
     # The JSON path of a piece of a cut json fence.
     path: tuple[str, ...] = ()
 
-    @property
-    def protected(self) -> bool:
-        """No overlap may start inside it."""
-        return self.kind in (BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE)
+
+# No overlap may start inside a unit of these kinds.
+_PROTECTED = (BlockKind.HEADING, BlockKind.TABLE, BlockKind.FENCE)  # a tuple: Enum hashing is slow
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Span:
     start: int
     end: int
@@ -109,8 +117,12 @@ def split_parent_child(
         for span in _chunk_spans(text, parent_blocks, child_config, headers, fences):
             children.append(
                 ChildChunk(
-                    len(children), span.chunk_text(text), span.start, span.end,
-                    span.breadcrumb(breadcrumbs), parent.index,
+                    len(children),
+                    span.chunk_text(text),
+                    span.start,
+                    span.end,
+                    span.breadcrumb(breadcrumbs),
+                    parent.index,
                 )
             )
     return parents, children
@@ -140,7 +152,9 @@ class _TableHeaders:
     def inherited(self, block: Block) -> str:
         """The header of the whole-text table ``block`` continues past its header, or ""."""
         index = bisect.bisect_right(self._starts, block.start) - 1
-        if index < 0 or self._tables[index].end < block.end:
+        # A block starting where its table starts is not a tail (split_markdown's blocks
+        # are all whole tables): no need to lay the table out.
+        if index < 0 or self._starts[index] == block.start or self._tables[index].end < block.end:
             return ""
         header = self._header_of(index)
         if header is None or block.start < header[1]:
@@ -202,33 +216,32 @@ def _units(
     fences: _JsonFences,
 ) -> list[_Unit]:
     units: list[_Unit] = []
+    size = config.chunk_size
     for block in blocks:
-        if block.kind is BlockKind.TABLE:
-            units.extend(_table_units(text, block, config, headers.inherited(block)))
-            continue
-        json_pieces = fences.pieces(block, config) if block.kind is BlockKind.FENCE else None
+        kind = block.kind
+        if kind is BlockKind.TABLE:
+            inherited = headers.inherited(block)
+            if inherited or block.end - block.start > size:
+                units.extend(_table_units(text, block, config, inherited))
+                continue
+        json_pieces = fences.pieces(block, config) if kind is BlockKind.FENCE else None
         if json_pieces is not None:
             units.extend(_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces)
             continue
-        if block.atomic or block.end - block.start <= config.chunk_size:
-            units.append(_Unit(block.start, block.end, block.kind))
+        if kind is BlockKind.FENCE or block.end - block.start <= size:
+            units.append(_Unit(block.start, block.end, kind))
             continue
         # An oversized heading is just long text once it is cut.
         kind = BlockKind.PARAGRAPH if block.kind is BlockKind.HEADING else block.kind
-        units.extend(
-            _Unit(start, end, kind)
-            for start, end in split_span(
-                text, block.start, block.end, config.chunk_size, config.separators
-            )
-        )
+        pieces = split_span(text, block.start, block.end, size, config.separators)
+        units += [_Unit(start, end, kind) for start, end in pieces]
     return units
 
 
 def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str) -> list[_Unit]:
-    """A table that fits stays one unit; a bigger one becomes row groups, each at most
-    ``chunk_size`` with the header it repeats (a single oversized row stands alone)."""
-    if not inherited and block.end - block.start <= config.chunk_size:
-        return [_Unit(block.start, block.end, BlockKind.TABLE)]
+    """A table bigger than ``chunk_size`` (or the tail of one, which repeats its header) as
+    row groups, each at most ``chunk_size`` with the header it repeats (a single oversized row
+    stands alone)."""
     layout = table_layout(text, block)
     if layout.header is not None:
         header = text[layout.header[0] : layout.header[1]] + "\n"
@@ -236,34 +249,47 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
     else:
         header = inherited
         group_header, group_start, group_end = inherited, block.start, block.start
+    rows = layout.rows
+    if not rows:
+        return [_Unit(group_start, group_end, BlockKind.TABLE, True, group_header)]
+    ends = list(map(operator.itemgetter(1), rows))
     units: list[_Unit] = []
-    rows_in_group = 0
-    for row_start, row_end in layout.rows:
-        too_big = len(group_header) + row_end - group_start > config.chunk_size
-        if rows_in_group and too_big:
-            units.append(_Unit(group_start, group_end, BlockKind.TABLE, True, group_header))
-            group_header, group_start, rows_in_group = header, row_start, 0
-        group_end = row_end
-        rows_in_group += 1
-    units.append(_Unit(group_start, group_end, BlockKind.TABLE, True, group_header))
+    first = 0
+    while first < len(rows):
+        # The group's rows: from ``first`` to the last that keeps it within the size (at
+        # least one), found by bisection rather than row by row.
+        limit = group_start + config.chunk_size - len(group_header)
+        last = max(first, bisect.bisect_right(ends, limit, first) - 1)
+        units.append(_Unit(group_start, ends[last], BlockKind.TABLE, True, group_header))
+        first = last + 1
+        if first < len(rows):
+            group_header, group_start = header, rows[first][0]
     return units
 
 
 def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Span]:
     spans: list[_Span] = []
+    # Units are in order and do not overlap, so their ends increase: the units a chunk takes
+    # are found by bisection.
+    ends = [unit.end for unit in units]
+    size, overlap = config.chunk_size, config.chunk_overlap
+    boundary = _boundary_pattern(config.separators)
     i = 0
     while i < len(units):
         first = units[i]
         start = first.start
         # A piece of a cut json fence starts its own path: text repeated from the piece
         # before would sit under the wrong one.
-        overlap = first.kind is not BlockKind.HEADING and not first.header and not first.path
-        if spans and config.chunk_overlap and overlap:
-            start = _overlap_start(text, spans[-1], units, i, config)
+        if (
+            spans
+            and overlap
+            and first.kind is not BlockKind.HEADING
+            and not first.header
+            and not first.path
+        ):
+            start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
-        j = i + 1
-        while j < len(units) and len(header) + units[j].end - start <= config.chunk_size:
-            j += 1
+        j = max(i + 1, bisect.bisect_right(ends, start + size - len(header), i + 1))
         if j < len(units):
             while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
                 j -= 1
@@ -278,38 +304,36 @@ def _overlap_start(
     previous: _Span,
     units: Sequence[_Unit],
     first_index: int,
-    config: ChunkerConfig,
+    size: int,
+    overlap: int,
+    boundary: re.Pattern[str],
 ) -> int:
-    """Where the chunk whose first new unit is ``units[first_index]`` starts."""
+    """Where the chunk whose first new unit is ``units[first_index]`` starts, the earliest
+    word boundary (``boundary``) in the overlap window that the rules allow."""
     first = units[first_index]
-    low = max(
-        previous.end - config.chunk_overlap,
-        first.end - config.chunk_size,
-        previous.start + 1,
-    )
+    low = max(previous.end - overlap, first.end - size, previous.start + 1)
     # (lo, hi): no overlap may start at a position strictly between them.
     protected = []
     k = first_index - 1
     while k >= 0 and units[k].end > low:
         unit = units[k]
-        if unit.protected:
+        if unit.kind in _PROTECTED:
             # Nor at the start of a cut table's row group: its rows would appear twice.
             protected.append((unit.start - 1 if unit.table_part else unit.start, unit.end))
         k -= 1
-    for position in range(low, previous.end):
-        if text[position].isspace() or not _after_boundary(text, position, config.separators):
-            continue
-        if any(start < position < end for start, end in protected):
-            continue
-        return position
+    position = low
+    while (found := boundary.search(text, position, previous.end)) is not None:
+        position = found.start()
+        inside = next((end for start, end in protected if start < position < end), None)
+        if inside is None:
+            return position
+        position = inside
     return first.start
 
 
-def _after_boundary(text: str, position: int, separators: Sequence[str]) -> bool:
-    if text[position - 1].isspace():
-        return True
-    return any(
-        text.startswith(separator, position - len(separator))
-        for separator in separators
-        if position >= len(separator)
-    )
+@functools.lru_cache(maxsize=64)
+def _boundary_pattern(separators: tuple[str, ...]) -> re.Pattern[str]:
+    """Matches (empty) at a word boundary: a non-space right after whitespace or a separator.
+    One regex search instead of testing every position of the overlap window in Python."""
+    after = "".join(f"|(?<={re.escape(separator)})" for separator in separators)
+    return re.compile(f"(?:(?<=\\s){after})(?=\\S)")

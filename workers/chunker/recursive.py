@@ -8,6 +8,7 @@ all is cut at fixed positions.
 from __future__ import annotations
 
 import itertools
+import operator
 
 
 def split_span(
@@ -28,20 +29,32 @@ def split_span(
             # Earlier separators do not occur in this span, so only later ones can help.
             rest = separators[position + 1 :]
             for left, right in itertools.pairwise(bounds):
-                pieces.extend(split_span(text, left, right, size, rest))
+                if right - left <= size:
+                    # Fits already (most pieces do): only trimmed (as _trim does), without
+                    # recursing or a call.
+                    piece = text[left:right]
+                    kept = piece.strip()
+                    if kept:
+                        left += len(piece) - len(piece.lstrip())
+                        pieces.append((left, left + len(kept)))
+                else:
+                    pieces.extend(split_span(text, left, right, size, rest))
             return pieces
     return _hard_cut(text, start, end, size)
 
 
 def _cuts_after(text: str, start: int, end: int, separator: str) -> list[int]:
-    """Positions just after each occurrence of ``separator`` inside the span (not at its end)."""
-    cuts = []
-    found = text.find(separator, start, end)
-    while found != -1:
-        cut = found + len(separator)
-        if cut < end:
-            cuts.append(cut)
-        found = text.find(separator, cut, end)
+    """Positions just after each occurrence of ``separator`` inside the span (not at its end).
+
+    ``str.split`` finds the occurrences (the same, left to right, without overlaps) and the
+    positions are summed up without a Python step per occurrence: sentences are many."""
+    parts = text[start:end].split(separator)
+    step = len(separator)
+    # Cut k comes after parts 0..k and k + 1 separators.
+    lengths = itertools.accumulate(map(len, parts[:-1]))
+    cuts = list(map(operator.add, lengths, range(start + step, end + step, step)))
+    if cuts and cuts[-1] == end:  # the span ends with the separator: no cut there
+        cuts.pop()
     return cuts
 
 
@@ -55,8 +68,10 @@ def _hard_cut(text: str, start: int, end: int, size: int) -> list[tuple[int, int
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+    """The span without leading and trailing whitespace (empty at ``start`` if all is)."""
+    piece = text[start:end]
+    kept = piece.strip()
+    if not kept:
+        return start, start
+    start += len(piece) - len(piece.lstrip())
+    return start, start + len(kept)

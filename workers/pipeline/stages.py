@@ -194,8 +194,9 @@ def chunk_document(
         for p in pieces
     ]
     tracker.progress("chunking", {"chunks_planned": len(planned)})
+    oversize = oversize_figures(pieces, chunker_config.chunk_size)
     fingerprint = parse_fingerprint(model_key, config.embedding, _title(knowledge), pieces)
-    resumed = _resume(ctx, tracker, knowledge, model_key, fingerprint, planned)
+    resumed = _resume(ctx, tracker, knowledge, model_key, fingerprint, planned, oversize)
     if resumed is not None:
         return resumed
     # Whatever earlier tries and rounds left (rows an older round's task wrote after it was
@@ -205,8 +206,20 @@ def chunk_document(
     if not ctx.chunks.insert_for_attempt(knowledge.id, tracker.attempt, rows):
         raise Superseded(knowledge.id)
     ctx.index_checkpoints.start(knowledge.id, tracker.attempt, fingerprint, len(planned))
-    tracker.end("chunking", {"chunks_planned": len(planned), "chunks_written": len(planned)})
+    tracker.end(
+        "chunking",
+        {"chunks_planned": len(planned), "chunks_written": len(planned), **oversize},
+    )
     return ChunkPlan(planned, fingerprint)
+
+
+def oversize_figures(pieces: Sequence[TextChunk], chunk_size: int) -> dict[str, int]:
+    """The chunking span's record of the chunks longer than ``chunk_size``: the chunker makes
+    one only of a unit it never cuts (a fenced code block, or a table row with the header
+    rows it repeats), so a document whose chunks will be cut short by the embedding model
+    can be found from its spans."""
+    lengths = [len(p.content) for p in pieces if len(p.content) > chunk_size]
+    return {"oversize_chunks": len(lengths), "oversize_max_chars": max(lengths, default=0)}
 
 
 def _resume(
@@ -216,6 +229,7 @@ def _resume(
     model_key: str,
     fingerprint: str,
     planned: list[PlannedChunk],
+    oversize: dict[str, int],
 ) -> ChunkPlan | None:
     """The plan of an earlier try of the same parse, its chunks kept; None to start over."""
     point = ctx.index_checkpoints.resume(knowledge.id, tracker.attempt, fingerprint, len(planned))
@@ -231,6 +245,7 @@ def _resume(
             "chunks_written": 0,
             "chunks_kept": len(kept),
             "resumed_from_attempt": point.from_attempt,
+            **oversize,
         },
     )
     return ChunkPlan(kept, fingerprint, point.indexed_count)
