@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Final
 
+from server.api.watch_encoding import SharedEncodings
 from server.api.watch_state import DocState, SpanState, read_state
 from storage.events.base import EventSubscriber, ProgressEvent
 from workers.context import WorkerContext
@@ -75,6 +76,7 @@ class Feed:
         self.knowledge_id = knowledge_id
         self.inboxes: set[Inbox] = set()
         self.live = asyncio.Event()
+        self.encodings = SharedEncodings()
         self._stale = asyncio.Event()
         self._last_read: tuple[object, ...] | None = None
         self._tasks = (
@@ -106,8 +108,11 @@ class Feed:
                     async for event in events:
                         self._on_event(event)
             except Exception:  # the bus broke: watchers live on the re-checks meanwhile
-                log.warning("progress subscription for %s broke; resubscribing",
-                            self.knowledge_id, exc_info=True)
+                log.warning(
+                    "progress subscription for %s broke; resubscribing",
+                    self.knowledge_id,
+                    exc_info=True,
+                )
             resubscribing = True
             self.live.set()
             self.request_recheck()
@@ -132,15 +137,18 @@ class Feed:
                     await self._stale.wait()
             self._stale.clear()
             try:
-                state = await asyncio.to_thread(
-                    read_state, self._hub.ctx, self.knowledge_id, 0
-                )
+                state = await asyncio.to_thread(read_state, self._hub.ctx, self.knowledge_id, 0)
             except Exception:
                 log.warning("re-reading %s failed", self.knowledge_id, exc_info=True)
                 continue
             # An unchanged read tells no stream anything: idle streams are not woken up.
-            summary = (state.watermark, state.attempt, state.parse_status, state.enable_status,
-                       state.error_message)
+            summary = (
+                state.watermark,
+                state.attempt,
+                state.parse_status,
+                state.enable_status,
+                state.error_message,
+            )
             if summary != self._last_read:
                 self._last_read = summary
                 self._broadcast(state)

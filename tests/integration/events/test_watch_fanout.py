@@ -76,8 +76,13 @@ def ctx(tmp_path: Path, bus: Bus) -> Iterator[WorkerContext]:
 def scope(ctx: WorkerContext) -> Scope:
     tenant = ctx.tenants.create_tenant(f"w-{uuid.uuid4().hex[:6]}")
     kb = ctx.knowledge_bases.create(
-        tenant.id, "kb", description="", type="document", config={},
-        embedding_model_key="m", storage_backend_id="",
+        tenant.id,
+        "kb",
+        description="",
+        type="document",
+        config={},
+        embedding_model_key="m",
+        storage_backend_id="",
     )
     return Scope(tenant.id, kb.id)
 
@@ -88,8 +93,16 @@ def _tracker(ctx: WorkerContext, knowledge_id: str, tenant_id: str) -> SpanTrack
     )
 
 
-async def _collect(stream: AsyncIterator[knowledge_pb2.WatchSpansResponse], into: Messages) -> None:
-    async for message in stream:
+async def _messages(
+    stream: AsyncIterator[bytes],
+) -> AsyncIterator[knowledge_pb2.WatchSpansResponse]:
+    """The stream's messages (it yields them serialized, as they go on the wire)."""
+    async for encoded in stream:
+        yield knowledge_pb2.WatchSpansResponse.FromString(encoded)
+
+
+async def _collect(stream: AsyncIterator[bytes], into: Messages) -> None:
+    async for message in _messages(stream):
         into.append(message)
 
 
@@ -165,15 +178,18 @@ def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_oth
     async def scenario() -> tuple[Messages, Messages]:
         fast: Messages = []
         fast_task = asyncio.create_task(_collect(watcher.watch(knowledge.id, 0), fast))
-        slow_stream = watcher.watch(knowledge.id, 0)
+        slow_stream = _messages(watcher.watch(knowledge.id, 0))
         slow = [await anext(slow_stream)]  # its snapshot; then it stops reading
         await _until(lambda: bool(fast))
         await asyncio.to_thread(tracker.open, {})
         await asyncio.to_thread(tracker.begin, "docreader", {})
         for n in range(changes):
             await asyncio.to_thread(tracker.progress, "docreader", {"done": n})
-        await _until(lambda: any(s.output["done"] == changes - 1
-                                 for m in fast for s in m.spans if "done" in s.output))
+        await _until(
+            lambda: any(
+                s.output["done"] == changes - 1 for m in fast for s in m.spans if "done" in s.output
+            )
+        )
         # The fast stream got every change while the slow one read nothing.
         slow.append(await anext(slow_stream))
         fast_task.cancel()
@@ -203,7 +219,7 @@ def test_a_malformed_span_event_leaves_the_feed_working(
     watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
 
     async def scenario() -> Messages:
-        stream = watcher.watch(knowledge.id, 0)
+        stream = _messages(watcher.watch(knowledge.id, 0))
         first = await anext(stream)
         bus.publish(ProgressEvent(knowledge.id, 1, "span", {"name": "x"}))
         assert await asyncio.to_thread(KnowledgeState(ctx, knowledge.id, 1).complete)
