@@ -94,6 +94,7 @@ class Round:
     duplicates: int = 0
     streams: int = 0
     ended: int = 0
+    messages: int = 0  # sent after the streams' opening messages
     api_cpu_s: float = 0.0  # CPU seconds the API used from the first publish to the last END
     client_cpu_s: float = 0.0  # ... and this process (the streams' client side)
     bare_lags_s: list[float] = field(default_factory=list)
@@ -238,6 +239,7 @@ def watched_round(
     )
     for stream in seen:
         backwards, duplicates = order_violations(stream)
+        result.messages += len(stream.messages) - 1
         result.backwards += backwards
         result.duplicates += duplicates
         for message, arrived in zip(stream.messages, stream.arrivals, strict=True):
@@ -303,6 +305,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     print(f"CPU during ingestion: API {watched.api_cpu_s:.1f} s watched, "
           f"{after.api_cpu_s:.1f} s unwatched; stream clients (this process) "
           f"{watched.client_cpu_s:.1f} s; load average {os.getloadavg()[0]:.1f}")
+    per_message_us = (watched.api_cpu_s - after.api_cpu_s) / watched.messages * 1e6
+    print(f"API CPU per message sent (watched - unwatched, / {watched.messages} messages): "
+          f"{per_message_us:.0f} µs")
     print(f"ingestion: {watched.ingest_s:.2f} s watched, {baseline:.2f} s unwatched "
           f"(before {before.ingest_s:.2f}, after {after.ingest_s:.2f}): ratio {ratio:.2f}")
     print(f"p99 event lag (s): {verdict(p99, TARGET_P99_S, below=True)}")
@@ -330,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "api_cpu_s_watched": round(watched.api_cpu_s, 2),
         "api_cpu_s_unwatched": round(after.api_cpu_s, 2),
         "client_cpu_s_watched": round(watched.client_cpu_s, 2),
+        "messages": watched.messages,
+        "api_cpu_us_per_message": round(per_message_us, 1),
         "load_average_1m": round(os.getloadavg()[0], 2),
         "met": met,
     }

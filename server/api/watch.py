@@ -18,7 +18,6 @@ Streams in step send the same messages: each is serialized once for all of them
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncGenerator, Iterable
 
@@ -27,7 +26,7 @@ from sluice.v1 import knowledge_pb2
 from server.api import convert
 from server.api.watch_encoding import SharedEncodings, message_key
 from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
-from server.api.watch_state import DocState, SpanState, Watermark, read_state
+from server.api.watch_state import DocState, SpanState, Watermark
 from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
 from workers.pipeline.round_cleanup import STOP_GRACE_S
@@ -43,7 +42,6 @@ INBOX_ITEMS = 512
 
 class SpanWatcher:
     def __init__(self, ctx: WorkerContext, subscriber: EventSubscriber, recheck_s: float) -> None:
-        self._ctx = ctx
         self.hub = WatchHub(ctx, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
 
     async def watch(
@@ -51,7 +49,7 @@ class SpanWatcher:
     ) -> AsyncGenerator[bytes]:
         """The stream's messages, serialized."""
         async with self.hub.join(knowledge_id) as (inbox, feed):
-            state = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
+            state = await feed.read(attempt)
             if state.deleted:
                 return
             stream = _Stream(attempt, state, feed.encodings)
@@ -66,7 +64,7 @@ class SpanWatcher:
                 items = []
                 for item in (first, *inbox.ready()):
                     if item is RESYNC:
-                        item = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
+                        item = await feed.read(attempt)
                     items.append(item)
                 message = stream.apply(items, feed)
                 if message is not None:

@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Final
 
 from server.api.watch_encoding import SharedEncodings
-from server.api.watch_state import DocState, SpanState, read_state
+from server.api.watch_state import DocState, KnownSpans, SpanState, read_state
 from storage.events.base import EventSubscriber, ProgressEvent
 from workers.context import WorkerContext
 
@@ -77,6 +77,7 @@ class Feed:
         self.inboxes: set[Inbox] = set()
         self.live = asyncio.Event()
         self.encodings = SharedEncodings()
+        self.known = KnownSpans()
         self._stale = asyncio.Event()
         self._last_read: tuple[object, ...] | None = None
         self._tasks = (
@@ -89,6 +90,15 @@ class Feed:
         for here, so a stream can leave even while its generator is being closed)."""
         for task in self._tasks:
             task.cancel()
+
+    async def read(self, attempt: int) -> DocState:
+        """A read of the database, in a thread; its span states are remembered."""
+        state = await asyncio.to_thread(
+            read_state, self._hub.ctx, self.knowledge_id, attempt, self.known
+        )
+        for span in state.spans.values():
+            self.known.remember(span)
+        return state
 
     def _broadcast(self, item: InboxItem) -> None:
         for inbox in tuple(self.inboxes):
@@ -128,6 +138,7 @@ class Feed:
             log.warning("ignoring malformed span event for %s", self.knowledge_id)
             self.request_recheck()
             return
+        self.known.remember(change)
         self._broadcast(change)
 
     async def _recheck(self) -> None:
@@ -137,7 +148,7 @@ class Feed:
                     await self._stale.wait()
             self._stale.clear()
             try:
-                state = await asyncio.to_thread(read_state, self._hub.ctx, self.knowledge_id, 0)
+                state = await self.read(0)
             except Exception:
                 log.warning("re-reading %s failed", self.knowledge_id, exc_info=True)
                 continue
