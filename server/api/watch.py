@@ -56,16 +56,12 @@ class SpanWatcher:
             yield stream.opening(after_sequence, after_attempt)
             ending = _Ending()
             while not ending.reached(stream):
-                first = await inbox.get(ending.wait_s(stream))
-                if first is None:  # the grace for open spans ran out
+                queued = await inbox.take(ending.wait_s(stream))
+                if not queued:  # the grace for open spans ran out
                     continue
                 # Whatever queued up meanwhile goes out together: a stream that fell behind
                 # sends fewer, fuller messages (each span in its latest state) and catches up.
-                items = []
-                for item in (first, *inbox.ready()):
-                    if item is RESYNC:
-                        item = await feed.read(attempt)
-                    items.append(item)
+                items = [await feed.read(attempt) if item is RESYNC else item for item in queued]
                 message = stream.apply(items, feed)
                 if message is not None:
                     yield message
