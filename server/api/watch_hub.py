@@ -207,5 +207,9 @@ class WatchHub:
                 del self._feeds[knowledge_id]
                 feed.stop()
 
+    def feed(self, knowledge_id: str) -> Feed | None:
+        """The knowledge's feed while anyone watches it."""
+        return self._feeds.get(knowledge_id)
+
     def feed_count(self) -> int:
         return len(self._feeds)
