@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -97,7 +97,7 @@ def _tracker(ctx: WorkerContext, knowledge_id: str, tenant_id: str) -> SpanTrack
 
 async def _messages(
     stream: AsyncIterator[bytes],
-) -> AsyncIterator[knowledge_pb2.WatchSpansResponse]:
+) -> AsyncGenerator[knowledge_pb2.WatchSpansResponse]:
     """The stream's messages (it yields them serialized, as they go on the wire)."""
     async for encoded in stream:
         yield knowledge_pb2.WatchSpansResponse.FromString(encoded)
