@@ -94,6 +94,7 @@ class Round:
     duplicates: int = 0
     streams: int = 0
     ended: int = 0
+    messages: int = 0  # sent after the streams' opening messages
     api_cpu_s: float = 0.0  # CPU seconds the API used from the first publish to the last END
     client_cpu_s: float = 0.0  # ... and this process (the streams' client side)
     bare_lags_s: list[float] = field(default_factory=list)
@@ -155,8 +156,9 @@ def _idle(stack: Stack, idle_s: float) -> float:
 def unwatched_round(
     stack: Stack, client: SluiceClient, kb: v1.KnowledgeBase, documents: int, idle_s: float
 ) -> Round:
-    drafts = [client.create_manual(kb.id, f"plain {n}", _text(n), publish=False)
-              for n in range(documents)]
+    drafts = [
+        client.create_manual(kb.id, f"plain {n}", _text(n), publish=False) for n in range(documents)
+    ]
     idle = _idle(stack, idle_s)
     api_cpu, own_cpu = _api_cpu_s(stack), _own_cpu_s()
     started = _publish_all(client, drafts)
@@ -208,8 +210,10 @@ def watched_round(
     watchers: int,
     channels: int,
 ) -> Round:
-    drafts = [client.create_manual(kb.id, f"watched {n}", _text(n), publish=False)
-              for n in range(documents)]
+    drafts = [
+        client.create_manual(kb.id, f"watched {n}", _text(n), publish=False)
+        for n in range(documents)
+    ]
 
     async def scenario() -> tuple[list[Seen], float, float, tuple[float, float], list[float]]:
         opened, seen, tasks = await _open_streams(
@@ -238,13 +242,13 @@ def watched_round(
     )
     for stream in seen:
         backwards, duplicates = order_violations(stream)
+        result.messages += len(stream.messages) - 1
         result.backwards += backwards
         result.duplicates += duplicates
         for message, arrived in zip(stream.messages, stream.arrivals, strict=True):
             if message.type == SPAN:
                 result.lags_s.extend(
-                    arrived - s.updated_at.ToDatetime(tzinfo=UTC).timestamp()
-                    for s in message.spans
+                    arrived - s.updated_at.ToDatetime(tzinfo=UTC).timestamp() for s in message.spans
                 )
             elif message.type == END:
                 result.ended += 1
@@ -277,9 +281,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         _warm_up(client)
         kb = client.create_knowledge_base(f"bench-watch-{time.time_ns()}")
         before = unwatched_round(stack, client, kb, documents, args.idle_s)
-        watched = watched_round(
-            stack, client, kb, documents, args.idle_s, watchers, args.channels
-        )
+        watched = watched_round(stack, client, kb, documents, args.idle_s, watchers, args.channels)
         after = unwatched_round(stack, client, kb, documents, args.idle_s)
     baseline = min(before.ingest_s, after.ingest_s)
     ratio = watched.ingest_s / baseline
@@ -287,24 +289,42 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     end_p50 = statistics.median(watched.end_lags_s)
     met = p99 < TARGET_P99_S and watched.backwards == 0 and watched.duplicates == 0
     met = met and watched.ended == watched.streams
-    print(f"{args.mode} mode, {watchers} streams over {documents} documents, "
-          f"{args.channels} channels")
-    print(f"span event lag: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
-          f"max {max(watched.lags_s) * 1000:.0f} ms ({len(watched.lags_s)} events)")
+    print(
+        f"{args.mode} mode, {watchers} streams over {documents} documents, {args.channels} channels"
+    )
+    print(
+        f"span event lag: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
+        f"max {max(watched.lags_s) * 1000:.0f} ms ({len(watched.lags_s)} events)"
+    )
     bare_p50, bare_p99 = percentile(watched.bare_lags_s, 0.5), percentile(watched.bare_lags_s, 0.99)
-    print(f"bare pub/sub between two processes meanwhile: p50 {bare_p50 * 1000:.0f} ms, "
-          f"p99 {bare_p99 * 1000:.0f} ms ({len(watched.bare_lags_s)} messages); "
-          f"Sluice p99 = {p99 / bare_p99:.1f} x bare")
-    print(f"END after the root span closed: p50 {end_p50 * 1000:.0f} ms, "
-          f"max {max(watched.end_lags_s) * 1000:.0f} ms; {watched.ended}/{watched.streams} ended")
+    print(
+        f"bare pub/sub between two processes meanwhile: p50 {bare_p50 * 1000:.0f} ms, "
+        f"p99 {bare_p99 * 1000:.0f} ms ({len(watched.bare_lags_s)} messages); "
+        f"Sluice p99 = {p99 / bare_p99:.1f} x bare"
+    )
+    print(
+        f"END after the root span closed: p50 {end_p50 * 1000:.0f} ms, "
+        f"max {max(watched.end_lags_s) * 1000:.0f} ms; {watched.ended}/{watched.streams} ended"
+    )
     print(f"shown older than before: {watched.backwards}; shown twice: {watched.duplicates}")
-    print(f"API CPU while the streams idle: {watched.idle_api_cpu:.1%} of a core "
-          f"(no stream: {before.idle_api_cpu:.1%})")
-    print(f"CPU during ingestion: API {watched.api_cpu_s:.1f} s watched, "
-          f"{after.api_cpu_s:.1f} s unwatched; stream clients (this process) "
-          f"{watched.client_cpu_s:.1f} s; load average {os.getloadavg()[0]:.1f}")
-    print(f"ingestion: {watched.ingest_s:.2f} s watched, {baseline:.2f} s unwatched "
-          f"(before {before.ingest_s:.2f}, after {after.ingest_s:.2f}): ratio {ratio:.2f}")
+    print(
+        f"API CPU while the streams idle: {watched.idle_api_cpu:.1%} of a core "
+        f"(no stream: {before.idle_api_cpu:.1%})"
+    )
+    print(
+        f"CPU during ingestion: API {watched.api_cpu_s:.1f} s watched, "
+        f"{after.api_cpu_s:.1f} s unwatched; stream clients (this process) "
+        f"{watched.client_cpu_s:.1f} s; load average {os.getloadavg()[0]:.1f}"
+    )
+    per_message_us = (watched.api_cpu_s - after.api_cpu_s) / watched.messages * 1e6
+    print(
+        f"API CPU per message sent (watched - unwatched, / {watched.messages} messages): "
+        f"{per_message_us:.0f} µs"
+    )
+    print(
+        f"ingestion: {watched.ingest_s:.2f} s watched, {baseline:.2f} s unwatched "
+        f"(before {before.ingest_s:.2f}, after {after.ingest_s:.2f}): ratio {ratio:.2f}"
+    )
     print(f"p99 event lag (s): {verdict(p99, TARGET_P99_S, below=True)}")
     figures: dict[str, object] = {
         "mode": args.mode,
@@ -330,6 +350,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "api_cpu_s_watched": round(watched.api_cpu_s, 2),
         "api_cpu_s_unwatched": round(after.api_cpu_s, 2),
         "client_cpu_s_watched": round(watched.client_cpu_s, 2),
+        "messages": watched.messages,
+        "api_cpu_us_per_message": round(per_message_us, 1),
         "load_average_1m": round(os.getloadavg()[0], 2),
         "met": met,
     }

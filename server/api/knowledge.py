@@ -127,9 +127,9 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         return await asyncio.to_thread(read_spans, self._ctx, row, request.attempt)
 
     @streaming
-    async def WatchSpans(
+    async def WatchSpans(  # yields serialized messages: see server.py
         self, request: pb.WatchSpansRequest, context: Ctx
-    ) -> AsyncIterator[pb.WatchSpansResponse]:
+    ) -> AsyncIterator[bytes]:
         _, knowledge = await self._owned(context, request.knowledge_id)
         if request.after_sequence < 0:
             raise invalid_argument("after_sequence", "must not be negative")

@@ -24,6 +24,7 @@ from server.api.knowledge_bases import KnowledgeBaseServicer
 from server.api.resources import ResourceServicer
 from server.api.search import SearchServicer
 from server.api.storage_health import start_storage_health
+from server.api.watch_encoding import add_with_pre_encoded_stream
 from server.binding import EXCLUSIVE_BIND, listen
 from server.health import AsyncListingHealthServicer
 
@@ -60,7 +61,12 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     knowledge_base_pb2_grpc.add_KnowledgeBaseServiceServicer_to_server(
         KnowledgeBaseServicer(deps), server
     )
-    knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server(KnowledgeServicer(deps), server)
+    add_with_pre_encoded_stream(
+        knowledge_pb2_grpc.add_KnowledgeServiceServicer_to_server,
+        KnowledgeServicer(deps),
+        server,
+        "WatchSpans",  # one serialization shared by the streams that send the same message
+    )
     search_pb2_grpc.add_SearchServiceServicer_to_server(SearchServicer(deps), server)
     resource_pb2_grpc.add_ResourceServiceServicer_to_server(ResourceServicer(deps), server)
     health_servicer = AsyncListingHealthServicer()

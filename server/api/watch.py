@@ -12,19 +12,21 @@ closes them after ``STOP_GRACE_S``), so the stream waits for them, that long at 
 
 The stream joins its knowledge's feed (one bus subscription per knowledge in this process,
 see watch_hub) before it reads its snapshot, so nothing published in between is lost.
+Streams in step send the same messages: each is serialized once for all of them
+(watch_encoding), and the stream yields the bytes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncGenerator, Iterable
 
 from sluice.v1 import knowledge_pb2
 
 from server.api import convert
+from server.api.watch_encoding import SharedEncodings, message_key
 from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
-from server.api.watch_state import DocState, SpanState, Watermark, read_state
+from server.api.watch_state import DocState, SpanState, Watermark
 from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
 from workers.pipeline.round_cleanup import STOP_GRACE_S
@@ -40,30 +42,26 @@ INBOX_ITEMS = 512
 
 class SpanWatcher:
     def __init__(self, ctx: WorkerContext, subscriber: EventSubscriber, recheck_s: float) -> None:
-        self._ctx = ctx
         self.hub = WatchHub(ctx, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
 
     async def watch(
         self, knowledge_id: str, attempt: int, *, after_sequence: int = 0, after_attempt: int = 0
-    ) -> AsyncGenerator[knowledge_pb2.WatchSpansResponse]:
+    ) -> AsyncGenerator[bytes]:
+        """The stream's messages, serialized."""
         async with self.hub.join(knowledge_id) as (inbox, feed):
-            state = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
+            state = await feed.read(attempt)
             if state.deleted:
                 return
-            stream = _Stream(attempt, state)
+            stream = _Stream(attempt, state, feed.encodings)
             yield stream.opening(after_sequence, after_attempt)
             ending = _Ending()
             while not ending.reached(stream):
-                first = await inbox.get(ending.wait_s(stream))
-                if first is None:  # the grace for open spans ran out
+                queued = await inbox.take(ending.wait_s(stream))
+                if not queued:  # the grace for open spans ran out
                     continue
                 # Whatever queued up meanwhile goes out together: a stream that fell behind
                 # sends fewer, fuller messages (each span in its latest state) and catches up.
-                items = []
-                for item in (first, *inbox.ready()):
-                    if item is RESYNC:
-                        item = await asyncio.to_thread(read_state, self._ctx, knowledge_id, attempt)
-                    items.append(item)
+                items = [await feed.read(attempt) if item is RESYNC else item for item in queued]
                 message = stream.apply(items, feed)
                 if message is not None:
                     yield message
@@ -73,7 +71,8 @@ class SpanWatcher:
 class _Stream:
     """What one stream has shown: the attempt, the statuses and each span's latest state."""
 
-    def __init__(self, requested_attempt: int, state: DocState) -> None:
+    def __init__(self, requested_attempt: int, state: DocState, encodings: SharedEncodings) -> None:
+        self._encodings = encodings
         self._follows_latest = requested_attempt == 0
         self._read_watermark = state.watermark
         self.attempt = state.attempt
@@ -85,7 +84,7 @@ class _Stream:
         for span in state.spans.values():
             self.watermark.seen(span.sequence)
 
-    def opening(self, after_sequence: int, after_attempt: int) -> knowledge_pb2.WatchSpansResponse:
+    def opening(self, after_sequence: int, after_attempt: int) -> bytes:
         if after_sequence > 0 and after_attempt == self.attempt:
             newer = [s for s in self.spans.values() if s.sequence > after_sequence]
             return self.message(SPAN, sorted(newer, key=lambda s: s.sequence))
@@ -94,9 +93,7 @@ class _Stream:
     def open_spans(self) -> bool:
         return any(span.status in OPEN_STATUSES for span in self.spans.values())
 
-    def apply(
-        self, items: Iterable[InboxItem], feed: Feed
-    ) -> knowledge_pb2.WatchSpansResponse | None:
+    def apply(self, items: Iterable[InboxItem], feed: Feed) -> bytes | None:
         """Take in ``items``; the one message that shows what they changed, if anything: a
         SNAPSHOT when the stream moved to a newer attempt, else a SPAN event."""
         changed: dict[str, SpanState] = {}
@@ -159,18 +156,23 @@ class _Stream:
         shown = self.spans.get(span.name)
         return shown is None or span.sequence > shown.sequence
 
-    def message(
-        self, kind: knowledge_pb2.WatchEventType, spans: Iterable[SpanState]
-    ) -> knowledge_pb2.WatchSpansResponse:
-        return knowledge_pb2.WatchSpansResponse(
-            type=kind,
-            attempt=self.attempt,
-            spans=[span.message for span in spans],
-            parse_status=convert.parse_status(self.parse_status),
-            enable_status=convert.enable_status(self.enable_status),
-            error_message=self.error_message,
-            sequence=self.watermark.value,
-        )
+    def message(self, kind: knowledge_pb2.WatchEventType, spans: Iterable[SpanState]) -> bytes:
+        shown = list(spans)
+        statuses = (self.parse_status, self.enable_status, self.error_message)
+        key = message_key(kind, self.attempt, shown, statuses, self.watermark.value)
+
+        def build() -> knowledge_pb2.WatchSpansResponse:
+            return knowledge_pb2.WatchSpansResponse(
+                type=kind,
+                attempt=self.attempt,
+                spans=[span.message for span in shown],
+                parse_status=convert.parse_status(self.parse_status),
+                enable_status=convert.enable_status(self.enable_status),
+                error_message=self.error_message,
+                sequence=self.watermark.value,
+            )
+
+        return self._encodings.encode(key, build)
 
 
 class _Ending:

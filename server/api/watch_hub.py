@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Final
 
-from server.api.watch_state import DocState, SpanState, read_state
+from server.api.watch_encoding import SharedEncodings
+from server.api.watch_state import DocState, KnownSpans, SpanState, read_state
 from storage.events.base import EventSubscriber, ProgressEvent
 from workers.context import WorkerContext
 
@@ -38,33 +40,38 @@ _RESUBSCRIBE_DELAY_S = 1.0
 
 
 class Inbox:
-    """One watcher's bounded queue of items, filled by its knowledge's feed."""
+    """One watcher's bounded queue of items, filled by its knowledge's feed. A deque and
+    one waiter rather than an asyncio.Queue: the stream takes everything queued in one go,
+    and a push costs an append (and one wake-up when the stream waits), which matters at
+    hundreds of streams per change."""
 
     def __init__(self, max_items: int) -> None:
-        self._queue: asyncio.Queue[InboxItem] = asyncio.Queue(maxsize=max_items)
+        self._max_items = max_items
+        self._items: deque[InboxItem] = deque()
+        self._waiter: asyncio.Future[None] | None = None
 
     def push(self, item: InboxItem) -> None:
-        try:
-            self._queue.put_nowait(item)
-        except asyncio.QueueFull:
-            while not self._queue.empty():
-                self._queue.get_nowait()
-            self._queue.put_nowait(RESYNC)
+        if len(self._items) >= self._max_items:
+            self._items.clear()
+            item = RESYNC
+        self._items.append(item)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
-    def ready(self) -> list[InboxItem]:
-        """Every item already queued, without waiting."""
-        items = []
-        while not self._queue.empty():
-            items.append(self._queue.get_nowait())
+    async def take(self, timeout_s: float | None) -> list[InboxItem]:
+        """Every item queued, waiting for one if there is none; [] after ``timeout_s``
+        (None: wait as long as it takes)."""
+        if not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(self._waiter, timeout_s)
+            except TimeoutError:
+                return []
+            finally:
+                self._waiter = None
+        items = list(self._items)
+        self._items.clear()
         return items
-
-    async def get(self, timeout_s: float | None) -> InboxItem | None:
-        """The next item; None after ``timeout_s`` (None: wait as long as it takes)."""
-        try:
-            async with asyncio.timeout(timeout_s):
-                return await self._queue.get()
-        except TimeoutError:
-            return None
 
 
 class Feed:
@@ -75,6 +82,8 @@ class Feed:
         self.knowledge_id = knowledge_id
         self.inboxes: set[Inbox] = set()
         self.live = asyncio.Event()
+        self.encodings = SharedEncodings()
+        self.known = KnownSpans()
         self._stale = asyncio.Event()
         self._last_read: tuple[object, ...] | None = None
         self._tasks = (
@@ -87,6 +96,15 @@ class Feed:
         for here, so a stream can leave even while its generator is being closed)."""
         for task in self._tasks:
             task.cancel()
+
+    async def read(self, attempt: int) -> DocState:
+        """A read of the database, in a thread; its span states are remembered."""
+        state = await asyncio.to_thread(
+            read_state, self._hub.ctx, self.knowledge_id, attempt, self.known
+        )
+        for span in state.spans.values():
+            self.known.remember(span)
+        return state
 
     def _broadcast(self, item: InboxItem) -> None:
         for inbox in tuple(self.inboxes):
@@ -106,8 +124,11 @@ class Feed:
                     async for event in events:
                         self._on_event(event)
             except Exception:  # the bus broke: watchers live on the re-checks meanwhile
-                log.warning("progress subscription for %s broke; resubscribing",
-                            self.knowledge_id, exc_info=True)
+                log.warning(
+                    "progress subscription for %s broke; resubscribing",
+                    self.knowledge_id,
+                    exc_info=True,
+                )
             resubscribing = True
             self.live.set()
             self.request_recheck()
@@ -123,6 +144,7 @@ class Feed:
             log.warning("ignoring malformed span event for %s", self.knowledge_id)
             self.request_recheck()
             return
+        self.known.remember(change)
         self._broadcast(change)
 
     async def _recheck(self) -> None:
@@ -132,15 +154,18 @@ class Feed:
                     await self._stale.wait()
             self._stale.clear()
             try:
-                state = await asyncio.to_thread(
-                    read_state, self._hub.ctx, self.knowledge_id, 0
-                )
+                state = await self.read(0)
             except Exception:
                 log.warning("re-reading %s failed", self.knowledge_id, exc_info=True)
                 continue
             # An unchanged read tells no stream anything: idle streams are not woken up.
-            summary = (state.watermark, state.attempt, state.parse_status, state.enable_status,
-                       state.error_message)
+            summary = (
+                state.watermark,
+                state.attempt,
+                state.parse_status,
+                state.enable_status,
+                state.error_message,
+            )
             if summary != self._last_read:
                 self._last_read = summary
                 self._broadcast(state)
@@ -181,6 +206,10 @@ class WatchHub:
             if not feed.inboxes and self._feeds.get(knowledge_id) is feed:
                 del self._feeds[knowledge_id]
                 feed.stop()
+
+    def feed(self, knowledge_id: str) -> Feed | None:
+        """The knowledge's feed while anyone watches it."""
+        return self._feeds.get(knowledge_id)
 
     def feed_count(self) -> int:
         return len(self._feeds)

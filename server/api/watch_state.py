@@ -54,7 +54,34 @@ class DocState:
         return self.parse_status == "deleting"
 
 
-def read_state(ctx: WorkerContext, knowledge_id: str, attempt: int) -> DocState:
+class KnownSpans:
+    """The latest state of each span of a knowledge's latest attempt that its feed has seen,
+    so that a database read reuses the span states it already has instead of converting
+    each row again (about 0.1 ms a span, in a thread that holds the GIL meanwhile)."""
+
+    def __init__(self) -> None:
+        self._attempt = 0
+        self._spans: dict[str, SpanState] = {}
+
+    def remember(self, span: SpanState) -> None:
+        if span.attempt > self._attempt:
+            self._attempt, self._spans = span.attempt, {}
+        if span.attempt == self._attempt:
+            shown = self._spans.get(span.name)
+            if shown is None or span.sequence > shown.sequence:
+                self._spans[span.name] = span
+
+    def get(self, attempt: int, name: str, sequence: int) -> SpanState | None:
+        """The span as of change ``sequence``, if known (a sequence names one change)."""
+        if attempt != self._attempt or sequence <= 0:
+            return None
+        span = self._spans.get(name)
+        return span if span is not None and span.sequence == sequence else None
+
+
+def read_state(
+    ctx: WorkerContext, knowledge_id: str, attempt: int, known: KnownSpans | None = None
+) -> DocState:
     """The knowledge with the spans of ``attempt`` (0 = its current one); a knowledge that is
     gone reads as "deleting", with no spans. Any tenant's: a stream joins only after the API
     checked that its caller owns the knowledge, and one read serves all of its streams."""
@@ -62,10 +89,10 @@ def read_state(ctx: WorkerContext, knowledge_id: str, attempt: int) -> DocState:
     if row is None:
         return DocState(0, attempt, "deleting", "", "")
     chosen = attempt or row.attempt
-    spans = {
-        s.name: SpanState.from_dict(span_to_dict(s))
-        for s in ctx.spans.list(knowledge_id, chosen, tenant_id=None)
-    }
+    spans = {}
+    for span_row in ctx.spans.list(knowledge_id, chosen, tenant_id=None):
+        reused = known.get(chosen, span_row.name, span_row.sequence or 0) if known else None
+        spans[span_row.name] = reused or SpanState.from_dict(span_to_dict(span_row))
     return DocState(
         watermark=row.span_sequence or 0,
         attempt=chosen,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,8 @@ from redis import Redis
 from sluice.v1 import common_pb2, knowledge_pb2
 
 from server.api.watch import INBOX_ITEMS, SpanWatcher
+from server.api.watch_encoding import SharedEncodings
+from server.api.watch_state import KnownSpans, read_state
 from storage.db.migrate import upgrade_to_head
 from storage.events.base import ProgressEvent
 from storage.events.memory_bus import InMemoryEventBus
@@ -76,8 +78,13 @@ def ctx(tmp_path: Path, bus: Bus) -> Iterator[WorkerContext]:
 def scope(ctx: WorkerContext) -> Scope:
     tenant = ctx.tenants.create_tenant(f"w-{uuid.uuid4().hex[:6]}")
     kb = ctx.knowledge_bases.create(
-        tenant.id, "kb", description="", type="document", config={},
-        embedding_model_key="m", storage_backend_id="",
+        tenant.id,
+        "kb",
+        description="",
+        type="document",
+        config={},
+        embedding_model_key="m",
+        storage_backend_id="",
     )
     return Scope(tenant.id, kb.id)
 
@@ -88,8 +95,16 @@ def _tracker(ctx: WorkerContext, knowledge_id: str, tenant_id: str) -> SpanTrack
     )
 
 
-async def _collect(stream: AsyncIterator[knowledge_pb2.WatchSpansResponse], into: Messages) -> None:
-    async for message in stream:
+async def _messages(
+    stream: AsyncIterator[bytes],
+) -> AsyncGenerator[knowledge_pb2.WatchSpansResponse]:
+    """The stream's messages (it yields them serialized, as they go on the wire)."""
+    async for encoded in stream:
+        yield knowledge_pb2.WatchSpansResponse.FromString(encoded)
+
+
+async def _collect(stream: AsyncIterator[bytes], into: Messages) -> None:
+    async for message in _messages(stream):
         into.append(message)
 
 
@@ -118,6 +133,8 @@ def test_many_streams_share_one_subscription_and_drop_stale_events(
     watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
     tracker = _tracker(ctx, knowledge.id, scope.tenant_id)
 
+    encodings: list[SharedEncodings] = []
+
     async def scenario() -> list[Messages]:
         seen: list[Messages] = [[] for _ in range(50)]
         tasks = [
@@ -127,6 +144,9 @@ def test_many_streams_share_one_subscription_and_drop_stale_events(
         await _until(lambda: all(seen))
         assert subscriptions(bus, knowledge.id) == 1
         assert watcher.hub.feed_count() == 1
+        feed = watcher.hub.feed(knowledge.id)
+        assert feed is not None
+        encodings.append(feed.encodings)
         await asyncio.to_thread(tracker.open, {"file_name": "a.md"})
         await asyncio.to_thread(tracker.begin, "docreader", {})
         early = ctx.spans.list(knowledge.id, 1, tenant_id=None)
@@ -152,6 +172,33 @@ def test_many_streams_share_one_subscription_and_drop_stale_events(
         assert messages[-1].sequence == max(stored.values())
     assert watcher.hub.feed_count() == 0  # the last stream out closed the feed
     assert subscriptions(bus, knowledge.id) == 0
+    # The streams were in step: each message was built and serialized once for all 50.
+    longest = max(len(messages) for messages in everything)
+    assert sum(len(messages) for messages in everything) >= 50 * 3
+    assert encodings[0].built <= 2 * longest
+
+
+def test_a_read_reuses_the_span_states_its_feed_has_already_seen(
+    ctx: WorkerContext, scope: Scope
+) -> None:
+    knowledge = add_knowledge(ctx, scope)
+    tracker = _tracker(ctx, knowledge.id, scope.tenant_id)
+    tracker.open({})
+    tracker.begin("docreader", {})
+    known = KnownSpans()
+    first = read_state(ctx, knowledge.id, 0, known)
+    for span in first.spans.values():
+        known.remember(span)
+    tracker.end("docreader", {"pages": 1})
+
+    second = read_state(ctx, knowledge.id, 0, known)
+
+    assert second.spans[ROOT] is first.spans[ROOT]  # unchanged: not converted again
+    changed = second.spans["docreader"]
+    assert changed is not first.spans["docreader"]
+    assert changed.sequence > first.spans["docreader"].sequence
+    assert changed.status == "done" and changed.message.output["pages"] == 1
+    assert read_state(ctx, knowledge.id, 0).spans["docreader"].message == changed.message
 
 
 def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_others(
@@ -165,15 +212,18 @@ def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_oth
     async def scenario() -> tuple[Messages, Messages]:
         fast: Messages = []
         fast_task = asyncio.create_task(_collect(watcher.watch(knowledge.id, 0), fast))
-        slow_stream = watcher.watch(knowledge.id, 0)
+        slow_stream = _messages(watcher.watch(knowledge.id, 0))
         slow = [await anext(slow_stream)]  # its snapshot; then it stops reading
         await _until(lambda: bool(fast))
         await asyncio.to_thread(tracker.open, {})
         await asyncio.to_thread(tracker.begin, "docreader", {})
         for n in range(changes):
             await asyncio.to_thread(tracker.progress, "docreader", {"done": n})
-        await _until(lambda: any(s.output["done"] == changes - 1
-                                 for m in fast for s in m.spans if "done" in s.output))
+        await _until(
+            lambda: any(
+                s.output["done"] == changes - 1 for m in fast for s in m.spans if "done" in s.output
+            )
+        )
         # The fast stream got every change while the slow one read nothing.
         slow.append(await anext(slow_stream))
         fast_task.cancel()
@@ -203,7 +253,7 @@ def test_a_malformed_span_event_leaves_the_feed_working(
     watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
 
     async def scenario() -> Messages:
-        stream = watcher.watch(knowledge.id, 0)
+        stream = _messages(watcher.watch(knowledge.id, 0))
         first = await anext(stream)
         bus.publish(ProgressEvent(knowledge.id, 1, "span", {"name": "x"}))
         assert await asyncio.to_thread(KnowledgeState(ctx, knowledge.id, 1).complete)
