@@ -41,15 +41,11 @@ def build_embedder(
     if kind == "openai":
         if dimensions < 0:
             raise EmbeddingError(f"invalid dimensions {dimensions}")
-        return OpenAIEmbedder(
-            base_url, model, api_key, dimension=dimensions or None, policy=policy
-        )
+        return OpenAIEmbedder(base_url, model, api_key, dimension=dimensions or None, policy=policy)
     raise EmbeddingError(f"unknown embedding provider {provider!r} (known: local, openai)")
 
 
-def shared_local_embedder(
-    model: LocalModel = local_models.DEFAULT, threads: int = 0
-) -> Embedder:
+def shared_local_embedder(model: LocalModel = local_models.DEFAULT, threads: int = 0) -> Embedder:
     """The process-wide instance of a local model: loading it costs memory and time, and one
     session serves every thread. The first call's `threads` (0 = one per core) sets its
     size; a process takes them all from the same Settings."""

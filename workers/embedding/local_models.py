@@ -21,9 +21,7 @@ class LocalModel:
         return f"local/{self.name}/{self.dimension}"
 
 
-MINILM = LocalModel(
-    "all-MiniLM-L6-v2", 384, frozenset({"sentence-transformers/all-minilm-l6-v2"})
-)
+MINILM = LocalModel("all-MiniLM-L6-v2", 384, frozenset({"sentence-transformers/all-minilm-l6-v2"}))
 USE_MULTILINGUAL = LocalModel(
     "universal-sentence-encoder-multilingual-3", 512, frozenset({"use-multilingual-3"})
 )

@@ -1,3 +1,5 @@
+# Russian and Chinese text on purpose: its letters and punctuation only look like Latin ones.
+# ruff: noqa: RUF001
 """The bundled multilingual model (Universal Sentence Encoder multilingual v3, int8 ONNX)
 running for real on onnxruntime."""
 
