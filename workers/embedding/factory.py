@@ -52,9 +52,12 @@ def shared_local_embedder(model: LocalModel = local_models.DEFAULT, threads: int
     with _local_lock:
         embedder = _local.get(model)
         if embedder is None:
-            if model == local_models.MINILM:
-                embedder = LocalOnnxEmbedder(intra_op_num_threads=threads or None)
-            else:
-                embedder = LocalUseEmbedder(intra_op_num_threads=threads or None)
-            _local[model] = embedder
+            embedder = _local[model] = new_local_embedder(model, threads=threads)
         return embedder
+
+
+def new_local_embedder(model: LocalModel, *, batch_size: int = 32, threads: int = 0) -> Embedder:
+    """A fresh instance of a local model (benchmarks measure one of their own)."""
+    if model == local_models.MINILM:
+        return LocalOnnxEmbedder(batch_size=batch_size, intra_op_num_threads=threads or None)
+    return LocalUseEmbedder(batch_size=batch_size, intra_op_num_threads=threads or None)
