@@ -1,4 +1,4 @@
-"""`make bench`: the seven benchmarks one after another (each prints its figures and writes
+"""`make bench`: the eight benchmarks one after another (each prints its figures and writes
 bench/out/<name>.json); `--quick` passes their quick sizes.
 
     .venv/bin/python -m bench.run_all [--quick]
@@ -15,6 +15,7 @@ from bench import (
     formats,
     ingest_throughput,
     lite_memory,
+    model_speed,
     time_to_searchable,
     upload_stream,
     watch_fanout,
@@ -28,6 +29,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("formats", formats.main),
     ("watch_fanout", watch_fanout.main),
     ("lite_memory", lite_memory.main),
+    ("model_speed", model_speed.main),
 )
 
 
