@@ -1,5 +1,5 @@
 """The raw-model baselines: what the pipeline embeds for a document, embedded in-process by
-LocalOnnxEmbedder alone, with no service around it."""
+the local model a new knowledge base gets, alone, with no service around it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from collections.abc import Sequence
 
 from workers.chunker import ChunkerConfig, split_markdown
 from workers.chunker.html_tables import normalize_html_tables
-from workers.embedding.local_onnx import LocalOnnxEmbedder
+from workers.embedding import local_models
+from workers.embedding.base import Embedder
+from workers.embedding.factory import new_local_embedder
+from workers.embedding.local_models import LocalModel
 from workers.pipeline.effective_config import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from workers.settings import Settings
 
@@ -28,14 +31,16 @@ def batch_size() -> int:
     return Settings.from_env().embed_batch_size
 
 
-def warm_embedder(texts: Sequence[str], threads: int = 0) -> LocalOnnxEmbedder:
+def warm_embedder(
+    texts: Sequence[str], threads: int = 0, model: LocalModel = local_models.DEFAULT
+) -> Embedder:
     """The model loaded and run once, as a worker's is after its first document."""
-    embedder = LocalOnnxEmbedder(batch_size=batch_size(), intra_op_num_threads=threads or None)
+    embedder = new_local_embedder(model, batch_size=batch_size(), threads=threads)
     embedder.embed_documents(list(texts[: batch_size()]))
     return embedder
 
 
-def embed_document(embedder: LocalOnnxEmbedder, texts: Sequence[str]) -> None:
+def embed_document(embedder: Embedder, texts: Sequence[str]) -> None:
     """One document's texts in the embedding stage's batches."""
     size = batch_size()
     for offset in range(0, len(texts), size):

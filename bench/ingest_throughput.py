@@ -3,7 +3,7 @@
 Pipeline: a deterministic Markdown corpus is uploaded to a full deployment (API, docreader,
 RQ workers, milvus-lite server, PostgreSQL, Redis); chunks/s = the chunks the pipeline wrote
 (the chunking spans' `chunks_written`) / the wall time from the first upload to the last
-completion. Baseline: LocalOnnxEmbedder alone embedding the very same texts (chunked and
+completion. Baseline: the default local model alone embedding the very same texts (chunked and
 titled as workers/pipeline/stages.py does, in the same batches), measured while the stack is
 not running: once before it starts and once after it has stopped, so both phases get the
 same two cores. The faster of the two is the baseline (a neighbour can only slow a run down,
@@ -11,7 +11,10 @@ so it is the less disturbed one); a gap between them, or CPU used outside the st
 the pipeline run, is reported as a warning.
 
     .venv/bin/python -m bench.ingest_throughput [--quick] [--docs N] [--workers N]
-        [--embed-threads N]
+        [--embed-threads N] [--model NAME]
+
+`--model` names the local model of the knowledge base and of the baseline (default: the one
+new knowledge bases get).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from bench.baseline import batch_size, embed_document, embedding_texts, warm_emb
 from bench.corpus import markdown_document
 from bench.report import verdict, write_result
 from tests.e2e.stacks import full_stack
+from workers.embedding import local_models
+from workers.embedding.local_models import LocalModel
 
 NAME = "ingest_throughput"
 TARGET_RATIO = 0.85
@@ -59,10 +64,10 @@ def build_corpus(count: int, seed: int = 20261130) -> list[CorpusDocument]:
     ]
 
 
-def raw_chunks_per_second(texts_per_document: Sequence[Sequence[str]]) -> float:
+def raw_chunks_per_second(texts_per_document: Sequence[Sequence[str]], model: LocalModel) -> float:
     """The model alone (one thread per core), batched per document like the embedding stage;
     the model load and a warm-up batch are not timed (the workers are warmed up too)."""
-    embedder = warm_embedder(texts_per_document[0])
+    embedder = warm_embedder(texts_per_document[0], model=model)
     start = time.perf_counter()
     for texts in texts_per_document:
         embed_document(embedder, texts)
@@ -100,10 +105,14 @@ def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
     return used
 
 
-def _warm_up(client: SluiceClient) -> None:
+def kb_config(model: LocalModel) -> v1.KnowledgeBaseConfig:
+    return v1.KnowledgeBaseConfig(embedding=v1.ModelConfig(provider="local", model=model.name))
+
+
+def _warm_up(client: SluiceClient, model: LocalModel) -> None:
     """Two small documents, so that each worker has loaded the model and opened its
     connections before the measured run."""
-    kb = client.create_knowledge_base(f"bench-warm-up-{time.time_ns()}")
+    kb = client.create_knowledge_base(f"bench-warm-up-{time.time_ns()}", config=kb_config(model))
     ids = [
         client.upload_file(
             kb.id,
@@ -116,7 +125,9 @@ def _warm_up(client: SluiceClient) -> None:
         client.wait_until_done(knowledge_id, WAIT_S)
 
 
-def run_pipeline(corpus: Sequence[CorpusDocument], workers: int, embed_threads: int) -> PipelineRun:
+def run_pipeline(
+    corpus: Sequence[CorpusDocument], workers: int, embed_threads: int, model: LocalModel
+) -> PipelineRun:
     threads = {"SLUICE_EMBED_THREADS": str(embed_threads)}
     with (
         tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp,
@@ -125,8 +136,8 @@ def run_pipeline(corpus: Sequence[CorpusDocument], workers: int, embed_threads: 
         for n in range(workers):
             stack.processes[f"worker{n}"].wait_for_line(r"Listening on", 120)
         with SluiceClient(stack.target, timeout=120) as client:
-            _warm_up(client)
-            kb = client.create_knowledge_base("bench-ingest")
+            _warm_up(client, model)
+            kb = client.create_knowledge_base("bench-ingest", config=kb_config(model))
             pids = {name: process.pid for name, process in stack.processes.items()}
             cpu_before = _cpu_seconds(pids)
             start = time.perf_counter()
@@ -179,7 +190,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         default=None,
         help="SLUICE_EMBED_THREADS of each worker (default: cores / workers; 0: one per core)",
     )
+    parser.add_argument("--model", default=local_models.DEFAULT.name, help="local model")
     args = parser.parse_args(argv)
+    model = local_models.local_model(args.model)
     cores = os.cpu_count() or 1
     embed_threads = (
         max(1, cores // args.workers) if args.embed_threads is None else args.embed_threads
@@ -192,12 +205,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         f"{expected_chunks} chunks; embedding batch size {batch_size()}"
     )
 
-    raw_before = raw_chunks_per_second(texts)
+    raw_before = raw_chunks_per_second(texts, model)
     print(f"raw model (before the stack): {raw_before:.1f} chunks/s")
-    run = run_pipeline(corpus, args.workers, embed_threads)
+    run = run_pipeline(corpus, args.workers, embed_threads, model)
     if run.chunks != expected_chunks:
         raise RuntimeError(f"the pipeline wrote {run.chunks} chunks, expected {expected_chunks}")
-    raw_after = raw_chunks_per_second(texts)
+    raw_after = raw_chunks_per_second(texts, model)
     print(f"raw model (after the stack):  {raw_after:.1f} chunks/s")
 
     raw = max(raw_before, raw_after)
@@ -226,6 +239,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     figures: dict[str, object] = {
         "documents": len(corpus),
         "chunks": run.chunks,
+        "model": model.name,
         "workers": args.workers,
         "embed_threads": embed_threads,
         "pipeline_seconds": round(run.seconds, 2),

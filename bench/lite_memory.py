@@ -4,7 +4,7 @@
 Lite mode embeds in the API's own process, so whatever the model keeps stays in the server.
 Part 1 uploads one Markdown file of nested headings and 40-level lists (about 520 KB,
 1,440 chunks) and samples the API's VmRSS every 20 ms; the baseline is the same texts
-embedded by `LocalOnnxEmbedder` alone in a fresh process (its peak growth over the loaded
+embedded by the default local model alone in a fresh process (its peak growth over the loaded
 model). Part 2 uploads 200 distinct documents of 2-20 KB one after another and reads the
 API's RSS after each; flat means that what document 200 leaves is within the target of what
 document 20 left (the first ones warm caches, collections and the model up).
@@ -54,9 +54,10 @@ def deep_markdown(sections: int) -> str:
 _RAW_PEAK = """
 import json, resource, sys
 from bench.baseline import embedding_texts
-from workers.embedding.local_onnx import LocalOnnxEmbedder
+from workers.embedding import local_models
+from workers.embedding.factory import new_local_embedder
 texts = embedding_texts("deep.md", open(sys.argv[1], encoding="utf-8").read())
-embedder = LocalOnnxEmbedder(batch_size=32)
+embedder = new_local_embedder(local_models.DEFAULT, batch_size=32)
 embedder.embed_documents(texts[:1])
 loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 for start in range(0, len(texts), 32):
@@ -98,9 +99,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         deep_path.write_text(deep, encoding="utf-8")
         raw = raw_embedder_growth(deep_path)
         env = {"SLUICE_MAX_UPLOAD_BYTES": str(64 << 20)}
-        with lite_stack(Path(tmp) / "data", env) as stack, SluiceClient(
-            stack.target, timeout=120
-        ) as client:
+        with (
+            lite_stack(Path(tmp) / "data", env) as stack,
+            SluiceClient(stack.target, timeout=120) as client,
+        ):
             pid = stack.processes["api"].pid
             kb = client.create_knowledge_base("bench-memory")
             _ingest(client, kb.id, b"# Warm up\n\nThe model loads here.", "warm.md")

@@ -17,6 +17,7 @@ from bench import (
     ingest_throughput,
     keyword_search,
     lite_memory,
+    model_speed,
     ocr_languages,
     recall,
     time_to_searchable,
@@ -38,6 +39,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("ocr_languages", ocr_languages.main),
     ("recall", recall.main),
     ("chunker_speed", chunker_speed.main),
+    ("model_speed", model_speed.main),
 )
 
 

@@ -18,6 +18,8 @@ from server.services.paging import fitted, next_page_token, requested_page, resp
 from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
 from workers.context import WorkerContext
+from workers.embedding.base import EmbeddingError
+from workers.embedding.local_models import local_model
 from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import (
     DEFAULT_CHUNK_OVERLAP,
@@ -55,6 +57,9 @@ def with_defaults(config: config_pb2.KnowledgeBaseConfig) -> config_pb2.Knowledg
             setattr(merged, field.name, getattr(config, field.name))
     if not merged.chunking.chunk_size:
         merged.chunking.chunk_size = DEFAULT_CHUNK_SIZE
+    if merged.embedding.provider == "local" and not merged.embedding.model.strip():
+        # Named in the stored configuration: an unnamed local model means the older one.
+        merged.embedding.model = DEFAULT_EMBEDDING.model
     if not merged.chunking.HasField("chunk_overlap"):
         # Kept within int32 whatever the size (a negative one is refused by the checks).
         merged.chunking.chunk_overlap = max(
@@ -73,7 +78,16 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
         raise invalid_argument(
             "config.embedding.provider", f"must be one of {sorted(EMBEDDING_PROVIDERS)}"
         )
-    if embedding.provider != "local":
+    if embedding.provider == "local":
+        try:
+            shipped = local_model(embedding.model)
+        except EmbeddingError as exc:
+            raise invalid_argument("config.embedding.model", str(exc)) from exc
+        if embedding.dimensions not in (0, shipped.dimension):
+            raise invalid_argument(
+                "config.embedding.dimensions", f"{shipped.name} makes {shipped.dimension}"
+            )
+    else:
         for name in ("model", "base_url"):
             if not getattr(embedding, name):
                 raise invalid_argument(f"config.embedding.{name}", "is required")
@@ -168,6 +182,10 @@ class KnowledgeBaseService:
     ) -> config_pb2.KnowledgeBaseConfig:
         if "config" in paths:
             merged = with_defaults(incoming)
+            if not incoming.HasField("embedding"):
+                # Fixed at creation: a replacement that leaves it out keeps it, rather than
+                # taking today's default for new knowledge bases.
+                merged.embedding.CopyFrom(current.embedding)
         else:
             merged = config_pb2.KnowledgeBaseConfig()
             merged.CopyFrom(current)

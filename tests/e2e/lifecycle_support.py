@@ -18,10 +18,11 @@ from sluice_client._proto.sluice import v1
 
 from storage.index.milvus_index import MilvusIndex
 from tests.e2e.stacks import Stack
+from workers.pipeline.effective_config import DEFAULT_EMBEDDING
 from workers.pipeline.stages import chunk_id
 
 WAIT_S = 240.0
-MODEL_KEY = "local/all-MiniLM-L6-v2/384"
+MODEL_KEY = DEFAULT_EMBEDDING.key  # the model new knowledge bases get
 ROOT = "knowledge_processing"
 # Many chunks that each embed quickly: a round that spends long in its embedding stage.
 SMALL_CHUNKS = v1.ProcessConfig(chunking=v1.ChunkingConfig(chunk_size=100, chunk_overlap=0))

@@ -2,7 +2,7 @@
 
 Full mode runs API, docreader, two RQ worker processes and a milvus-lite server as separate
 processes on PostgreSQL and Redis; lite mode is the single `make run` process. Both embed
-with the real all-MiniLM-L6-v2 model.
+with the real local default model (universal-sentence-encoder-multilingual-3).
 """
 
 from __future__ import annotations

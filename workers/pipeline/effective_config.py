@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from workers.embedding import local_models
+from workers.embedding.base import EmbeddingError
+from workers.embedding.local_models import LocalModel
 from workers.pipeline.parser_rules import ParserChoice, merge_rules
 
 DEFAULT_CHUNK_SIZE = 512
@@ -66,14 +69,26 @@ class EffectiveConfig:
         return self.parser_rules.get(file_type, ParserChoice())
 
 
-DEFAULT_EMBEDDING = EmbeddingModel("local", "all-MiniLM-L6-v2", "", "", 384)
+def _local(model: LocalModel) -> EmbeddingModel:
+    return EmbeddingModel("local", model.name, "", "", model.dimension)
+
+
+# What a new knowledge base gets (written into its stored configuration at creation).
+DEFAULT_EMBEDDING = _local(local_models.DEFAULT)
 
 
 def embedding_model_of(kb_config: Mapping[str, Any]) -> EmbeddingModel:
+    """The model a stored configuration names. A local one without a known model name is
+    the model such configurations have always meant (local_models.UNNAMED: the API took any
+    name while MiniLM was the only local model), so a knowledge base keeps its vector space
+    when the default for new ones changes; new ones are checked by the API."""
     raw = kb_config.get("embedding") or {}
-    provider = str(raw.get("provider") or DEFAULT_EMBEDDING.provider)
+    provider = str(raw.get("provider") or "local")
     if provider == "local":
-        return DEFAULT_EMBEDDING
+        try:
+            return _local(local_models.local_model(str(raw.get("model", ""))))
+        except EmbeddingError:
+            return _local(local_models.UNNAMED)
     return EmbeddingModel(
         provider=provider,
         model=str(raw.get("model", "")),

@@ -9,6 +9,7 @@ import numpy as np
 import psutil
 import pytest
 
+from workers.embedding import local_models
 from workers.embedding.base import EmbeddingError
 from workers.embedding.factory import build_embedder, shared_local_embedder
 from workers.embedding.local_onnx import RUN_TOKENS, LocalOnnxEmbedder
@@ -102,16 +103,17 @@ def test_shared_between_threads(embedder: LocalOnnxEmbedder) -> None:
 
 
 def test_factory_shares_one_local_model() -> None:
+    """An unnamed local model is MiniLM: what such stored configurations always meant."""
     first = build_embedder("local", "", "", "", 0, policy=UrlPolicy())
     second = build_embedder(" Local ", "all-MiniLM-L6-v2", "", "", 384, policy=UrlPolicy())
-    assert first is second is shared_local_embedder()
+    assert first is second is shared_local_embedder(local_models.MINILM)
     assert first.model_key == "local/all-MiniLM-L6-v2/384"
 
 
 @pytest.mark.parametrize(
     ("provider", "model", "dimensions", "message"),
     [
-        ("local", "bge-m3", 0, "ships only"),
+        ("local", "bge-m3", 0, "the local provider ships"),
         ("local", "", 768, "384-dimensional"),
         ("cohere", "embed", 0, "unknown embedding provider"),
         ("openai", "", 0, "needs base_url and model"),
