@@ -77,6 +77,18 @@ def raw_embedder_growth(path: Path) -> dict[str, float]:
     return figures
 
 
+def index_alone_rss(count: int) -> list[float]:
+    """Baseline: milvus-lite alone holding the same documents' rows (bench/index_memory.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.index_memory", str(count)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    after: list[float] = json.loads(done.stdout.strip().splitlines()[-1])["rss_after_document_mib"]
+    return after
+
+
 def _ingest(client: SluiceClient, kb_id: str, body: bytes, file_name: str) -> None:
     knowledge = client.upload_file(kb_id, io.BytesIO(body), file_name=file_name)
     done = client.wait_until_done(knowledge.id, timeout=WAIT_S)
@@ -133,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     count = 40 if args.quick else args.documents
     deep = None if args.no_deep_file else deep_markdown(30 if args.quick else 120)
     figures: dict[str, object] = {}
+    index_alone = index_alone_rss(count)
     with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp:
         if deep is not None:
             deep_path = Path(tmp) / "deep.md"
@@ -169,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     warm_n = min(WARM_DOCUMENTS, count)
     drift = api[-1] - api[warm_n - 1]
     tree_drift = tree[-1] - tree[warm_n - 1]
+    index_drift = index_alone[-1] - index_alone[warm_n - 1]
     figures |= {
         "documents": count,
         "documents_per_s": round(count / seconds, 2),
@@ -182,6 +196,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "tree_rss_idle_mib": round(idle_tree, 1),
         f"drift_after_document_{warm_n}_mib": round(drift, 1),
         f"tree_drift_after_document_{warm_n}_mib": round(tree_drift, 1),
+        "index_alone_rss_after_document_mib": {
+            str(n + 1): round(index_alone[n], 1) for n in range(count) if (n + 1) % 20 == 0
+        },
+        f"index_alone_drift_after_document_{warm_n}_mib": round(index_drift, 1),
+        "api_drift_beyond_index_alone_mib": round(drift - index_drift, 1),
         "target_drift_mib": TARGET_DRIFT_MIB,
         "met": drift < TARGET_DRIFT_MIB and tree_drift < TARGET_DRIFT_MIB,
     }
@@ -191,6 +210,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         f"{tree[warm_n - 1]:.0f} -> {tree[-1]:.0f} MiB (drift {tree_drift:+.0f} MiB); target < "
         f"{TARGET_DRIFT_MIB:g}: {'met' if figures['met'] else 'MISSED'}; idle {idle:.0f} MiB "
         f"(tree {idle_tree:.0f} MiB)"
+    )
+    print(
+        f"milvus-lite alone with the same rows: {index_alone[warm_n - 1]:.0f} -> "
+        f"{index_alone[-1]:.0f} MiB (drift {index_drift:+.0f} MiB); the API beyond it: "
+        f"{drift - index_drift:+.0f} MiB"
     )
     write_result(NAME, figures)
     return figures
