@@ -10,9 +10,8 @@ Measured on the lite server, which embeds and runs milvus-lite in its own proces
 - glibc raises its mmap threshold to the size of every large block freed (up to 32 MiB), so
   after the first flush the Arrow tables and numpy arrays of later ones come from the heap,
   between long-lived small objects that pin it: milvus-lite alone (Arrow on malloc) held
-  93 MiB of free heap
-  after 200 documents. A fixed threshold keeps large blocks in mmap, handed back the moment
-  they are freed (18 MiB free after the same 200).
+  93 MiB of free heap after 200 documents. A fixed threshold keeps large blocks in mmap,
+  handed back the moment they are freed (18 MiB free after the same 200).
 - pyarrow allocates through mimalloc by default, which keeps the pages milvus-lite's flushes
   and compactions free: milvus-lite alone went from 299 to 441 MiB over documents 20 to 200
   with it, from 183 to 244 MiB on the system allocator with the fixed threshold.
