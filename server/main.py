@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from server.binding import BindError
 from server.runtime import start_full_api, start_lite
-from workers.process_memory import limit_malloc_arenas
+from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 
 
@@ -32,7 +32,7 @@ async def _serve(settings: Settings) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    limit_malloc_arenas()  # before the threads that would each take an arena start
+    hand_memory_back()  # before the threads that would each take an arena start
     parser = argparse.ArgumentParser(prog="sluice-server", description=__doc__)
     parser.add_argument(
         "--mode", choices=("lite", "full"), default=None, help="default: $SLUICE_MODE or lite"

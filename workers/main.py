@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from storage.queue.base import QueueName
 from storage.queue.rq_worker import run_worker
 from workers.context import current_context
-from workers.process_memory import limit_malloc_arenas
+from workers.process_memory import hand_memory_back
 from workers.settings import settings_or_exit
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    limit_malloc_arenas()  # before the threads that would each take an arena start
+    hand_memory_back()  # before the threads that would each take an arena start
     parser = argparse.ArgumentParser(prog="sluice-worker", description=__doc__)
     parser.add_argument(
         "--queues",
