@@ -20,7 +20,7 @@ from bench.baseline import embedding_texts
 from bench.corpus import markdown_document
 from bench.upload_stream import rss_kib
 from storage.index.milvus_index import IndexRow, MilvusIndex
-from workers.embedding.local_onnx import DIMENSION
+from workers.embedding.local_models import DEFAULT as DEFAULT_MODEL
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings
 
@@ -43,7 +43,8 @@ def _row(n: int, i: int, text: str, rng: random.Random) -> IndexRow:
         source_type="chunk",
         is_enabled=True,
         content=text,
-        vector=[rng.gauss(0.0, 1.0) for _ in range(DIMENSION)],
+        keyword_text=text,
+        vector=[rng.gauss(0.0, 1.0) for _ in range(DEFAULT_MODEL.dimension)],
     )
 
 
@@ -60,7 +61,7 @@ def rss_after_documents(count: int) -> list[float]:
             rows = [_row(n, i, t, rng) for i, t in enumerate(document_texts(n))]
             for first in range(0, len(rows), batch):
                 index.upsert(MODEL_KEY, rows[first : first + batch])
-            query = [rng.gauss(0.0, 1.0) for _ in range(DIMENSION)]
+            query = [rng.gauss(0.0, 1.0) for _ in range(DEFAULT_MODEL.dimension)]
             index.search_hybrid(
                 MODEL_KEY, query, f"memo {n}", tenant_ids=["tenant"], knowledge_base_ids=["kb"]
             )

@@ -26,7 +26,7 @@ USE_MULTILINGUAL = LocalModel(
     "universal-sentence-encoder-multilingual-3", 512, frozenset({"use-multilingual-3"})
 )
 # What a new knowledge base gets: Russian and Chinese questions find their passages with it,
-# English-only MiniLM ranked them 2nd-8th among 8 (bench/RESULTS.md, section (h)).
+# English-only MiniLM ranked them 2nd-8th among 8 (bench/RESULTS.md, section (m)).
 DEFAULT = USE_MULTILINGUAL
 # What a stored local configuration without a model name means: before the multilingual
 # model, MiniLM was the only local model and such knowledge bases hold its vectors.
