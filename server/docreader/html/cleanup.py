@@ -22,6 +22,19 @@ NEVER_CONTENT = tag_ids((
 _PAGE_CHROME = tag_ids(("header", "footer"))
 _CONTENT_ROOTS = tag_ids(("main", "article"))
 _TITLE, _META = tag_id("title"), tag_id("meta")
+_ASIDE = tag_id("aside")
+# An aside marked as a note (EPUB 3's `epub:type`, DPUB-ARIA's `role`) is the document's own
+# text, a footnote or endnote, not a sidebar: it is kept.
+_NOTE_KINDS = frozenset((
+    "footnote", "endnote", "rearnote", "note", "doc-footnote", "doc-endnote", "doc-note",
+))
+
+
+def is_note(element: LexborNode) -> bool:
+    """An ``aside`` that holds a footnote or endnote."""
+    attributes = element.attrs
+    kinds = f"{attributes.get('epub:type') or ''} {attributes.get('role') or ''}"
+    return any(kind in _NOTE_KINDS for kind in kinds.lower().split())
 
 
 def page_metadata(tree: LexborHTMLParser) -> dict[str, str]:
@@ -59,7 +72,8 @@ def drop_boilerplate(body: LexborNode) -> None:
     for element in body.traverse():
         tag = element.tag_id
         if tag in NEVER_CONTENT:
-            dropped.append(element)
+            if tag != _ASIDE or not is_note(element):
+                dropped.append(element)
         elif tag in _PAGE_CHROME:
             chrome.append(element)
     in_content = AncestorCheck(_CONTENT_ROOTS)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from selectolax.lexbor import LexborNode
 
-from server.docreader.html.cleanup import NEVER_CONTENT
+from server.docreader.html.cleanup import NEVER_CONTENT, is_note
 from server.docreader.html.markup import (
     code_language,
     code_text,
@@ -316,6 +316,15 @@ class _Walker:
     def _skip(self, element: LexborNode) -> None:
         """A comment, or an element that is never content (scripts, menus, forms)."""
 
+    def _aside(self, element: LexborNode) -> None:
+        """A footnote or endnote is text like any block; other asides are sidebars."""
+        if not is_note(element):
+            return
+        if self._handlers is _INLINE_HANDLERS:
+            self._paragraph_break(element)
+        else:
+            self._block(element)
+
     def _line_break(self, element: LexborNode) -> None:
         self._para.append(_LINE_BREAK)
 
@@ -435,6 +444,7 @@ _CODE = ("code", "kbd", "samp", "tt")
 _ANYWHERE: dict[int, _Handler] = {
     COMMENT: _Walker._skip,
     **dict.fromkeys(NEVER_CONTENT, _Walker._skip),
+    tag_id("aside"): _Walker._aside,
     tag_id("br"): _Walker._line_break,
     tag_id("img"): _Walker._image,
     tag_id("image"): _Walker._svg_image,

@@ -154,3 +154,22 @@ def test_tag_soup_chapter_is_still_read(tmp_path: Path) -> None:
     document = parse(build_epub(tmp_path / "soup.epub", members))
     # Read as browsers do (HTML Standard): the unclosed <b> carries on into the next paragraph.
     assert document.markdown.startswith("Unclosed **bold**\n\n**Second**\n\n# Chapter One")
+
+
+FOOTNOTED = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<body><h1>{title}</h1><p>{text}<a epub:type="noteref" href="#fn{n}">{n}</a></p>
+<aside epub:type="footnote" id="fn{n}"><p>Footnote {n}: 3347 crates.</p></aside>
+<aside><p>SIDEBAR</p></aside>
+</body></html>"""
+
+
+def test_footnote_asides_are_text_and_other_asides_are_not(tmp_path: Path) -> None:
+    members = book(png_bytes(4, 4))
+    members["OEBPS/text/chapter 1.xhtml"] = FOOTNOTED.format(title="One", text="First", n=1)
+    members["OEBPS/text/chapter2.xhtml"] = FOOTNOTED.format(title="Two", text="Second", n=2)
+    document = parse(build_epub(tmp_path / "notes.epub", members))
+    assert document.markdown == (
+        "# Two\n\nSecond2\n\nFootnote 2: 3347 crates.\n\n"
+        "# One\n\nFirst1\n\nFootnote 1: 3347 crates."
+    )

@@ -236,3 +236,15 @@ def test_size_limit(tmp_path: Path) -> None:
     options = ParseOptions(limits=ParseLimits(max_text_bytes=100))
     with pytest.raises(ParseError, match=r"the file is 150 bytes, over the limit of 100 bytes"):
         convert(tmp_path, "<p>" + "x" * 143 + "</p>", options)
+
+
+def test_note_asides_are_kept_in_block_and_inline_content(tmp_path: Path) -> None:
+    page = (
+        "<body><p>Body.</p>"
+        "<aside role='doc-endnote'><p>Endnote text.</p></aside>"
+        "<p>Inline <b>bold <aside epub:type='footnote'>inner note</aside></b></p>"
+        "<aside class='related'>RELATED</aside></body>"
+    )
+    assert convert(tmp_path, page).markdown == (
+        "Body.\n\nEndnote text.\n\nInline **bold**\n\n**inner note**"
+    )
