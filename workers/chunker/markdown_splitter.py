@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
+from workers.chunker.code_fences import FencePiece, code_fence
 from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
 from workers.chunker.json_chunks import (
     JsonPiece,
@@ -60,13 +61,16 @@ class _Unit:
     start: int
     end: int
     kind: BlockKind
-    # A row group of a table cut between rows.
-    table_part: bool = False
-    # The header and delimiter rows (with a line break) a chunk starting here repeats: set
-    # on the row groups that continue a cut table.
+    # A row group of a table cut between rows, or a piece of a code fence cut between lines.
+    part: bool = False
+    # What a chunk starting here repeats in front: the header and delimiter rows (with a line
+    # break) of a cut table the row group continues, or the opening line of a cut fence.
     header: str = ""
     # The JSON path of a piece of a cut json fence.
     path: tuple[str, ...] = ()
+    # The closing fence line (after a line break) a chunk ending here adds: set on the
+    # pieces of a cut fence that do not reach its end.
+    closer: str = ""
 
 
 # No overlap may start inside a unit of these kinds.
@@ -80,9 +84,10 @@ class _Span:
     header: str
     # The JSON path its pieces of a cut json fence lie under ("" for none).
     path: str = ""
+    closer: str = ""
 
     def chunk_text(self, text: str) -> str:
-        return self.header + text[self.start : self.end]
+        return self.header + text[self.start : self.end] + self.closer
 
     def breadcrumb(self, headings: Breadcrumbs) -> str:
         return " > ".join(part for part in (headings.at(self.start), self.path) if part)
@@ -92,7 +97,7 @@ def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
-    fences = _JsonFences(text, blocks)
+    fences = _Fences(text, blocks)
     return [
         TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
         for index, span in enumerate(_chunk_spans(text, blocks, config, headers, fences))
@@ -106,7 +111,7 @@ def split_parent_child(
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
-    fences = _JsonFences(text, blocks)
+    fences = _Fences(text, blocks)
     parents = [
         TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
         for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers, fences))
@@ -168,9 +173,10 @@ class _TableHeaders:
         return self._headers[index]
 
 
-class _JsonFences:
-    """The json fences of the whole text, found once, so that a fence block clipped to a
-    parent chunk is still cut along its JSON structure (and gets its path) as a child."""
+class _Fences:
+    """The fences of the whole text, found once, so that a fence block clipped to a parent
+    chunk is still cut along its JSON structure (and gets its path) as a child, or repeats
+    the fence's opening line and adds its closing line like the parent did."""
 
     def __init__(self, text: str, blocks: Sequence[Block]) -> None:
         self._text = text
@@ -178,11 +184,28 @@ class _JsonFences:
         self._starts = [block.start for block in self._fences]
         self._splitters: dict[int, JsonSplitter | None] = {}
 
-    def pieces(self, block: Block, config: ChunkerConfig) -> list[JsonPiece] | None:
+    def _index(self, block: Block) -> int:
+        """The whole fence ``block`` lies in, by index; -1 for none."""
+        index = bisect.bisect_right(self._starts, block.start) - 1
+        return -1 if index < 0 or self._fences[index].end < block.end else index
+
+    def code_pieces(self, block: Block, size: int) -> list[FencePiece] | None:
+        """The pieces of a (clipped) fence block cut between lines; None for a whole fence
+        that fits, and for one the size cannot cut (it stays whole)."""
+        index = self._index(block)
+        if index < 0:
+            return None
+        whole = self._fences[index]
+        if (block.start, block.end) == (whole.start, whole.end) and whole.end - whole.start <= size:
+            return None
+        fence = code_fence(self._text, whole.start, whole.end)
+        return fence.pieces(self._text, block.start, block.end, size)
+
+    def json_pieces(self, block: Block, config: ChunkerConfig) -> list[JsonPiece] | None:
         """The pieces of a (clipped) fence block of json; None for other fences and for a
         whole json fence that fits (it stays one block, without a path)."""
-        index = bisect.bisect_right(self._starts, block.start) - 1
-        if index < 0 or self._fences[index].end < block.end:
+        index = self._index(block)
+        if index < 0:
             return None
         whole = self._fences[index]
         clipped = (block.start, block.end) != (whole.start, whole.end)
@@ -203,7 +226,7 @@ def _chunk_spans(
     blocks: Sequence[Block],
     config: ChunkerConfig,
     headers: _TableHeaders,
-    fences: _JsonFences,
+    fences: _Fences,
 ) -> list[_Span]:
     return _pack(text, _units(text, blocks, config, headers, fences), config)
 
@@ -213,7 +236,7 @@ def _units(
     blocks: Sequence[Block],
     config: ChunkerConfig,
     headers: _TableHeaders,
-    fences: _JsonFences,
+    fences: _Fences,
 ) -> list[_Unit]:
     units: list[_Unit] = []
     size = config.chunk_size
@@ -224,10 +247,18 @@ def _units(
             if inherited or block.end - block.start > size:
                 units.extend(_table_units(text, block, config, inherited))
                 continue
-        json_pieces = fences.pieces(block, config) if kind is BlockKind.FENCE else None
-        if json_pieces is not None:
-            units.extend(_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces)
-            continue
+        if kind is BlockKind.FENCE:
+            json_pieces = fences.json_pieces(block, config)
+            if json_pieces is not None:
+                units += [_Unit(p.start, p.end, kind, path=p.path) for p in json_pieces]
+                continue
+            code_pieces = fences.code_pieces(block, size)
+            if code_pieces is not None:
+                units += [
+                    _Unit(p.start, p.end, kind, True, p.opener, closer=p.closer)
+                    for p in code_pieces
+                ]
+                continue
         if kind is BlockKind.FENCE or block.end - block.start <= size:
             units.append(_Unit(block.start, block.end, kind))
             continue
@@ -290,11 +321,15 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
             start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
         j = max(i + 1, bisect.bisect_right(ends, start + size - len(header), i + 1))
-        if j < len(units):
-            while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
-                j -= 1
+        # Not a heading last, nor a piece of a cut fence whose closing line would not fit.
+        while j - 1 > i and (
+            (j < len(units) and units[j - 1].kind is BlockKind.HEADING)
+            or units[j - 1].end - start + len(header) + len(units[j - 1].closer) > size
+        ):
+            j -= 1
+        last = units[j - 1]
         paths = [unit.path for unit in units[i:j] if unit.path]
-        spans.append(_Span(start, units[j - 1].end, header, json_path(common_path(paths))))
+        spans.append(_Span(start, last.end, header, json_path(common_path(paths)), last.closer))
         i = j
     return spans
 
@@ -311,7 +346,8 @@ def _overlap_start(
     """Where the chunk whose first new unit is ``units[first_index]`` starts, the earliest
     word boundary (``boundary``) in the overlap window that the rules allow."""
     first = units[first_index]
-    low = max(previous.end - overlap, first.end - size, previous.start + 1)
+    # (The closing line a piece of a cut fence adds counts toward the size.)
+    low = max(previous.end - overlap, first.end + len(first.closer) - size, previous.start + 1)
     # (lo, hi): no overlap may start at a position strictly between them.
     protected = []
     k = first_index - 1
@@ -319,7 +355,7 @@ def _overlap_start(
         unit = units[k]
         if unit.kind in _PROTECTED:
             # Nor at the start of a cut table's row group: its rows would appear twice.
-            protected.append((unit.start - 1 if unit.table_part else unit.start, unit.end))
+            protected.append((unit.start - 1 if unit.part else unit.start, unit.end))
         k -= 1
     position = low
     while (found := boundary.search(text, position, previous.end)) is not None:
