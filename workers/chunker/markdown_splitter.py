@@ -1,30 +1,37 @@
 """Markdown-aware splitting into chunks with code-point offsets and heading breadcrumbs.
 
 The text is cut into blocks (see ``blocks``); blocks bigger than ``chunk_size`` are split
-recursively by the configured separators, except fenced code, which stays whole, tables,
-which are cut only between rows, and fenced ``json``, which is cut between the members of
-its objects and arrays (``json_chunks``; the chunk's breadcrumb then ends with its JSON
-path, e.g. ``$.orders[3].customer``); the pieces are then packed greedily into chunks of
-at most ``chunk_size`` code points.
+recursively by the configured separators, except tables, which are cut only between rows,
+fenced ``json``, which is cut between the members of its objects and arrays
+(``json_chunks``; the chunk's breadcrumb then ends with its JSON path, e.g.
+``$.orders[3].customer``), and other fenced code, which is cut between lines
+(``code_fences``); the pieces are then packed greedily into chunks of at most ``chunk_size``
+code points.
 
 No chunk is longer than ``chunk_size`` except one that is a single unit the chunker never
-cuts: a fenced code block (cut code would not read as code), or one table body row with the
-header and delimiter rows it repeats (a table is cut only between rows). Text with no
-separator at all is cut at fixed positions, so it never exceeds the size. The chunking stage
-records such chunks in its span (``oversize_chunks``, ``oversize_max_chars``).
+cuts: one table body row with the header and delimiter rows it repeats (a table is cut only
+between rows), or a fence when the size cannot hold its opening and closing lines and one
+character of code. Text with no separator at all, and a code line with no space, is cut at
+fixed positions, so it never exceeds the size. The chunking stage records such chunks in its
+span (``oversize_chunks``, ``oversize_max_chars``).
 
 A table cut into several chunks keeps its meaning in each: every chunk that continues it
 starts with the table's header and delimiter rows again. Such a chunk's ``content`` is
 that header, a line break, then ``text[start:end]`` (the offsets cover the rows it adds, so
-every body row belongs to exactly one chunk); every other chunk's ``content`` is exactly
-``text[start:end]``. The header counts toward ``chunk_size``.
+every body row belongs to exactly one chunk). Likewise a code fence cut into several chunks
+reads as code in each: a chunk starting inside it starts with the fence's opening line and a
+line break, and a chunk ending inside it ends with a line break and the marker (``content``
+is opening line + ``text[start:end]`` + closing line, each present only when needed). Every
+other chunk's ``content`` is exactly ``text[start:end]``. What is added counts toward
+``chunk_size``.
 
 Overlap: a chunk after the first starts up to ``chunk_overlap`` code points before the end of
 the previous one, at the first word boundary in that window (right after whitespace or a
 separator), never inside a heading line, a table or a code block, never at a row group of a
-cut table, and never so early that the chunk would exceed ``chunk_size``. A chunk that
-starts with a heading, continues a cut table or starts with a piece of a cut json fence gets
-no overlap, so a section (or a JSON path) starts cleanly.
+cut table or a piece of a cut fence, and never so early that the chunk would exceed
+``chunk_size``. A chunk that starts with a heading, continues a cut table or a cut code
+fence, or starts with a piece of a cut json fence gets no overlap, so a section (or a JSON
+path) starts cleanly.
 
 A heading is never the last thing in a chunk while more text follows: it moves to the next
 chunk, the one it starts.
@@ -41,7 +48,7 @@ from dataclasses import dataclass, replace
 
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
-from workers.chunker.code_fences import FencePiece, code_fence
+from workers.chunker.code_fences import code_fence
 from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
 from workers.chunker.json_chunks import (
     JsonPiece,
@@ -182,35 +189,40 @@ class _Fences:
         self._text = text
         self._fences = [block for block in blocks if block.kind is BlockKind.FENCE]
         self._starts = [block.start for block in self._fences]
+        self._index_of = {block.start: index for index, block in enumerate(self._fences)}
         self._splitters: dict[int, JsonSplitter | None] = {}
 
-    def _index(self, block: Block) -> int:
-        """The whole fence ``block`` lies in, by index; -1 for none."""
-        index = bisect.bisect_right(self._starts, block.start) - 1
-        return -1 if index < 0 or self._fences[index].end < block.end else index
-
-    def code_pieces(self, block: Block, size: int) -> list[FencePiece] | None:
-        """The pieces of a (clipped) fence block cut between lines; None for a whole fence
-        that fits, and for one the size cannot cut (it stays whole)."""
-        index = self._index(block)
-        if index < 0:
-            return None
+    def units(self, block: Block, config: ChunkerConfig) -> list[_Unit] | None:
+        """The units of a (clipped) fence block: a json fence's pieces along its structure,
+        or another fence's pieces between lines; None for a whole fence that fits, and for
+        one that cannot be cut (it stays one block)."""
+        index = self._index_of.get(block.start, -1)
+        if index >= 0 and self._fences[index].end == block.end:
+            if block.end - block.start <= config.chunk_size:
+                return None  # (most fences: without a search)
+        else:
+            index = bisect.bisect_right(self._starts, block.start) - 1
+            if index < 0 or self._fences[index].end < block.end:
+                return None
+        json_pieces = self._json_pieces(index, block, config)
+        if json_pieces is not None:
+            return [_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces]
         whole = self._fences[index]
-        if (block.start, block.end) == (whole.start, whole.end) and whole.end - whole.start <= size:
-            return None
         fence = code_fence(self._text, whole.start, whole.end)
-        return fence.pieces(self._text, block.start, block.end, size)
-
-    def json_pieces(self, block: Block, config: ChunkerConfig) -> list[JsonPiece] | None:
-        """The pieces of a (clipped) fence block of json; None for other fences and for a
-        whole json fence that fits (it stays one block, without a path)."""
-        index = self._index(block)
-        if index < 0:
+        code_pieces = fence.pieces(self._text, block.start, block.end, config.chunk_size)
+        if code_pieces is None:
             return None
+        return [
+            _Unit(p.start, p.end, BlockKind.FENCE, True, p.opener, closer=p.closer)
+            for p in code_pieces
+        ]
+
+    def _json_pieces(
+        self, index: int, block: Block, config: ChunkerConfig
+    ) -> list[JsonPiece] | None:
+        """The pieces of a (clipped) fence block of json; None for other fences."""
         whole = self._fences[index]
         clipped = (block.start, block.end) != (whole.start, whole.end)
-        if not clipped and block.end - block.start <= config.chunk_size:
-            return None
         if index not in self._splitters:
             fence = json_fence(self._text, whole.start, whole.end)
             self._splitters[index] = None if fence is None else JsonSplitter(self._text, fence)
@@ -248,16 +260,9 @@ def _units(
                 units.extend(_table_units(text, block, config, inherited))
                 continue
         if kind is BlockKind.FENCE:
-            json_pieces = fences.json_pieces(block, config)
-            if json_pieces is not None:
-                units += [_Unit(p.start, p.end, kind, path=p.path) for p in json_pieces]
-                continue
-            code_pieces = fences.code_pieces(block, size)
-            if code_pieces is not None:
-                units += [
-                    _Unit(p.start, p.end, kind, True, p.opener, closer=p.closer)
-                    for p in code_pieces
-                ]
+            pieces = fences.units(block, config)
+            if pieces is not None:
+                units += pieces
                 continue
         if kind is BlockKind.FENCE or block.end - block.start <= size:
             units.append(_Unit(block.start, block.end, kind))
@@ -321,17 +326,28 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
             start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
         j = max(i + 1, bisect.bisect_right(ends, start + size - len(header), i + 1))
-        # Not a heading last, nor a piece of a cut fence whose closing line would not fit.
-        while j - 1 > i and (
-            (j < len(units) and units[j - 1].kind is BlockKind.HEADING)
-            or units[j - 1].end - start + len(header) + len(units[j - 1].closer) > size
-        ):
-            j -= 1
+        if j < len(units):
+            while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
+                j -= 1
+        if units[j - 1].closer:  # (rare: tested apart, most chunks need not pay for it)
+            j = _closing_fits(units, i, j, start, size - len(header))
         last = units[j - 1]
         paths = [unit.path for unit in units[i:j] if unit.path]
         spans.append(_Span(start, last.end, header, json_path(common_path(paths)), last.closer))
         i = j
     return spans
+
+
+def _closing_fits(units: Sequence[_Unit], i: int, j: int, start: int, room: int) -> int:
+    """How many units (``j``, at least ``i + 1``) a chunk from ``start`` holding ``units[i:j]``
+    keeps when the last one is a piece of a cut fence: its closing line must fit in ``room``
+    too, and a heading is still not the last of a chunk followed by more."""
+    while j - 1 > i and (
+        units[j - 1].end + len(units[j - 1].closer) - start > room
+        or units[j - 1].kind is BlockKind.HEADING
+    ):
+        j -= 1
+    return j
 
 
 def _overlap_start(
@@ -346,8 +362,10 @@ def _overlap_start(
     """Where the chunk whose first new unit is ``units[first_index]`` starts, the earliest
     word boundary (``boundary``) in the overlap window that the rules allow."""
     first = units[first_index]
-    # (The closing line a piece of a cut fence adds counts toward the size.)
-    low = max(previous.end - overlap, first.end + len(first.closer) - size, previous.start + 1)
+    earliest = first.end - size
+    if first.closer:  # the closing line a piece of a cut fence adds counts toward the size
+        earliest += len(first.closer)
+    low = max(previous.end - overlap, earliest, previous.start + 1)
     # (lo, hi): no overlap may start at a position strictly between them.
     protected = []
     k = first_index - 1

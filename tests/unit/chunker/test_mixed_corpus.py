@@ -13,6 +13,7 @@ syntax, not with the chunker's scanner.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -160,7 +161,7 @@ def test_a_fence_that_fits_stays_whole_and_a_bigger_one_is_cut_between_lines(see
                 assert piece.content.startswith(document.opening_line((start, end)))
             if piece.end < end:
                 assert piece.content.endswith(document.closing_line((start, end)))
-        for previous, piece in zip(pieces, pieces[1:], strict=False):
+        for previous, piece in itertools.pairwise(pieces):
             assert text[previous.end : piece.start] in ("", "\n")
 
 
