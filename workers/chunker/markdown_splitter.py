@@ -260,9 +260,9 @@ def _units(
                 units.extend(_table_units(text, block, config, inherited))
                 continue
         if kind is BlockKind.FENCE:
-            pieces = fences.units(block, config)
-            if pieces is not None:
-                units += pieces
+            fence_units = fences.units(block, config)
+            if fence_units is not None:
+                units += fence_units
                 continue
         if kind is BlockKind.FENCE or block.end - block.start <= size:
             units.append(_Unit(block.start, block.end, kind))
