@@ -87,3 +87,48 @@ def test_without_ranges_only_the_same_header_continues_a_table() -> None:
     assert rebuild_markdown(slices) == (
         f"{HEADER}{ROWS[0]}\n\n{other}\n\nSome text.\n\n{HEADER}{ROWS[1]}\n{ROWS[2]}"
     )
+
+
+CODE = "\n".join(f"value_{n} = compute({n})  # line {n} of the code" for n in range(40))
+WITH_FENCES = (
+    "## Code\n\n"
+    + HEADER
+    + "\n".join(ROWS[:12])
+    + "\n```python\n"
+    + CODE
+    + "\n```\n\nBetween the fences.\n\n~~~~\n"
+    + CODE
+    + "\n~~~~\n\n```\n"
+    + "x" * 700
+    + "\n```\n\nThe end."
+)
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(2000, 0), (300, 0), (300, 60), (120, 30), (64, 0)])
+def test_a_cut_fence_is_given_back_without_the_lines_its_pieces_added(
+    size: int, overlap: int
+) -> None:
+    slices = _slices(WITH_FENCES, ChunkerConfig(chunk_size=size, chunk_overlap=overlap))
+    if size < 2000:
+        assert sum(s.content.startswith("```python\n") for s in slices) > 1, "a fence was cut"
+    assert rebuild_markdown(slices) == WITH_FENCES
+    assert rebuild_markdown(list(reversed(slices))) == WITH_FENCES
+
+
+def test_a_chunk_continuing_a_table_and_ending_inside_a_fence_is_given_back() -> None:
+    """Its content has both a repeated header in front and a closing line after it: the
+    fence's first piece is short (the line after it does not fit), so it joins the table's
+    last rows."""
+    long_line = " ".join(f"word{n}" for n in range(60))
+    text = HEADER + "\n".join(ROWS[:8]) + f"\n```text\nshort\n{long_line}\n```\n\nAfter."
+    slices = _slices(text, ChunkerConfig(chunk_size=150, chunk_overlap=0))
+    both = [s for s in slices if s.content.startswith(HEADER) and s.content.endswith("\n```")]
+    assert both and both[0].content.endswith("```text\nshort\n```")
+    assert rebuild_markdown(slices) == text
+
+
+def test_without_ranges_a_fence_cut_between_lines_is_joined_back_into_one() -> None:
+    text = f"Before.\n\n```python\n{CODE}\n```\n\nAfter."
+    slices = _slices(text, ChunkerConfig(chunk_size=200, chunk_overlap=0))
+    assert len(slices) > 3
+    assert rebuild_markdown(_without_ranges(slices)) == text

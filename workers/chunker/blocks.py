@@ -122,6 +122,11 @@ def table_layout(text: str, block: Block) -> TableLayout:
     return TableLayout(None, tuple(rows))
 
 
+def fence_opening(line: str) -> re.Match[str] | None:
+    """The match of a fence's opening line (its marker is group "fence"), or None."""
+    return _FENCE_OPEN.match(line)
+
+
 def _line_starts(lines: list[str], offset: int) -> list[int]:
     """Where each line starts, the first at ``offset``, a line break after each: line k
     starts after k line breaks and the k lines before it (computed without a Python loop)."""
@@ -233,7 +238,7 @@ class _Scanner:
         assert match is not None
         j = i + 1
         if j < len(self._lines):
-            closing = _closing_fence(match.group("fence"))
+            closing = closing_fence(match.group("fence"))
             j = self._line_at(closing.search(self._text, self._starts[j], self._hi))
         last = min(j, len(self._lines) - 1)  # an unclosed fence runs to the end
         self._add(BlockKind.FENCE, self._starts[i], self._end(last))
@@ -281,5 +286,5 @@ _TABLE_END = re.compile(
 
 
 @functools.lru_cache(maxsize=32)
-def _closing_fence(fence: str) -> re.Pattern[str]:
+def closing_fence(fence: str) -> re.Pattern[str]:
     return re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*\r*$", re.M)

@@ -32,7 +32,9 @@ class ChunkerConfig:
 @dataclass(slots=True)
 class TextChunk:
     """``content == text[start:end]`` of the text that was split, overlap included; a chunk
-    continuing a cut table is its header rows + "\n" + ``text[start:end]``.
+    continuing a cut table is its header rows + "\n" + ``text[start:end]``; one starting
+    inside a cut code fence has the fence's opening line + "\n" in front, one ending inside
+    it "\n" + the marker after.
 
     Not frozen: a frozen dataclass is four times slower to make, and the chunker makes one
     per chunk (a tenth of its time on a mixed corpus)."""

@@ -1,30 +1,37 @@
 """Markdown-aware splitting into chunks with code-point offsets and heading breadcrumbs.
 
 The text is cut into blocks (see ``blocks``); blocks bigger than ``chunk_size`` are split
-recursively by the configured separators, except fenced code, which stays whole, tables,
-which are cut only between rows, and fenced ``json``, which is cut between the members of
-its objects and arrays (``json_chunks``; the chunk's breadcrumb then ends with its JSON
-path, e.g. ``$.orders[3].customer``); the pieces are then packed greedily into chunks of
-at most ``chunk_size`` code points.
+recursively by the configured separators, except tables, which are cut only between rows,
+fenced ``json``, which is cut between the members of its objects and arrays
+(``json_chunks``; the chunk's breadcrumb then ends with its JSON path, e.g.
+``$.orders[3].customer``), and other fenced code, which is cut between lines
+(``code_fences``); the pieces are then packed greedily into chunks of at most ``chunk_size``
+code points.
 
 No chunk is longer than ``chunk_size`` except one that is a single unit the chunker never
-cuts: a fenced code block (cut code would not read as code), or one table body row with the
-header and delimiter rows it repeats (a table is cut only between rows). Text with no
-separator at all is cut at fixed positions, so it never exceeds the size. The chunking stage
-records such chunks in its span (``oversize_chunks``, ``oversize_max_chars``).
+cuts: one table body row with the header and delimiter rows it repeats (a table is cut only
+between rows), or a fence when the size cannot hold its opening and closing lines and one
+character of code. Text with no separator at all, and a code line with no space, is cut at
+fixed positions, so it never exceeds the size. The chunking stage records such chunks in its
+span (``oversize_chunks``, ``oversize_max_chars``).
 
 A table cut into several chunks keeps its meaning in each: every chunk that continues it
 starts with the table's header and delimiter rows again. Such a chunk's ``content`` is
 that header, a line break, then ``text[start:end]`` (the offsets cover the rows it adds, so
-every body row belongs to exactly one chunk); every other chunk's ``content`` is exactly
-``text[start:end]``. The header counts toward ``chunk_size``.
+every body row belongs to exactly one chunk). Likewise a code fence cut into several chunks
+reads as code in each: a chunk starting inside it starts with the fence's opening line and a
+line break, and a chunk ending inside it ends with a line break and the marker (``content``
+is opening line + ``text[start:end]`` + closing line, each present only when needed). Every
+other chunk's ``content`` is exactly ``text[start:end]``. What is added counts toward
+``chunk_size``.
 
 Overlap: a chunk after the first starts up to ``chunk_overlap`` code points before the end of
 the previous one, at the first word boundary in that window (right after whitespace or a
 separator), never inside a heading line, a table or a code block, never at a row group of a
-cut table, and never so early that the chunk would exceed ``chunk_size``. A chunk that
-starts with a heading, continues a cut table or starts with a piece of a cut json fence gets
-no overlap, so a section (or a JSON path) starts cleanly.
+cut table or a piece of a cut fence, and never so early that the chunk would exceed
+``chunk_size``. A chunk that starts with a heading, continues a cut table or a cut code
+fence, or starts with a piece of a cut json fence gets no overlap, so a section (or a JSON
+path) starts cleanly.
 
 A heading is never the last thing in a chunk while more text follows: it moves to the next
 chunk, the one it starts.
@@ -41,6 +48,7 @@ from dataclasses import dataclass, replace
 
 from workers.chunker.blocks import Block, BlockKind, scan_blocks, table_layout
 from workers.chunker.breadcrumbs import Breadcrumbs
+from workers.chunker.code_fences import code_fence
 from workers.chunker.config import ChildChunk, ChunkerConfig, TextChunk
 from workers.chunker.json_chunks import (
     JsonPiece,
@@ -60,13 +68,16 @@ class _Unit:
     start: int
     end: int
     kind: BlockKind
-    # A row group of a table cut between rows.
-    table_part: bool = False
-    # The header and delimiter rows (with a line break) a chunk starting here repeats: set
-    # on the row groups that continue a cut table.
+    # A row group of a table cut between rows, or a piece of a code fence cut between lines.
+    part: bool = False
+    # What a chunk starting here repeats in front: the header and delimiter rows (with a line
+    # break) of a cut table the row group continues, or the opening line of a cut fence.
     header: str = ""
     # The JSON path of a piece of a cut json fence.
     path: tuple[str, ...] = ()
+    # The closing fence line (after a line break) a chunk ending here adds: set on the
+    # pieces of a cut fence that do not reach its end.
+    closer: str = ""
 
 
 # No overlap may start inside a unit of these kinds.
@@ -80,9 +91,10 @@ class _Span:
     header: str
     # The JSON path its pieces of a cut json fence lie under ("" for none).
     path: str = ""
+    closer: str = ""
 
     def chunk_text(self, text: str) -> str:
-        return self.header + text[self.start : self.end]
+        return self.header + text[self.start : self.end] + self.closer
 
     def breadcrumb(self, headings: Breadcrumbs) -> str:
         return " > ".join(part for part in (headings.at(self.start), self.path) if part)
@@ -92,7 +104,7 @@ def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
-    fences = _JsonFences(text, blocks)
+    fences = _Fences(text, blocks)
     return [
         TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
         for index, span in enumerate(_chunk_spans(text, blocks, config, headers, fences))
@@ -106,7 +118,7 @@ def split_parent_child(
     blocks = scan_blocks(text)
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
-    fences = _JsonFences(text, blocks)
+    fences = _Fences(text, blocks)
     parents = [
         TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
         for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers, fences))
@@ -168,26 +180,49 @@ class _TableHeaders:
         return self._headers[index]
 
 
-class _JsonFences:
-    """The json fences of the whole text, found once, so that a fence block clipped to a
-    parent chunk is still cut along its JSON structure (and gets its path) as a child."""
+class _Fences:
+    """The fences of the whole text, found once, so that a fence block clipped to a parent
+    chunk is still cut along its JSON structure (and gets its path) as a child, or repeats
+    the fence's opening line and adds its closing line like the parent did."""
 
     def __init__(self, text: str, blocks: Sequence[Block]) -> None:
         self._text = text
         self._fences = [block for block in blocks if block.kind is BlockKind.FENCE]
         self._starts = [block.start for block in self._fences]
+        self._index_of = {block.start: index for index, block in enumerate(self._fences)}
         self._splitters: dict[int, JsonSplitter | None] = {}
 
-    def pieces(self, block: Block, config: ChunkerConfig) -> list[JsonPiece] | None:
-        """The pieces of a (clipped) fence block of json; None for other fences and for a
-        whole json fence that fits (it stays one block, without a path)."""
-        index = bisect.bisect_right(self._starts, block.start) - 1
-        if index < 0 or self._fences[index].end < block.end:
+    def units(self, block: Block, config: ChunkerConfig) -> list[_Unit] | None:
+        """The units of a (clipped) fence block: a json fence's pieces along its structure,
+        or another fence's pieces between lines; None for a whole fence that fits, and for
+        one that cannot be cut (it stays one block)."""
+        index = self._index_of.get(block.start, -1)
+        if index >= 0 and self._fences[index].end == block.end:
+            if block.end - block.start <= config.chunk_size:
+                return None  # (most fences: without a search)
+        else:
+            index = bisect.bisect_right(self._starts, block.start) - 1
+            if index < 0 or self._fences[index].end < block.end:
+                return None
+        json_pieces = self._json_pieces(index, block, config)
+        if json_pieces is not None:
+            return [_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces]
+        whole = self._fences[index]
+        fence = code_fence(self._text, whole.start, whole.end)
+        code_pieces = fence.pieces(self._text, block.start, block.end, config.chunk_size)
+        if code_pieces is None:
             return None
+        return [
+            _Unit(p.start, p.end, BlockKind.FENCE, True, p.opener, closer=p.closer)
+            for p in code_pieces
+        ]
+
+    def _json_pieces(
+        self, index: int, block: Block, config: ChunkerConfig
+    ) -> list[JsonPiece] | None:
+        """The pieces of a (clipped) fence block of json; None for other fences."""
         whole = self._fences[index]
         clipped = (block.start, block.end) != (whole.start, whole.end)
-        if not clipped and block.end - block.start <= config.chunk_size:
-            return None
         if index not in self._splitters:
             fence = json_fence(self._text, whole.start, whole.end)
             self._splitters[index] = None if fence is None else JsonSplitter(self._text, fence)
@@ -203,7 +238,7 @@ def _chunk_spans(
     blocks: Sequence[Block],
     config: ChunkerConfig,
     headers: _TableHeaders,
-    fences: _JsonFences,
+    fences: _Fences,
 ) -> list[_Span]:
     return _pack(text, _units(text, blocks, config, headers, fences), config)
 
@@ -213,7 +248,7 @@ def _units(
     blocks: Sequence[Block],
     config: ChunkerConfig,
     headers: _TableHeaders,
-    fences: _JsonFences,
+    fences: _Fences,
 ) -> list[_Unit]:
     units: list[_Unit] = []
     size = config.chunk_size
@@ -224,10 +259,11 @@ def _units(
             if inherited or block.end - block.start > size:
                 units.extend(_table_units(text, block, config, inherited))
                 continue
-        json_pieces = fences.pieces(block, config) if kind is BlockKind.FENCE else None
-        if json_pieces is not None:
-            units.extend(_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces)
-            continue
+        if kind is BlockKind.FENCE:
+            fence_units = fences.units(block, config)
+            if fence_units is not None:
+                units += fence_units
+                continue
         if kind is BlockKind.FENCE or block.end - block.start <= size:
             units.append(_Unit(block.start, block.end, kind))
             continue
@@ -293,10 +329,25 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
         if j < len(units):
             while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
                 j -= 1
+        if units[j - 1].closer:  # (rare: tested apart, most chunks need not pay for it)
+            j = _closing_fits(units, i, j, start, size - len(header))
+        last = units[j - 1]
         paths = [unit.path for unit in units[i:j] if unit.path]
-        spans.append(_Span(start, units[j - 1].end, header, json_path(common_path(paths))))
+        spans.append(_Span(start, last.end, header, json_path(common_path(paths)), last.closer))
         i = j
     return spans
+
+
+def _closing_fits(units: Sequence[_Unit], i: int, j: int, start: int, room: int) -> int:
+    """How many units (``j``, at least ``i + 1``) a chunk from ``start`` holding ``units[i:j]``
+    keeps when the last one is a piece of a cut fence: its closing line must fit in ``room``
+    too, and a heading is still not the last of a chunk followed by more."""
+    while j - 1 > i and (
+        units[j - 1].end + len(units[j - 1].closer) - start > room
+        or units[j - 1].kind is BlockKind.HEADING
+    ):
+        j -= 1
+    return j
 
 
 def _overlap_start(
@@ -311,7 +362,10 @@ def _overlap_start(
     """Where the chunk whose first new unit is ``units[first_index]`` starts, the earliest
     word boundary (``boundary``) in the overlap window that the rules allow."""
     first = units[first_index]
-    low = max(previous.end - overlap, first.end - size, previous.start + 1)
+    earliest = first.end - size
+    if first.closer:  # the closing line a piece of a cut fence adds counts toward the size
+        earliest += len(first.closer)
+    low = max(previous.end - overlap, earliest, previous.start + 1)
     # (lo, hi): no overlap may start at a position strictly between them.
     protected = []
     k = first_index - 1
@@ -319,7 +373,7 @@ def _overlap_start(
         unit = units[k]
         if unit.kind in _PROTECTED:
             # Nor at the start of a cut table's row group: its rows would appear twice.
-            protected.append((unit.start - 1 if unit.table_part else unit.start, unit.end))
+            protected.append((unit.start - 1 if unit.part else unit.start, unit.end))
         k -= 1
     position = low
     while (found := boundary.search(text, position, previous.end)) is not None:

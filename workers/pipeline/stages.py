@@ -215,9 +215,9 @@ def chunk_document(
 
 def oversize_figures(pieces: Sequence[TextChunk], chunk_size: int) -> dict[str, int]:
     """The chunking span's record of the chunks longer than ``chunk_size``: the chunker makes
-    one only of a unit it never cuts (a fenced code block, or a table row with the header
-    rows it repeats), so a document whose chunks will be cut short by the embedding model
-    can be found from its spans."""
+    one only of a unit it never cuts (a table row with the header rows it repeats, or a
+    fence whose opening and closing lines the size cannot hold), so a document whose chunks
+    will be cut short by the embedding model can be found from its spans."""
     lengths = [len(p.content) for p in pieces if len(p.content) > chunk_size]
     return {"oversize_chunks": len(lengths), "oversize_max_chars": max(lengths, default=0)}
 

@@ -1,6 +1,7 @@
-"""The chunking span records the chunks longer than the chunk size (the units the chunker
-never cuts: a fenced code block, a table row with its repeated header), run by the real
-chunking stage on the databases of test_data_table (chunks of 300 characters)."""
+"""The chunking span records the chunks longer than the chunk size (the unit the chunker
+never cuts: a table row with its repeated header; a fenced code block is cut between lines),
+run by the real chunking stage on the databases of test_data_table (chunks of 300
+characters)."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ def test_chunks_over_the_size_are_counted_with_the_longest(ctx: WorkerContext) -
     markdown = "\n\n".join(["# Pumps", PROSE, FENCE, PROSE, TABLE, PROSE])
     row = processed_knowledge(ctx, markdown, file_name="pumps.md")
     output = spans_of(ctx, row.id)["chunking"].output
-    # The fence alone, and the long row under the table's header and delimiter rows.
+    # The long row under the table's header and delimiter rows; the fence is cut.
     row_chunk = len("| item | note |\n|---|---|\n") + len(LONG_ROW)
-    assert output["oversize_chunks"] == 2
-    assert output["oversize_max_chars"] == max(len(FENCE), row_chunk)
+    assert output["oversize_chunks"] == 1
+    assert output["oversize_max_chars"] == row_chunk
     chunks, _ = ctx.chunks.list_by_knowledge(row.id, limit=1000, tenant_id=None)
-    over = sorted(len(c.content) for c in chunks if len(c.content) > SIZE)
-    assert over == sorted([len(FENCE), row_chunk])
+    over = [len(c.content) for c in chunks if len(c.content) > SIZE]
+    assert over == [row_chunk]
+    code = [c.content for c in chunks if "total_0" in c.content or "total_19" in c.content]
+    assert len(code) == 2 and code[0].endswith("\n```") and code[1].startswith("```python\n")
 
 
 def test_a_document_whose_chunks_all_fit_records_none(ctx: WorkerContext) -> None:

@@ -9,6 +9,7 @@ its children.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 
 from tests.unit.chunker.generated_markdown import GeneratedDocument, GeneratedTable
@@ -20,23 +21,42 @@ def continued_table(document: GeneratedDocument, start: int) -> GeneratedTable |
     return next((t for t in document.tables if t.continued_at(start)), None)
 
 
+def fence_at(document: GeneratedDocument, offset: int) -> tuple[int, int] | None:
+    """The fence ``offset`` lies strictly inside of (after its first character), if any."""
+    return next(((s, e) for s, e in document.fences if s < offset < e), None)
+
+
+def fence_lines(document: GeneratedDocument, fence: tuple[int, int]) -> tuple[str, str]:
+    """The opening line (with its line break) a continuation of ``fence`` repeats, and the
+    closing line (after a line break) a chunk ending inside it adds."""
+    opening = document.text[fence[0] : document.text.index("\n", fence[0]) + 1]
+    marker = re.match(r"`+|~+", opening)
+    assert marker is not None
+    return opening, "\n" + marker.group()
+
+
 def assert_content(document: GeneratedDocument, chunk: TextChunk) -> None:
     """A chunk continuing a table is the table's header, a line break, then the slice its
-    offsets name; any other chunk is exactly that slice."""
+    offsets name; one starting inside a fence is the fence's opening line, then the slice;
+    one ending inside a fence ends with a closing line after the slice; any other chunk is
+    exactly that slice."""
     text = document.text
     assert 0 <= chunk.start < chunk.end <= len(text)
     body = text[chunk.start : chunk.end]
     assert body.strip(), "no empty or whitespace-only chunk"
     table = continued_table(document, chunk.start)
     expected = body if table is None else table.header + "\n" + body
+    started_in, ends_in = fence_at(document, chunk.start), fence_at(document, chunk.end)
+    if started_in is not None:
+        expected = fence_lines(document, started_in)[0] + expected
+    if ends_in is not None:
+        expected += fence_lines(document, ends_in)[1]
     assert chunk.content == expected, f"chunk {chunk.index} at {chunk.start}:{chunk.end}"
 
 
 def assert_size(document: GeneratedDocument, chunk: TextChunk, config: ChunkerConfig) -> None:
-    """Only a fenced code block, or a table header with a single row, may exceed the size."""
+    """Only a table header with a single row may exceed the size."""
     if len(chunk.content) <= config.chunk_size:
-        return
-    if (chunk.start, chunk.end) in document.fences:
         return
     single_rows = {
         table.header + "\n" + document.text[row_start:row_end]
@@ -56,17 +76,39 @@ def assert_continuations_have_no_overlap(
             assert previous.end == chunk.start - 1, f"chunk {chunk.index} overlaps"
 
 
-def assert_fences_whole(
-    document: GeneratedDocument, chunks: Sequence[TextChunk], lo: int, hi: int
+def assert_fences_whole_or_cut_between_lines(
+    document: GeneratedDocument,
+    chunks: Sequence[TextChunk],
+    config: ChunkerConfig,
+    lo: int,
+    hi: int,
 ) -> None:
-    """Every fence of the region lies whole in a chunk, and no chunk starts or ends inside it."""
-    for start, end in document.fences:
-        if end <= lo or hi <= start:
+    """The part of a fence inside the region stays in one chunk when it fits (with the lines
+    it repeats or adds); otherwise a chunk starting inside it starts right after the previous
+    chunk (no overlap), at the next line or, for a line too long to fit, in the same line, and
+    each of its characters lies in exactly one chunk."""
+    text = document.text
+    for fence in document.fences:
+        part_start, part_end = max(fence[0], lo), min(fence[1], hi)
+        if part_start >= part_end:
             continue
-        assert any(c.start <= start and end <= c.end for c in chunks), f"fence {start}:{end}"
-        for chunk in chunks:
-            assert not start < chunk.start < end, f"a chunk starts inside fence {start}:{end}"
-            assert not start < chunk.end < end, f"a chunk ends inside fence {start}:{end}"
+        opening, closing = fence_lines(document, fence)
+        added = len(opening) * (part_start > fence[0]) + len(closing) * (part_end < fence[1])
+        if part_end - part_start + added <= config.chunk_size:
+            assert any(c.start <= part_start and part_end <= c.end for c in chunks)
+            for chunk in chunks:
+                assert not part_start < chunk.start < part_end, f"fence {fence} is cut"
+                assert not part_start < chunk.end < part_end, f"fence {fence} is cut"
+            continue
+        for previous, chunk in itertools.pairwise(chunks):
+            if part_start < chunk.start < part_end:
+                gap = text[previous.end : chunk.start]
+                assert gap in ("", "\n"), f"chunk {chunk.index} overlaps or skips code"
+        for position in range(part_start, part_end):
+            holders = [c for c in chunks if c.start <= position < c.end]
+            # (The line break between two pieces is in neither.)
+            cut_break = text[position] == "\n" and not holders
+            assert len(holders) == 1 or cut_break, f"{position} of {fence}: {len(holders)} chunks"
 
 
 def assert_tables_cut_between_rows(
@@ -120,5 +162,5 @@ def assert_region_rules(
         assert_content(document, chunk)
         assert_size(document, chunk, config)
     assert_continuations_have_no_overlap(document, chunks)
-    assert_fences_whole(document, chunks, lo, hi)
+    assert_fences_whole_or_cut_between_lines(document, chunks, config, lo, hi)
     assert_tables_cut_between_rows(document, chunks, config, lo, hi)

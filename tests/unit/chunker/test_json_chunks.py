@@ -138,11 +138,15 @@ def test_a_json_fence_that_fits_stays_one_chunk_without_a_path() -> None:
     assert (chunk.content, chunk.context_header) == (text, "")
 
 
-def test_other_fences_and_unbalanced_json_stay_whole() -> None:
+def test_other_fences_and_unbalanced_json_are_cut_as_code_between_lines() -> None:
     body = json.dumps(orders(3), indent=2)
-    for text in (f"```python\n{body}\n```", f"```json\n{body[:-1]}\n```"):
-        (chunk,) = split_markdown(text, ChunkerConfig(chunk_size=200, chunk_overlap=0))
-        assert chunk.content == text
+    for opening in ("```python", "```json"):
+        text = f"{opening}\n{body if opening == '```python' else body[:-1]}\n```"
+        chunks = split_markdown(text, ChunkerConfig(chunk_size=200, chunk_overlap=0))
+        assert len(chunks) > 1 and all(len(c.content) <= 200 for c in chunks)
+        assert {c.context_header for c in chunks} == {""}, "no JSON path"
+        for chunk in chunks:
+            assert chunk.content.startswith(opening + "\n") and chunk.content.endswith("\n```")
 
 
 def test_json_malformed_inside_its_brackets_is_cut_as_text() -> None:

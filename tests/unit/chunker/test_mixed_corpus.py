@@ -1,9 +1,11 @@
 """The chunker's promises on the benchmark's mixed corpus (English, Russian and Chinese prose,
 lists, tables with long cells, code fences, headings) at the benchmark's 512/80: no chunk is
-longer than the chunk size unless it is a unit the chunker never cuts (one fenced code block,
-or one table row under the table's header and delimiter rows), every chunk's content is its
-slice of the text (after the repeated header of a cut table), fences stay whole, and the
-heading breadcrumbs are those in force where the chunk starts.
+longer than the chunk size unless it is the one unit the chunker never cuts (one table row
+under the table's header and delimiter rows), every chunk's content is its slice of the text
+(after the repeated header of a cut table, or between the opening and closing lines of a cut
+fence), a fence stays whole when it fits and is otherwise cut between lines into pieces that
+are each a fence in the same language, and the heading breadcrumbs are those in force where
+the chunk starts.
 
 The fences, tables and headings are found here with plain patterns of the generator's own
 syntax, not with the chunker's scanner.
@@ -11,6 +13,7 @@ syntax, not with the chunker's scanner.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -37,6 +40,17 @@ class _Document:
 
     def table_at(self, offset: int) -> tuple[int, int] | None:
         return next(((s, e) for s, e in self.tables if s <= offset < e), None)
+
+    def fence_inside(self, offset: int) -> tuple[int, int] | None:
+        """The fence ``offset`` lies in after its first character."""
+        return next(((s, e) for s, e in self.fences if s < offset < e), None)
+
+    def opening_line(self, fence: tuple[int, int]) -> str:
+        return self.text[fence[0] : self.text.index("\n", fence[0]) + 1]
+
+    def closing_line(self, fence: tuple[int, int]) -> str:
+        """The closing line a chunk ending inside ``fence`` adds, after a line break."""
+        return "\n" + self.text[self.text.rindex("\n", 0, fence[1]) + 1 : fence[1]]
 
     def header_of(self, table: tuple[int, int]) -> str:
         """The table's header and delimiter rows with the line break after them."""
@@ -71,12 +85,10 @@ def _document(seed: int) -> tuple[_Document, list[TextChunk]]:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_a_chunk_over_the_size_is_one_fence_or_one_table_row_under_its_header(seed: int) -> None:
+def test_a_chunk_over_the_size_is_one_table_row_under_its_header(seed: int) -> None:
     document, chunks = _document(seed)
     for chunk in chunks:
         if len(chunk.content) <= CONFIG.chunk_size:
-            continue
-        if (chunk.start, chunk.end) in document.fences:
             continue
         table = document.table_at(chunk.start)
         assert table is not None and chunk.end <= table[1], f"chunk {chunk.index} is too big"
@@ -85,19 +97,24 @@ def test_a_chunk_over_the_size_is_one_fence_or_one_table_row_under_its_header(se
         assert len(rows) == 1, f"chunk {chunk.index} has {len(rows)} rows, more than fit"
 
 
-def test_the_corpus_has_both_kinds_of_oversize_unit_and_cut_tables() -> None:
-    """The rule above is not vacuous on this corpus."""
-    fences = rows = continuations = 0
+def test_the_corpus_has_oversize_rows_cut_tables_and_cut_fences() -> None:
+    """The rules here are not vacuous on this corpus: it has fences bigger than a chunk (of
+    every marker), and they are cut."""
+    rows = continuations = cut_fences = 0
+    markers = set()
     for seed in SEEDS:
         document, chunks = _document(seed)
         for chunk in chunks:
             table = document.table_at(chunk.start)
             continued = table is not None and chunk.content != chunk_slice(document, chunk)
             continuations += continued
-            if len(chunk.content) > CONFIG.chunk_size:
-                fences += (chunk.start, chunk.end) in document.fences
-                rows += table is not None
-    assert fences > 5 and rows > 5 and continuations > 20
+            rows += len(chunk.content) > CONFIG.chunk_size
+            fence = document.fence_inside(chunk.start)
+            if fence is not None:
+                cut_fences += 1
+                markers.add(document.closing_line(fence))
+    assert rows > 5 and continuations > 20 and cut_fences > 20
+    assert markers == {"\n```", "\n~~~", "\n````"}
 
 
 def chunk_slice(document: _Document, chunk: TextChunk) -> str:
@@ -109,6 +126,13 @@ def test_content_is_the_slice_after_a_cut_tables_repeated_header(seed: int) -> N
     document, chunks = _document(seed)
     for chunk in chunks:
         body = chunk_slice(document, chunk)
+        ends_in = document.fence_inside(chunk.end)
+        if ends_in is not None:
+            body += document.closing_line(ends_in)
+        starts_in = document.fence_inside(chunk.start)
+        if starts_in is not None:
+            assert chunk.content == document.opening_line(starts_in) + body
+            continue
         if chunk.content == body:
             continue
         table = document.table_at(chunk.start)
@@ -119,13 +143,26 @@ def test_content_is_the_slice_after_a_cut_tables_repeated_header(seed: int) -> N
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_fences_stay_whole_in_one_chunk(seed: int) -> None:
+def test_a_fence_that_fits_stays_whole_and_a_bigger_one_is_cut_between_lines(seed: int) -> None:
     document, chunks = _document(seed)
     assert document.fences
+    text = document.text
     for start, end in document.fences:
-        assert any(c.start <= start and end <= c.end for c in chunks), f"fence {start}:{end}"
-        for chunk in chunks:
-            assert not start < chunk.start < end and not start < chunk.end < end
+        inside = [c for c in chunks if start < c.start < end or start < c.end < end]
+        if end - start <= CONFIG.chunk_size:
+            assert not inside and any(c.start <= start and end <= c.end for c in chunks)
+            continue
+        pieces = [c for c in chunks if c.start < end and start < c.end]
+        assert len(pieces) > 1
+        # Each piece opens the fence in its language and closes it; none overlaps the one
+        # before, and the line break between two is all they leave out.
+        for piece in pieces:
+            if piece.start > start:
+                assert piece.content.startswith(document.opening_line((start, end)))
+            if piece.end < end:
+                assert piece.content.endswith(document.closing_line((start, end)))
+        for previous, piece in itertools.pairwise(pieces):
+            assert text[previous.end : piece.start] in ("", "\n")
 
 
 @pytest.mark.parametrize("seed", SEEDS)

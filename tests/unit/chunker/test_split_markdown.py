@@ -63,16 +63,19 @@ def test_zero_overlap_gives_disjoint_chunks() -> None:
         assert chunk.start > previous.end
 
 
-def test_oversized_fence_stays_whole_and_oversized_table_is_cut_between_rows() -> None:
+def test_oversized_fence_is_cut_between_lines_and_oversized_table_between_rows() -> None:
     header = "| name | value |\n|---|---|"
     rows = [f"| row{n} | {n * 7} |" for n in range(30)]
     table = "\n".join([header, *rows])
     fence = "```python\n" + "\n\n".join(f"print({n})  # step {n}" for n in range(30)) + "\n```"
     text = f"# Data\n\nBefore the table.\n\n{table}\n\nBetween.\n\n{fence}\n\nAfter the code."
     chunks = split_markdown(text, ChunkerConfig(chunk_size=80, chunk_overlap=20))
-    contents = [c.content for c in chunks]
-    assert fence in contents
-    assert all(len(c) <= 80 for c in contents if c != fence)
+    assert all(len(c.content) <= 80 for c in chunks)
+    code = [c for c in chunks if text.index(fence) <= c.start < text.index(fence) + len(fence)]
+    assert len(code) > 3 and all(c.content.startswith("```python\n") for c in code)
+    assert all(c.content.endswith("\n```") for c in code)
+    steps = [line for c in code for line in c.content.split("\n") if line.startswith("print(")]
+    assert steps == [f"print({n})  # step {n}" for n in range(30)], "every line once, in order"
     with_rows = [c for c in chunks if set(c.content.split("\n")) & set(rows)]
     assert len(with_rows) > 3
     first, *continuations = with_rows
