@@ -97,7 +97,11 @@ class _Span:
         return self.header + text[self.start : self.end] + self.closer
 
     def breadcrumb(self, headings: Breadcrumbs) -> str:
-        return " > ".join(part for part in (headings.at(self.start), self.path) if part)
+        # Without a generator and a join: one per chunk, and most have no path.
+        trail, path = headings.at(self.start), self.path
+        if not path:
+            return trail
+        return f"{trail} > {path}" if trail else path
 
 
 def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
@@ -105,10 +109,7 @@ def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
     fences = _Fences(text, blocks)
-    return [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
-        for index, span in enumerate(_chunk_spans(text, blocks, config, headers, fences))
-    ]
+    return _text_chunks(text, _chunk_spans(text, blocks, config, headers, fences), breadcrumbs)
 
 
 def split_parent_child(
@@ -119,10 +120,9 @@ def split_parent_child(
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
     fences = _Fences(text, blocks)
-    parents = [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
-        for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers, fences))
-    ]
+    parents = _text_chunks(
+        text, _chunk_spans(text, blocks, parent_config, headers, fences), breadcrumbs
+    )
     children: list[ChildChunk] = []
     for parent in parents:
         parent_blocks = _clip(blocks, parent.start, parent.end)
@@ -138,6 +138,23 @@ def split_parent_child(
                 )
             )
     return parents, children
+
+
+def _text_chunks(text: str, spans: Sequence[_Span], breadcrumbs: Breadcrumbs) -> list[TextChunk]:
+    """The chunks of ``spans``: one per chunk, so the common case (nothing added in front or
+    after, no JSON path) is done inline, without calls."""
+    chunks: list[TextChunk] = []
+    append = chunks.append
+    trail_at = breadcrumbs.at
+    for index, span in enumerate(spans):
+        start, end = span.start, span.end
+        if span.header or span.closer or span.path:
+            append(
+                TextChunk(index, span.chunk_text(text), start, end, span.breadcrumb(breadcrumbs))
+            )
+        else:
+            append(TextChunk(index, text[start:end], start, end, trail_at(start)))
+    return chunks
 
 
 def _clip(blocks: Sequence[Block], start: int, end: int) -> list[Block]:
@@ -308,32 +325,35 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
     # Units are in order and do not overlap, so their ends increase: the units a chunk takes
     # are found by bisection.
     ends = [unit.end for unit in units]
+    # Only json fence pieces have paths: most texts have none, and their chunks need not
+    # gather them.
+    has_paths = any(unit.path for unit in units)
     size, overlap = config.chunk_size, config.chunk_overlap
     boundary = _boundary_pattern(config.separators)
+    heading = BlockKind.HEADING
+    bisect_right = bisect.bisect_right
+    count = len(units)
     i = 0
-    while i < len(units):
+    while i < count:
         first = units[i]
         start = first.start
         # A piece of a cut json fence starts its own path: text repeated from the piece
         # before would sit under the wrong one.
-        if (
-            spans
-            and overlap
-            and first.kind is not BlockKind.HEADING
-            and not first.header
-            and not first.path
-        ):
+        if spans and overlap and first.kind is not heading and not first.header and not first.path:
             start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
-        j = max(i + 1, bisect.bisect_right(ends, start + size - len(header), i + 1))
-        if j < len(units):
-            while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
+        j = max(i + 1, bisect_right(ends, start + size - len(header), i + 1))
+        if j < count:
+            while j - 1 > i and units[j - 1].kind is heading:
                 j -= 1
-        if units[j - 1].closer:  # (rare: tested apart, most chunks need not pay for it)
-            j = _closing_fits(units, i, j, start, size - len(header))
         last = units[j - 1]
-        paths = [unit.path for unit in units[i:j] if unit.path]
-        spans.append(_Span(start, last.end, header, json_path(common_path(paths)), last.closer))
+        if last.closer:  # (rare: tested apart, most chunks need not pay for it)
+            j = _closing_fits(units, i, j, start, size - len(header))
+            last = units[j - 1]
+        path = ""
+        if has_paths:
+            path = json_path(common_path([unit.path for unit in units[i:j] if unit.path]))
+        spans.append(_Span(start, last.end, header, path, last.closer))
         i = j
     return spans
 
