@@ -268,26 +268,34 @@ def _units(
     fences: _Fences,
 ) -> list[_Unit]:
     units: list[_Unit] = []
+    append = units.append
     size = config.chunk_size
+    # Bound once: this loop runs once per block.
+    table, fence, heading = BlockKind.TABLE, BlockKind.FENCE, BlockKind.HEADING
     for block in blocks:
-        kind = block.kind
-        if kind is BlockKind.TABLE:
+        kind, start, end = block.kind, block.start, block.end
+        if kind is table:
             inherited = headers.inherited(block)
-            if inherited or block.end - block.start > size:
-                units.extend(_table_units(text, block, config, inherited))
+            if inherited or end - start > size:
+                units += _table_units(text, block, config, inherited)
                 continue
-        if kind is BlockKind.FENCE:
+        elif kind is fence:
             fence_units = fences.units(block, config)
             if fence_units is not None:
                 units += fence_units
                 continue
-        if kind is BlockKind.FENCE or block.end - block.start <= size:
-            units.append(_Unit(block.start, block.end, kind))
+            append(_Unit(start, end, kind))
+            continue
+        if end - start <= size:
+            append(_Unit(start, end, kind))
             continue
         # An oversized heading is just long text once it is cut.
-        kind = BlockKind.PARAGRAPH if block.kind is BlockKind.HEADING else block.kind
-        pieces = split_span(text, block.start, block.end, size, config.separators)
-        units += [_Unit(start, end, kind) for start, end in pieces]
+        if kind is heading:
+            kind = BlockKind.PARAGRAPH
+        units += [
+            _Unit(left, right, kind)
+            for left, right in split_span(text, start, end, size, config.separators)
+        ]
     return units
 
 
