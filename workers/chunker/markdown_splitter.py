@@ -174,7 +174,8 @@ class _TableHeaders:
 
     def __init__(self, text: str, blocks: Sequence[Block]) -> None:
         self._text = text
-        self._tables = [block for block in blocks if block.kind is BlockKind.TABLE]
+        table = BlockKind.TABLE  # (bound once: an Enum member lookup is slow)
+        self._tables = [block for block in blocks if block.kind is table]
         self._starts = [block.start for block in self._tables]
         self._headers: dict[int, tuple[int, int] | None] = {}
 
@@ -204,7 +205,8 @@ class _Fences:
 
     def __init__(self, text: str, blocks: Sequence[Block]) -> None:
         self._text = text
-        self._fences = [block for block in blocks if block.kind is BlockKind.FENCE]
+        fence = BlockKind.FENCE  # (bound once: an Enum member lookup is slow)
+        self._fences = [block for block in blocks if block.kind is fence]
         self._starts = [block.start for block in self._fences]
         self._index_of = {block.start: index for index, block in enumerate(self._fences)}
         self._splitters: dict[int, JsonSplitter | None] = {}
@@ -223,16 +225,15 @@ class _Fences:
                 return None
         json_pieces = self._json_pieces(index, block, config)
         if json_pieces is not None:
-            return [_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces]
+            kind = BlockKind.FENCE
+            return [_Unit(p.start, p.end, kind, path=p.path) for p in json_pieces]
         whole = self._fences[index]
         fence = code_fence(self._text, whole.start, whole.end)
         code_pieces = fence.pieces(self._text, block.start, block.end, config.chunk_size)
         if code_pieces is None:
             return None
-        return [
-            _Unit(p.start, p.end, BlockKind.FENCE, True, p.opener, closer=p.closer)
-            for p in code_pieces
-        ]
+        kind = BlockKind.FENCE
+        return [_Unit(p.start, p.end, kind, True, p.opener, closer=p.closer) for p in code_pieces]
 
     def _json_pieces(
         self, index: int, block: Block, config: ChunkerConfig
@@ -270,7 +271,7 @@ def _units(
     units: list[_Unit] = []
     append = units.append
     size = config.chunk_size
-    # Bound once: this loop runs once per block.
+    # Bound once (an Enum member lookup is slow): this loop runs once per block.
     table, fence, heading = BlockKind.TABLE, BlockKind.FENCE, BlockKind.HEADING
     for block in blocks:
         kind, start, end = block.kind, block.start, block.end
@@ -314,6 +315,7 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
     if not rows:
         return [_Unit(group_start, group_end, BlockKind.TABLE, True, group_header)]
     ends = list(map(operator.itemgetter(1), rows))
+    table = BlockKind.TABLE
     units: list[_Unit] = []
     first = 0
     while first < len(rows):
@@ -321,7 +323,7 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
         # least one), found by bisection rather than row by row.
         limit = group_start + config.chunk_size - len(group_header)
         last = max(first, bisect.bisect_right(ends, limit, first) - 1)
-        units.append(_Unit(group_start, ends[last], BlockKind.TABLE, True, group_header))
+        units.append(_Unit(group_start, ends[last], table, True, group_header))
         first = last + 1
         if first < len(rows):
             group_header, group_start = header, rows[first][0]
