@@ -408,10 +408,13 @@ def _overlap_start(
     position = low
     while (found := boundary.search(text, position, previous.end)) is not None:
         position = found.start()
-        inside = next((end for start, end in protected if start < position < end), None)
-        if inside is None:
+        # (A loop, not next() over a generator: this runs once per chunk.)
+        for start, end in protected:
+            if start < position < end:
+                position = end
+                break
+        else:
             return position
-        position = inside
     return first.start
 
 
