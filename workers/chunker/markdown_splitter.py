@@ -352,7 +352,8 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
         if spans and overlap and first.kind is not heading and not first.header and not first.path:
             start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
-        j = max(i + 1, bisect_right(ends, start + size - len(header), i + 1))
+        # (At least i + 1: bisection starts there.)
+        j = bisect_right(ends, start + size - len(header), i + 1)
         if j < count:
             while j - 1 > i and units[j - 1].kind is heading:
                 j -= 1
