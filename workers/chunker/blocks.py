@@ -25,6 +25,15 @@ class BlockKind(Enum):
     FENCE = "fence"
 
 
+# The members as plain globals for the scanner's per-line and per-block code: on Python 3.11
+# ``BlockKind.X`` costs ten times a global lookup.
+_HEADING_KIND = BlockKind.HEADING
+_PARAGRAPH_KIND = BlockKind.PARAGRAPH
+_LIST_KIND = BlockKind.LIST
+_TABLE_KIND = BlockKind.TABLE
+_FENCE_KIND = BlockKind.FENCE
+
+
 @dataclass(slots=True)
 class Block:
     """A block's kind and span in the text; a heading's level and its label ("## Title").
@@ -205,24 +214,24 @@ class _Scanner:
                 j = i + 1
                 if j < count:
                     j = self._line_at(_TABLE_END.search(self._text, self._starts[j], self._hi))
-                i = self._run(BlockKind.TABLE, i, j)
+                i = self._run(_TABLE_KIND, i, j)
             elif line & _IS_THEMATIC:
-                self._add(BlockKind.PARAGRAPH, self._starts[i], self._end(i))
+                self._add(_PARAGRAPH_KIND, self._starts[i], self._end(i))
                 i += 1
             elif line & _IS_LIST:
-                i = self._run(BlockKind.LIST, i, self._list_end(i))
+                i = self._run(_LIST_KIND, i, self._list_end(i))
             else:
                 j = i + 1
                 while j < count and not flag(j) & _PARAGRAPH_STOP:
                     j += 1
-                i = self._run(BlockKind.PARAGRAPH, i, j)
+                i = self._run(_PARAGRAPH_KIND, i, j)
         return self._blocks
 
     def _add(self, kind: BlockKind, start: int, end: int, level: int = 0, label: str = "") -> None:
         text = self._text
         while end > start and text[end - 1].isspace():
             end -= 1
-        if kind is BlockKind.PARAGRAPH or kind is BlockKind.HEADING:
+        if kind is _PARAGRAPH_KIND or kind is _HEADING_KIND:
             while start < end and text[start].isspace():
                 start += 1
         if start < end:
@@ -230,7 +239,7 @@ class _Scanner:
 
     def _run(self, kind: BlockKind, i: int, j: int) -> int:
         """Lines ``i`` to ``j - 1`` as one block; the next line to look at."""
-        self._add(kind, self._starts[i], self._end(j - 1))
+        self._add(kind, self._starts[i], self._starts[j - 1] + len(self._lines[j - 1]))
         return j
 
     def _fence(self, i: int) -> int:
@@ -241,7 +250,7 @@ class _Scanner:
             closing = closing_fence(match.group("fence"))
             j = self._line_at(closing.search(self._text, self._starts[j], self._hi))
         last = min(j, len(self._lines) - 1)  # an unclosed fence runs to the end
-        self._add(BlockKind.FENCE, self._starts[i], self._end(last))
+        self._add(_FENCE_KIND, self._starts[i], self._end(last))
         return last + 1
 
     def _heading(self, i: int) -> None:
@@ -250,7 +259,7 @@ class _Scanner:
         level = len(match.group("hashes"))
         title = _CLOSING_HASHES.sub("", (match.group("title") or "").strip()).strip()
         label = "#" * level + (" " + title if title else "")
-        self._add(BlockKind.HEADING, self._starts[i], self._end(i), level, label)
+        self._add(_HEADING_KIND, self._starts[i], self._end(i), level, label)
 
     def _list_end(self, i: int) -> int:
         flag = self._flag

@@ -16,7 +16,8 @@ class Breadcrumbs:
         self._starts: list[int] = []
         self._trails: list[str] = []
         stack: list[Block] = []
-        for block in [b for b in blocks if b.kind is BlockKind.HEADING]:
+        heading = BlockKind.HEADING  # (bound once: an Enum member lookup is slow)
+        for block in [b for b in blocks if b.kind is heading]:
             while stack and stack[-1].heading_level >= block.heading_level:
                 stack.pop()
             stack.append(block)

@@ -97,7 +97,11 @@ class _Span:
         return self.header + text[self.start : self.end] + self.closer
 
     def breadcrumb(self, headings: Breadcrumbs) -> str:
-        return " > ".join(part for part in (headings.at(self.start), self.path) if part)
+        # Without a generator and a join: one per chunk, and most have no path.
+        trail, path = headings.at(self.start), self.path
+        if not path:
+            return trail
+        return f"{trail} > {path}" if trail else path
 
 
 def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
@@ -105,10 +109,7 @@ def split_markdown(text: str, config: ChunkerConfig) -> list[TextChunk]:
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
     fences = _Fences(text, blocks)
-    return [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
-        for index, span in enumerate(_chunk_spans(text, blocks, config, headers, fences))
-    ]
+    return _text_chunks(text, _chunk_spans(text, blocks, config, headers, fences), breadcrumbs)
 
 
 def split_parent_child(
@@ -119,10 +120,9 @@ def split_parent_child(
     breadcrumbs = Breadcrumbs(blocks)
     headers = _TableHeaders(text, blocks)
     fences = _Fences(text, blocks)
-    parents = [
-        TextChunk(index, span.chunk_text(text), span.start, span.end, span.breadcrumb(breadcrumbs))
-        for index, span in enumerate(_chunk_spans(text, blocks, parent_config, headers, fences))
-    ]
+    parents = _text_chunks(
+        text, _chunk_spans(text, blocks, parent_config, headers, fences), breadcrumbs
+    )
     children: list[ChildChunk] = []
     for parent in parents:
         parent_blocks = _clip(blocks, parent.start, parent.end)
@@ -138,6 +138,23 @@ def split_parent_child(
                 )
             )
     return parents, children
+
+
+def _text_chunks(text: str, spans: Sequence[_Span], breadcrumbs: Breadcrumbs) -> list[TextChunk]:
+    """The chunks of ``spans``: one per chunk, so the common case (nothing added in front or
+    after, no JSON path) is done inline, without calls."""
+    chunks: list[TextChunk] = []
+    append = chunks.append
+    trail_at = breadcrumbs.at
+    for index, span in enumerate(spans):
+        start, end = span.start, span.end
+        if span.header or span.closer or span.path:
+            append(
+                TextChunk(index, span.chunk_text(text), start, end, span.breadcrumb(breadcrumbs))
+            )
+        else:
+            append(TextChunk(index, text[start:end], start, end, trail_at(start)))
+    return chunks
 
 
 def _clip(blocks: Sequence[Block], start: int, end: int) -> list[Block]:
@@ -157,7 +174,8 @@ class _TableHeaders:
 
     def __init__(self, text: str, blocks: Sequence[Block]) -> None:
         self._text = text
-        self._tables = [block for block in blocks if block.kind is BlockKind.TABLE]
+        table = BlockKind.TABLE  # (bound once: an Enum member lookup is slow)
+        self._tables = [block for block in blocks if block.kind is table]
         self._starts = [block.start for block in self._tables]
         self._headers: dict[int, tuple[int, int] | None] = {}
 
@@ -187,7 +205,8 @@ class _Fences:
 
     def __init__(self, text: str, blocks: Sequence[Block]) -> None:
         self._text = text
-        self._fences = [block for block in blocks if block.kind is BlockKind.FENCE]
+        fence = BlockKind.FENCE  # (bound once: an Enum member lookup is slow)
+        self._fences = [block for block in blocks if block.kind is fence]
         self._starts = [block.start for block in self._fences]
         self._index_of = {block.start: index for index, block in enumerate(self._fences)}
         self._splitters: dict[int, JsonSplitter | None] = {}
@@ -206,16 +225,15 @@ class _Fences:
                 return None
         json_pieces = self._json_pieces(index, block, config)
         if json_pieces is not None:
-            return [_Unit(p.start, p.end, BlockKind.FENCE, path=p.path) for p in json_pieces]
+            kind = BlockKind.FENCE
+            return [_Unit(p.start, p.end, kind, path=p.path) for p in json_pieces]
         whole = self._fences[index]
         fence = code_fence(self._text, whole.start, whole.end)
         code_pieces = fence.pieces(self._text, block.start, block.end, config.chunk_size)
         if code_pieces is None:
             return None
-        return [
-            _Unit(p.start, p.end, BlockKind.FENCE, True, p.opener, closer=p.closer)
-            for p in code_pieces
-        ]
+        kind = BlockKind.FENCE
+        return [_Unit(p.start, p.end, kind, True, p.opener, closer=p.closer) for p in code_pieces]
 
     def _json_pieces(
         self, index: int, block: Block, config: ChunkerConfig
@@ -251,26 +269,34 @@ def _units(
     fences: _Fences,
 ) -> list[_Unit]:
     units: list[_Unit] = []
+    append = units.append
     size = config.chunk_size
+    # Bound once (an Enum member lookup is slow): this loop runs once per block.
+    table, fence, heading = BlockKind.TABLE, BlockKind.FENCE, BlockKind.HEADING
     for block in blocks:
-        kind = block.kind
-        if kind is BlockKind.TABLE:
+        kind, start, end = block.kind, block.start, block.end
+        if kind is table:
             inherited = headers.inherited(block)
-            if inherited or block.end - block.start > size:
-                units.extend(_table_units(text, block, config, inherited))
+            if inherited or end - start > size:
+                units += _table_units(text, block, config, inherited)
                 continue
-        if kind is BlockKind.FENCE:
+        elif kind is fence:
             fence_units = fences.units(block, config)
             if fence_units is not None:
                 units += fence_units
                 continue
-        if kind is BlockKind.FENCE or block.end - block.start <= size:
-            units.append(_Unit(block.start, block.end, kind))
+            append(_Unit(start, end, kind))
+            continue
+        if end - start <= size:
+            append(_Unit(start, end, kind))
             continue
         # An oversized heading is just long text once it is cut.
-        kind = BlockKind.PARAGRAPH if block.kind is BlockKind.HEADING else block.kind
-        pieces = split_span(text, block.start, block.end, size, config.separators)
-        units += [_Unit(start, end, kind) for start, end in pieces]
+        if kind is heading:
+            kind = BlockKind.PARAGRAPH
+        units += [
+            _Unit(left, right, kind)
+            for left, right in split_span(text, start, end, size, config.separators)
+        ]
     return units
 
 
@@ -289,6 +315,7 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
     if not rows:
         return [_Unit(group_start, group_end, BlockKind.TABLE, True, group_header)]
     ends = list(map(operator.itemgetter(1), rows))
+    table = BlockKind.TABLE
     units: list[_Unit] = []
     first = 0
     while first < len(rows):
@@ -296,7 +323,7 @@ def _table_units(text: str, block: Block, config: ChunkerConfig, inherited: str)
         # least one), found by bisection rather than row by row.
         limit = group_start + config.chunk_size - len(group_header)
         last = max(first, bisect.bisect_right(ends, limit, first) - 1)
-        units.append(_Unit(group_start, ends[last], BlockKind.TABLE, True, group_header))
+        units.append(_Unit(group_start, ends[last], table, True, group_header))
         first = last + 1
         if first < len(rows):
             group_header, group_start = header, rows[first][0]
@@ -308,32 +335,36 @@ def _pack(text: str, units: Sequence[_Unit], config: ChunkerConfig) -> list[_Spa
     # Units are in order and do not overlap, so their ends increase: the units a chunk takes
     # are found by bisection.
     ends = [unit.end for unit in units]
+    # Only json fence pieces have paths: most texts have none, and their chunks need not
+    # gather them.
+    has_paths = any(unit.path for unit in units)
     size, overlap = config.chunk_size, config.chunk_overlap
     boundary = _boundary_pattern(config.separators)
+    heading = BlockKind.HEADING
+    bisect_right = bisect.bisect_right
+    count = len(units)
     i = 0
-    while i < len(units):
+    while i < count:
         first = units[i]
         start = first.start
         # A piece of a cut json fence starts its own path: text repeated from the piece
         # before would sit under the wrong one.
-        if (
-            spans
-            and overlap
-            and first.kind is not BlockKind.HEADING
-            and not first.header
-            and not first.path
-        ):
+        if spans and overlap and first.kind is not heading and not first.header and not first.path:
             start = _overlap_start(text, spans[-1], units, i, size, overlap, boundary)
         header = first.header if start == first.start else ""
-        j = max(i + 1, bisect.bisect_right(ends, start + size - len(header), i + 1))
-        if j < len(units):
-            while j - 1 > i and units[j - 1].kind is BlockKind.HEADING:
+        # (At least i + 1: bisection starts there.)
+        j = bisect_right(ends, start + size - len(header), i + 1)
+        if j < count:
+            while j - 1 > i and units[j - 1].kind is heading:
                 j -= 1
-        if units[j - 1].closer:  # (rare: tested apart, most chunks need not pay for it)
-            j = _closing_fits(units, i, j, start, size - len(header))
         last = units[j - 1]
-        paths = [unit.path for unit in units[i:j] if unit.path]
-        spans.append(_Span(start, last.end, header, json_path(common_path(paths)), last.closer))
+        if last.closer:  # (rare: tested apart, most chunks need not pay for it)
+            j = _closing_fits(units, i, j, start, size - len(header))
+            last = units[j - 1]
+        path = ""
+        if has_paths:
+            path = json_path(common_path([unit.path for unit in units[i:j] if unit.path]))
+        spans.append(_Span(start, last.end, header, path, last.closer))
         i = j
     return spans
 
@@ -378,10 +409,13 @@ def _overlap_start(
     position = low
     while (found := boundary.search(text, position, previous.end)) is not None:
         position = found.start()
-        inside = next((end for start, end in protected if start < position < end), None)
-        if inside is None:
+        # (A loop, not next() over a generator: this runs once per chunk.)
+        for start, end in protected:
+            if start < position < end:
+                position = end
+                break
+        else:
             return position
-        position = inside
     return first.start
 
 

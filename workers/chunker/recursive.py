@@ -16,15 +16,21 @@ def split_span(
 ) -> list[tuple[int, int]]:
     """Non-empty, whitespace-trimmed ``(start, end)`` pieces of ``text[start:end]``, each at
     most ``size`` long, in order."""
-    start, end = _trim(text, start, end)
-    if start >= end:
+    # Trimmed as _trim does, keeping the trimmed text: it is what the separators are sought in.
+    piece = text[start:end]
+    span = piece.strip()
+    if not span:
         return []
+    start += len(piece) - len(piece.lstrip())
+    end = start + len(span)
     if end - start <= size:
         return [(start, end)]
     for position, separator in enumerate(separators):
-        cuts = _cuts_after(text, start, end, separator)
+        # ``in`` rules out an absent separator without splitting (most are absent).
+        cuts = _cuts_after(span, start, separator) if separator in span else None
         if cuts:
             pieces: list[tuple[int, int]] = []
+            append = pieces.append
             bounds = [start, *cuts, end]
             # Earlier separators do not occur in this span, so only later ones can help.
             rest = separators[position + 1 :]
@@ -36,19 +42,21 @@ def split_span(
                     kept = piece.strip()
                     if kept:
                         left += len(piece) - len(piece.lstrip())
-                        pieces.append((left, left + len(kept)))
+                        append((left, left + len(kept)))
                 else:
                     pieces.extend(split_span(text, left, right, size, rest))
             return pieces
     return _hard_cut(text, start, end, size)
 
 
-def _cuts_after(text: str, start: int, end: int, separator: str) -> list[int]:
-    """Positions just after each occurrence of ``separator`` inside the span (not at its end).
+def _cuts_after(span: str, start: int, separator: str) -> list[int]:
+    """Positions just after each occurrence of ``separator`` inside ``span`` (which starts at
+    ``start`` in the text; none at its end).
 
     ``str.split`` finds the occurrences (the same, left to right, without overlaps) and the
     positions are summed up without a Python step per occurrence: sentences are many."""
-    parts = text[start:end].split(separator)
+    end = start + len(span)
+    parts = span.split(separator)
     step = len(separator)
     # Cut k comes after parts 0..k and k + 1 separators.
     lengths = itertools.accumulate(map(len, parts[:-1]))
