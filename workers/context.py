@@ -28,6 +28,7 @@ from storage.queue.base import TaskQueue
 from workers.docreader_client import DocReaderClient
 from workers.embedding.base import Embedder
 from workers.embedding.factory import build_embedder
+from workers.net.service_ports import discard_service_port
 from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import EmbeddingModel
 from workers.settings import Settings
@@ -98,7 +99,11 @@ class WorkerContext:
     def close(self) -> None:
         self.docreader.close()
         self.queue.close()
+        port = self.index.local_server_port
         self.index.close()
+        if port:
+            # No longer ours: whoever binds the port next may be fetched.
+            discard_service_port(port)
         self.db.dispose()
 
 

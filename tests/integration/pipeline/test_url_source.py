@@ -27,6 +27,7 @@ from storage.queue.lite import LiteTaskQueue
 from tests.support.http_server import RecordingServer, Reply
 from workers.context import WorkerContext
 from workers.extensions import WEB_PAGE_TYPE
+from workers.net.service_ports import runtime_service_ports
 from workers.pipeline.effective_config import resolve
 from workers.pipeline.errors import (
     ModelMissing,
@@ -313,3 +314,19 @@ def test_a_long_urls_placeholder_title_is_cut_to_fit_and_still_replaced(
     assert len(row.title) == 1024
     record_page_title(ctx, row, 1, {"title": "Маяк"})
     assert _row(ctx, row.id).title == "Маяк"
+
+
+def test_a_closed_context_no_longer_blocks_its_milvus_lite_port(tmp_path: Path) -> None:
+    """The port pymilvus served the file on is freed with the context: a later server that
+    binds it (another process's, or a test's) is not mistaken for one of ours."""
+    settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
+    settings.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.database_url)
+    context = build_context(
+        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(),
+        docreader_target="127.0.0.1:9",
+    )
+    port = context.index.local_server_port
+    assert port is not None and port in runtime_service_ports()
+    context.close()
+    assert port not in runtime_service_ports()
