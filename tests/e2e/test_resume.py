@@ -88,7 +88,10 @@ def test_a_round_past_its_time_limit_goes_on_from_its_last_indexed_batch(
             failed = spans[f"retry.{n}"]
             assert failed.status == v1.SpanStatus.FAILED
             assert failed.stage == v1.Stage.EMBEDDING
-            assert "time limit" in failed.error_message or "Timeout" in failed.error_message
+            # The time limit may strike inside a Milvus call, which then reports RQ's
+            # "Task exceeded maximum timeout value" wrapped in its own error.
+            message = failed.error_message.lower()
+            assert "time limit" in message or "timeout" in message
         embedding = fields(spans["embedding"].output)
         assert int(embedding["chunks_resumed"]) > 0
         assert int(embedding["chunks_indexed"]) == PARAGRAPHS
