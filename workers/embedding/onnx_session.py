@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import onnxruntime as ort
@@ -36,3 +37,19 @@ def shrinking_run_options() -> ort.RunOptions:
     options = ort.RunOptions()
     options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
     return options
+
+
+def padded_runs(
+    order: Sequence[int], width: Callable[[int], int], batch_size: int, budget: int
+) -> Iterator[list[int]]:
+    """``order`` (shortest first) cut into model runs of at most ``batch_size`` texts whose
+    padded size (texts x the widest one's ``width``) stays within ``budget``: a run's working
+    memory grows with it, so long texts go fewer at a time."""
+    run: list[int] = []
+    for position in order:
+        if run and (len(run) == batch_size or (len(run) + 1) * width(position) > budget):
+            yield run
+            run = []
+        run.append(position)
+    if run:
+        yield run
