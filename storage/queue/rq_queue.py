@@ -209,8 +209,12 @@ def on_job_failure(
     job: Job, connection: Redis, exc_type: type[BaseException] | None, exc: BaseException | None,
     traceback: Any,
 ) -> None:
-    """RQ's on_failure, called after EVERY failed attempt; acts only on the last one."""
+    """RQ's on_failure, called after EVERY failed attempt; acts only on the last one. An
+    attempt that failed after ``cancel_group`` flagged it is the last one: RQ reads
+    ``retries_left`` after this callback, so no retry is scheduled for a cancelled task."""
     try:
+        if _was_cancelled(job, connection):
+            job.retries_left = 0
         if job.retries_left:
             return
         error = describe_error(exc) if exc is not None else "unknown error"
@@ -369,6 +373,10 @@ class RQTaskQueue:
         will ever run it, so such a job is looked at once more before it counts as lost."""
         if status == "started":
             return self._started_recently(rq_id)
+        if self._redis.exists(_stop_key(self._prefix, rq_id)):
+            # Cancelled: it ends without running when a worker takes it (a retry scheduled
+            # just before the cancel flag was set).
+            return False
         if status != "queued" or self._in_a_queue_list(rq_id):
             return True
         time.sleep(_PICKUP_SETTLE_S)

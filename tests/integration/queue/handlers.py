@@ -73,6 +73,15 @@ def wait_for_cancel(payload: dict[str, Any]) -> None:
     _write(payload["log"], event="deadline")
 
 
+def fail_when_cancelled(payload: dict[str, Any]) -> None:
+    """Sees the cancel and then fails (a clean-up that raises): the attempt must be the last."""
+    _write(payload["log"], event="attempt", **_attempt_fields())
+    deadline = time.monotonic() + payload["max_wait_s"]
+    while time.monotonic() < deadline and not cancel_requested():
+        time.sleep(0.05)
+    raise RuntimeError("clean-up after the cancel failed")
+
+
 def run_until_shutdown(payload: dict[str, Any]) -> None:
     """A long round with checkpoints: runs until the file ``payload["release"]`` exists
     (at most ``run_s`` seconds) unless the worker shuts down, in which case it stops at the

@@ -282,6 +282,30 @@ def test_simple_worker_task_sees_cancel_requested(
     assert workers.stop(worker) == 0
 
 
+def test_a_task_that_fails_after_its_cancel_is_not_retried(
+    queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str, tmp_path: Path
+) -> None:
+    log, final_log = tmp_path / "log", tmp_path / "final"
+    worker = workers.start(key_prefix, burst=False, simple=True)
+    queue.enqueue(
+        spec(
+            "fail_when_cancelled", {"log": str(log), "final_log": str(final_log), "max_wait_s": 20},
+            group="k", max_retries=2, retry_intervals=(1,),
+            on_final_failure=f"{H}.record_final_failure",
+        )
+    )
+    wait_until(lambda: len(events(log, "attempt")) == 1)
+
+    assert queue.cancel_group("k") == 1
+    wait_until(lambda: not queue.is_queued("k"), timeout=5)
+    queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 2}))
+    wait_until(lambda: len(events(log, "done")) == 1)  # outlives the retry delay
+
+    assert len(events(log, "attempt")) == 1
+    assert read_log(final_log) == []  # cancelled, not dead-lettered
+    assert workers.stop(worker) == 0
+
+
 def test_prefixes_isolate_deployments_on_one_redis(
     key_prefix: str, other_key_prefix: str, workers: WorkerProcesses, tmp_path: Path
 ) -> None:
