@@ -1,10 +1,16 @@
-"""(i) Chinese keyword terms: jieba words (search mode) against character bigrams added.
+"""(i) Chinese keyword terms: what Sluice indexes against jieba's HMM words and bigrams.
 
-For each of a set of sentences (common text and the classic segmentation ambiguities), every
-dictionary word of 2-5 characters occurring in it (jieba's dictionary, frequency > 50) is a
-query; a query counts as found when all its terms are among the sentence's terms. A word
-that only spans a word boundary ("学生" in "大学/生活") is a false match that bigrams make
-and word segmentation does not; the benchmark lists those it misses so they can be judged.
+Dictionary words: for each of a set of sentences (common text and the classic segmentation
+ambiguities), every dictionary word of 2-5 characters occurring in it (jieba's dictionary,
+frequency > 50) is a query; a query counts as found when all its terms are among the
+sentence's terms. A word that only spans a word boundary ("学生" in "大学/生活") is a false
+match that bigrams make and word segmentation does not; the benchmark lists those it misses
+so they can be judged.
+
+Names: invented people and places (the recall corpus's, tests/support/recall_facts.py) in the
+recall corpus's Chinese statements and the questions asking about them, worded otherwise. A
+name counts as found when the question and the statement share a term of two or more of the
+name's characters: the rare term a keyword search finds the statement by.
 
     .venv/bin/python -m bench.zh_segmentation
 """
@@ -17,6 +23,8 @@ import jieba
 
 from bench.report import write_result
 from storage.index.lexical import iter_terms
+from tests.support.recall_facts import Names
+from tests.support.recall_relations import RELATIONS
 
 NAME = "zh_segmentation"
 SENTENCES = (
@@ -55,6 +63,32 @@ def _bigrams(text: str) -> set[str]:
     return {text[i : i + 2] for i in range(len(text) - 1)}
 
 
+def _hmm_terms(text: str) -> set[str]:
+    """The previous scheme, the baseline: jieba's search mode with its HMM guessing words."""
+    return {w for w in jieba.cut_for_search(text, HMM=True) if w.strip()}
+
+
+def _shares_a_name_term(name: str, question: set[str], statement: set[str]) -> bool:
+    return any(len(t) >= 2 and t in name for t in question & statement)
+
+
+def _names_found(names_per_relation: int = 20) -> dict[str, object]:
+    names = Names(seed=20261201)
+    pairs = found = found_hmm = 0
+    for relation in RELATIONS["zh"]:
+        for _ in range(names_per_relation):
+            slots = {"name": names.person("zh")["name"], "place": names.place("zh"), "value": "1"}
+            statement = relation.statement.format(**slots)
+            question = relation.question.format(**slots)
+            ours = set(iter_terms(question)), set(iter_terms(statement))
+            hmm = _hmm_terms(question), _hmm_terms(statement)
+            for name in (slots["name"], slots["place"]):
+                pairs += 1
+                found += _shares_a_name_term(name, *ours)
+                found_hmm += _shares_a_name_term(name, *hmm)
+    return {"names": pairs, "names_found": found, "names_found_hmm": found_hmm}
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     queries = found_words = found_with_bigrams = 0
     missed: list[str] = []
@@ -74,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "found_jieba": found_words,
         "found_jieba_and_bigrams": found_with_bigrams,
         "missed_by_jieba": missed,
+        **_names_found(),
     }
     for key, value in figures.items():
         print(f"{key}: {value}")

@@ -7,11 +7,19 @@ Instead every text (documents and queries alike) is reduced here to terms, which
 same on milvus-lite and on Milvus:
 
 - Latin words: Snowball English stemmer ("documents" -> "document");
-- Cyrillic words: Snowball Russian stemmer ("документов", "документы" -> "документ", ё-insensitive);
-- Chinese (Han) runs: jieba's words in its search mode, which adds the dictionary words inside a
-  longer word ("今天天气" -> "今天 天天 天气 今天天气"), so a query for a part of a compound finds
-  it; the same segmentation on both sides keeps query and document terms aligned. Character
-  bigrams on top were measured to add only false matches across word boundaries (bench (i));
+- Cyrillic words: the Snowball Russian stem of the word's lemma when pymorphy3's dictionary
+  knows the word, else of the word itself ("документов", "документы" -> "документ",
+  ё-insensitive). Stems alone split a noun whose genitive plural drops a vowel from its other
+  forms ("буханок" -> "буханок", "буханки" -> "буханк"); the lemma ("буханка") joins them.
+  Unknown words (names, places) keep the stem, which already joins their case endings;
+- Chinese (Han) runs: jieba's dictionary words in its search mode, which adds the dictionary
+  words inside a longer word ("今天天气" -> "今天 天天 天气 今天天气"), so a query for a part of
+  a compound finds it. Characters jieba's dictionary does not join (names, places: "岑桐岚")
+  stay single characters and each run of them also yields its character bigrams ("岑桐 桐岚").
+  jieba's HMM would guess such words instead, but its guess depends on the neighbouring text
+  ("岑桐岚" in one sentence, "岑桐岚开" in another), so query and document disagreed; bigrams
+  over every character were measured to add false matches across dictionary words, bigrams
+  over the unjoined runs only find the names (bench (i));
 - Kana/Hangul runs: overlapping character bigrams, a lone character stays a unigram (the
   dictionary-free CJK scheme of Lucene's CJKBigramFilter);
 - anything else alphanumeric (digits, Greek, ...): lowercased as is.
@@ -27,6 +35,7 @@ from functools import lru_cache
 from typing import Protocol
 
 import jieba  # ships no type information
+import pymorphy3  # ships no type information
 import snowballstemmer  # ships no type information
 
 # Unicode ranges treated as CJK: Hiragana/Katakana, CJK ext. A, unified ideographs, compatibility
@@ -57,11 +66,20 @@ def _stemmer(language: str) -> _Stemmer:
     return stemmer
 
 
+@lru_cache(maxsize=1)
+def _russian_morphology() -> pymorphy3.MorphAnalyzer:
+    """Loaded on the first Russian word (0.1 s, its dictionaries are read-only, so threads
+    share it)."""
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
 @lru_cache(maxsize=200_000)
 def _normalise_word(word: str) -> str:
     lowered = word.casefold()
     if _CYRILLIC.search(lowered):
-        return _stemmer("russian").stemWord(lowered)
+        parse = _russian_morphology().parse(lowered)[0]
+        base = parse.normal_form if parse.is_known else lowered
+        return _stemmer("russian").stemWord(base)
     if _LATIN.search(lowered):
         return _stemmer("english").stemWord(lowered)
     return lowered
@@ -72,9 +90,20 @@ jieba.setLogLevel(logging.WARNING)
 
 
 def _han_terms(run: str) -> Iterator[str]:
-    for word in jieba.cut_for_search(run, HMM=True):
-        if word.strip():
-            yield word
+    unjoined: list[str] = []  # the current run of characters no dictionary word holds
+    for word in jieba.cut_for_search(run, HMM=False):
+        if len(word) == 1:
+            unjoined.append(word)
+        else:
+            yield from _unjoined_terms(unjoined)
+            unjoined = []
+        yield word
+    yield from _unjoined_terms(unjoined)
+
+
+def _unjoined_terms(characters: list[str]) -> Iterator[str]:
+    for i in range(len(characters) - 1):
+        yield characters[i] + characters[i + 1]
 
 
 def _cjk_terms(run: str) -> Iterator[str]:

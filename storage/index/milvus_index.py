@@ -64,7 +64,6 @@ class MilvusIndex:
         token: str = "",
         timeout: float | None = 30.0,
         write_batch_size: int = 500,
-        rrf_k: int = 60,
         lock_dir: Path = DEFAULT_LOCK_DIR,
     ) -> None:
         self._lock_scope = lock_scope(uri)
@@ -75,7 +74,6 @@ class MilvusIndex:
         shared_lite = self.is_lite and self._connection.local_path is None
         self._lock_dir = lock_dir if shared_lite else None
         self._write_batch_size = write_batch_size
-        self._rrf_k = rrf_k
         # Collections known to exist and be loaded by this instance, with their dimension.
         self._ready: dict[str, int] = {}
         self._ready_lock = threading.Lock()
@@ -368,8 +366,8 @@ class MilvusIndex:
         excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
-        """Dense and keyword rankings fused by reciprocal rank (k = `rrf_k`), each ranking's
-        first hit kept (fusion.fuse)."""
+        """Dense and keyword rankings fused by their scaled scores, each ranking's first hit
+        kept (fusion.fuse)."""
         name, expr = self._search_scope(
             model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
@@ -380,7 +378,7 @@ class MilvusIndex:
         dense_request = _request(floats(vector), cs.DENSE, cs.DENSE_METRIC, expr, depth)
         dense = [hit_of(h, float(h["distance"])) for h in self._search(name, dense_request)]
         keyword = self._keyword_hits(name, expr, query_text, depth)
-        return fuse([dense, keyword], k=self._rrf_k, top_k=top_k)
+        return fuse(dense, keyword, top_k=top_k)
 
     def _search(self, name: str, request: AnnSearchRequest) -> list[Mapping[str, Any]]:
         with self._errors(f"search {name}"):

@@ -265,14 +265,15 @@ def test_hybrid_search_fuses_dense_and_keyword_rankings(
     index.upsert(model_key, [
         make_row("dense-only", X, content="nothing in common"),
         make_row("keyword-only", [-1.0, 0.0, 0.0, 0.0], content="quarterly revenue report"),
-        make_row("both", XY, content="revenue forecast"),
+        make_row("both", XY, content="revenue report forecast"),
         make_row("neither", [0.0, 0.0, 0.0, 1.0], content="holiday pictures"),
     ])
 
     hits = index.search_hybrid(model_key, X, "revenue report", **KB1, top_k=3)
 
     assert set(ids(hits)) == {"dense-only", "keyword-only", "both"}
-    # "both" is second in each ranking, "keyword-only" first and last: fused, "both" wins.
+    # "both" is second by vector and matches as well as "keyword-only" by keyword, which is
+    # the farthest vector: fused, "both" wins.
     assert ids(hits) == ["both", "keyword-only", "dense-only"]
     assert all(h.score > 0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

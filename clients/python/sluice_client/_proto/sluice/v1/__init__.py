@@ -525,9 +525,10 @@ class SearchMode(betterproto2.Enum):
 
     HYBRID = 3
     """
-    Both, fused by reciprocal rank (sum of 1 / (60 + rank) over the two rankings), where the
-    first hit of each ranking is always kept when top_k is 2 or more (with top_k 1, the one
-    of the two with the higher fused score); score = the fused score.
+    Both, fused by score: 0.2 x the cosine scaled min-max over the dense candidates + 0.8 x
+    the BM25 relative to the best keyword candidate, where the first hit of each ranking is
+    always kept when top_k is 2 or more (with top_k 1, the one of the two with the higher
+    fused score); score = the fused score, 0..1.
     """
 
     @classmethod
