@@ -12,11 +12,12 @@ import grpc
 from sluice.v1 import knowledge_pb2 as pb
 from sluice.v1 import knowledge_pb2_grpc as pb_grpc
 
+from core.errors import InvalidArgument, Unimplemented
 from server.api import convert
 from server.api.auth import Identity
 from server.api.deps import ApiDeps
-from server.api.errors import invalid_argument, streaming, unary, unimplemented
 from server.api.progress import read_spans
+from server.api.rpc import streaming, unary
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
 from server.services.image_links import with_image_urls
@@ -132,7 +133,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     ) -> AsyncIterator[bytes]:
         _, knowledge = await self._owned(context, request.knowledge_id)
         if request.after_sequence < 0:
-            raise invalid_argument("after_sequence", "must not be negative")
+            raise InvalidArgument.field("after_sequence", "must not be negative")
         watch = self._watcher.watch(
             knowledge.id,
             request.attempt,
@@ -237,10 +238,10 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     async def MoveKnowledge(
         self, request: pb.MoveKnowledgeRequest, context: Ctx
     ) -> pb.MoveKnowledgeResponse:
-        raise unimplemented("MoveKnowledge", "lands with the clone/move issue")
+        raise Unimplemented("MoveKnowledge", "lands with the clone/move issue")
 
     @unary
     async def RegenerateSummary(
         self, request: pb.RegenerateSummaryRequest, context: Ctx
     ) -> pb.RegenerateSummaryResponse:
-        raise unimplemented("RegenerateSummary", "lands with the enrichment issue")
+        raise Unimplemented("RegenerateSummary", "lands with the enrichment issue")

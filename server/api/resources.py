@@ -11,8 +11,9 @@ import grpc
 from sluice.v1 import resource_pb2 as pb
 from sluice.v1 import resource_pb2_grpc as pb_grpc
 
+from core.errors import NotFound
 from server.api.deps import ApiDeps
-from server.api.errors import not_found, streaming, unary
+from server.api.rpc import streaming, unary
 from server.api.threads import close_after
 from server.services.resources import RESOURCE_TYPE
 from storage.files.base import FileNotFoundInStorage
@@ -64,7 +65,7 @@ class ResourceServicer(pb_grpc.ResourceServiceServicer):
         try:
             stream = await asyncio.to_thread(self._files.open, resource.path)
         except FileNotFoundInStorage as exc:
-            raise not_found(RESOURCE_TYPE, resource.ref) from exc
+            raise NotFound(RESOURCE_TYPE, resource.ref) from exc
         reading: asyncio.Task[bytes] | None = None
         try:
             # Opened before the meta frame, so a missing file fails the call before any frame.

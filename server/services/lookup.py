@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from core.errors import InvalidArgument, NotFound
 from server.api.auth import Identity
-from server.api.errors import invalid_argument, not_found
 from storage.db.models import Knowledge
 from workers.context import WorkerContext
 
@@ -14,8 +14,8 @@ def owned_knowledge(
     """The row; NOT_FOUND when it does not exist, belongs to another tenant or is being
     deleted (a deleting knowledge has already vanished for its users)."""
     if not knowledge_id:
-        raise invalid_argument(field, "is required")
+        raise InvalidArgument.field(field, "is required")
     row = ctx.knowledges.get(knowledge_id, identity.scope)
     if row is None or not identity.owns(row.tenant_id) or row.parse_status == "deleting":
-        raise not_found("sluice.v1.Knowledge", knowledge_id)
+        raise NotFound("sluice.v1.Knowledge", knowledge_id)
     return row
