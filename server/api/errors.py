@@ -51,7 +51,7 @@ _CODES: dict[grpc.StatusCode, int] = {
 
 
 class ApiError(SluiceError):
-    """A failure already translated for the wire (server.api.error_status), or one the
+    """A failure already translated for the wire (by api_error), or one the
     edge itself refuses with (a missing API key)."""
 
     def __init__(self, code: grpc.StatusCode, message: str, details: Sequence[Message] = ()):

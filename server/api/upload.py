@@ -21,8 +21,8 @@ import grpc
 from sluice.v1 import knowledge_pb2
 
 from core.errors import DataLoss, InvalidArgument, ResourceExhausted
-from server.api.auth import Identity
 from server.api.threads import close_after
+from server.services.identity import Identity
 from server.services.ingest import IngestService
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.base import Upload

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from sluice.v1 import knowledge_pb2
 
 from core.errors import Aborted, FailedPrecondition, NotFound
-from server.api.auth import Identity
+from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from server.services.tags import knowledge_message
 from storage.db.models import Knowledge

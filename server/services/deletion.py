@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.errors import InvalidArgument, NotFound
-from server.api.auth import Identity
+from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from storage.queue.base import QueueError
 from workers import task_specs

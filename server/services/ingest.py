@@ -18,11 +18,12 @@ from typing import Any
 
 from sluice.v1 import config_pb2, knowledge_pb2
 
-from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from server.api import convert
-from server.api.auth import Identity
 from server.services.chunking_checks import check_effective_chunking
+from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.lookup import visible
 from server.services.overrides import checked_overrides, precheck_models
 from server.services.request_limits import check_file_name, check_metadata
 from server.services.tags import checked_tag_ids, knowledge_message
@@ -256,8 +257,8 @@ class IngestService:
     ) -> knowledge_pb2.Knowledge:
         """Title, content and publishing; the tags stay as created (the request has none)."""
         row = self._ctx.knowledges.get(request.id, identity.scope)
-        if row is None or row.type != "manual" or not identity.owns(row.tenant_id):
-            raise NotFound("sluice.v1.Knowledge", request.id)
+        manual = row if row is not None and row.type == "manual" else None
+        row = visible(identity, manual, "sluice.v1.Knowledge", request.id)
         fields: dict[str, Any] = {}
         if request.title.strip():
             _check_labels(request.title.strip(), "")

@@ -8,10 +8,11 @@ from typing import Any
 from google.protobuf import field_mask_pb2
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
-from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from server.api import convert
-from server.api.auth import Identity
 from server.services.chunking_checks import check_effective_chunking
+from server.services.identity import Identity
+from server.services.lookup import visible
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
 from server.services.paging import fitted, next_page_token, requested_page, response_budget
@@ -129,9 +130,7 @@ class KnowledgeBaseService:
 
     def get_row(self, identity: Identity, kb_id: str) -> Any:
         row = self._ctx.knowledge_bases.get(identity.scope, kb_id) if kb_id else None
-        if row is None or not identity.owns(row.tenant_id):
-            raise NotFound("sluice.v1.KnowledgeBase", kb_id)
-        return row
+        return visible(identity, row, "sluice.v1.KnowledgeBase", kb_id)
 
     def get(self, identity: Identity, kb_id: str) -> knowledge_base_pb2.KnowledgeBase:
         row = self.get_row(identity, kb_id)

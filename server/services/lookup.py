@@ -1,11 +1,30 @@
-"""Finding the knowledge an RPC names, as the caller may see it."""
+"""Finding what an RPC names, as the caller may see it: the one tenant ownership check."""
 
 from __future__ import annotations
 
+from typing import Protocol, TypeVar
+
 from core.errors import InvalidArgument, NotFound
-from server.api.auth import Identity
+from server.services.identity import Identity
 from storage.db.models import Knowledge
 from workers.context import WorkerContext
+
+
+class _Tenanted(Protocol):
+    @property
+    def tenant_id(self) -> str: ...
+
+
+Row = TypeVar("Row", bound=_Tenanted)
+
+
+def visible(identity: Identity, row: Row | None, resource_type: str, name: str) -> Row:
+    """``row`` when the caller may see it (its tenant's, or any for an admin); NOT_FOUND
+    alike when it is missing or another tenant's, so no one learns that an id of another
+    tenant exists."""
+    if row is None or not identity.owns(row.tenant_id):
+        raise NotFound(resource_type, name)
+    return row
 
 
 def owned_knowledge(
@@ -16,6 +35,6 @@ def owned_knowledge(
     if not knowledge_id:
         raise InvalidArgument.field(field, "is required")
     row = ctx.knowledges.get(knowledge_id, identity.scope)
-    if row is None or not identity.owns(row.tenant_id) or row.parse_status == "deleting":
-        raise NotFound("sluice.v1.Knowledge", knowledge_id)
-    return row
+    if row is not None and row.parse_status == "deleting":
+        row = None
+    return visible(identity, row, "sluice.v1.Knowledge", knowledge_id)

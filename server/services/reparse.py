@@ -15,8 +15,8 @@ from sluice.v1 import config_pb2, knowledge_pb2
 
 from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from server.api import convert
-from server.api.auth import Identity
 from server.services.chunking_checks import check_effective_chunking
+from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models

@@ -12,12 +12,14 @@ one reads as unknown once housekeeping has purged it); a deleted resource is NOT
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 from sluice.v1 import resource_pb2
 
 from core.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.api import convert
-from server.api.auth import Identity
-from server.services.lookup import owned_knowledge
+from server.services.identity import Identity
+from server.services.lookup import owned_knowledge, visible
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import (
     KNOWLEDGE_FILES,
@@ -25,6 +27,7 @@ from storage.db.repositories.resources import (
     KNOWLEDGE_ORIGINAL,
 )
 from storage.files.access_grants import GrantRefusal, GrantRefused
+from storage.files.base import FileNotFoundInStorage
 from storage.files.resource_catalog import (
     CatalogError,
     DeletedResource,
@@ -113,6 +116,13 @@ class ResourceCatalogService:
             raise NotFound(RESOURCE_TYPE, exc.ref) from exc
         return _message(resource, self._owner(resource)), resource
 
+    def open_file(self, resource: Resource) -> BinaryIO:
+        """The resource's bytes, for the caller to read and close."""
+        try:
+            return self._ctx.files.open(resource.path)
+        except FileNotFoundInStorage as exc:
+            raise NotFound(RESOURCE_TYPE, resource.ref) from exc
+
     def _ttl(self, requested: int) -> int:
         settings = self._ctx.settings
         if requested == 0:
@@ -139,10 +149,7 @@ class ResourceCatalogService:
     def _owned(self, identity: Identity, ref: str) -> Resource:
         if not is_resource_ref(ref):
             raise InvalidArgument.field("resource_ref", "must be a resource://{id} reference")
-        resource = self._live(identity, ref)
-        if not identity.owns(resource.tenant_id):
-            raise NotFound(RESOURCE_TYPE, ref)
-        return resource
+        return visible(identity, self._live(identity, ref), RESOURCE_TYPE, ref)
 
     def _live(self, identity: Identity, ref: str) -> Resource:
         try:

@@ -9,7 +9,7 @@ from typing import Any
 from sluice.v1 import search_pb2
 
 from core.errors import FailedPrecondition, InvalidArgument
-from server.api.auth import Identity
+from server.services.identity import Identity
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON

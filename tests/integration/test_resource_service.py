@@ -14,9 +14,9 @@ from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from server.api.auth import Identity
 from server.api.errors import ApiError
 from server.api.rpc import translated
+from server.services.identity import Identity
 from server.services.ingest import IngestService, UploadPlan
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.resources import ResourceCatalogService

@@ -11,9 +11,9 @@ import grpc
 import pytest
 from sluice.v1 import config_pb2, knowledge_base_pb2, knowledge_pb2
 
-from server.api.auth import Identity
 from server.api.errors import ApiError
 from server.api.rpc import translated
+from server.services.identity import Identity
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
 from storage.db.migrate import upgrade_to_head

@@ -15,9 +15,9 @@ import pytest
 from google.rpc import error_details_pb2
 from sluice.v1 import knowledge_pb2
 
-from server.api.auth import Identity
 from server.api.errors import ApiError
 from server.api.rpc import translated
+from server.services.identity import Identity
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
 from storage.db.migrate import upgrade_to_head
