@@ -26,6 +26,8 @@ from typing import BinaryIO, cast
 import grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
+from core.errors import SluiceError
+
 UPLOAD_FRAME_BYTES = 1 << 20
 STOP_POLL_S = 0.25
 # A cancelled call ends its frame iterator at once; this only bounds a misbehaving one.
@@ -39,7 +41,7 @@ StopCheck = Callable[[], bool]
 _READ_AHEAD_FRAMES = 4
 
 
-class DocReaderCallError(Exception):
+class DocReaderCallError(SluiceError):
     """A docreader call failed; ``code_name`` is the gRPC status name, e.g. INVALID_ARGUMENT."""
 
     def __init__(self, code_name: str, message: str) -> None:
@@ -48,7 +50,7 @@ class DocReaderCallError(Exception):
         self.message = message
 
 
-class DocReaderCancelled(Exception):
+class DocReaderCancelled(SluiceError):
     """The caller's ``should_stop`` answered True; the call was cancelled."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
+from core.errors import SluiceError
+
 SUPPORTED_IMPORT_EXTENSIONS: frozenset[str] = frozenset(
     {
         *("pdf", "txt", "docx", "doc", "epub", "html", "htm", "mhtml", "md", "markdown"),
@@ -30,7 +32,7 @@ VIDEO_NOT_SUPPORTED = "uploading video files is not supported yet"
 WEB_PAGE_TYPE = "url"
 
 
-class UnsupportedFileType(ValueError):
+class UnsupportedFileType(SluiceError, ValueError):
     """The file's extension is outside the gate; ``str(exc)`` is the user-facing reason."""
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any, TypeVar
 
+from core.errors import SluiceError
+
 T = TypeVar("T", bound="Payload")
 
 
-class PayloadError(ValueError):
+class PayloadError(SluiceError, ValueError):
     """A task payload is missing fields or has fields of the wrong type."""
 
 

@@ -24,6 +24,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from core.errors import SluiceError
 from storage.files.backends import (
     DEFAULT_LOCAL_BACKEND_ID,
     BackendSpec,
@@ -51,7 +52,7 @@ Mode = Literal["lite", "full"]
 _NOT_FROM_ENVIRONMENT = frozenset({"default_tenant_id", "extra"})
 
 
-class SettingsError(ValueError):
+class SettingsError(SluiceError, ValueError):
     """A SLUICE_* variable has a value that cannot be used."""
 
 

@@ -16,12 +16,12 @@ import asyncio
 import contextvars
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
 from server.api.errors import ApiError
+from server.services.identity import Identity
 from storage.db.repositories.tenants import TenantRepository
 
 # Bounds a cached key's life even if a notice were lost without the feed noticing.
@@ -30,20 +30,6 @@ _CACHE_TTL_S = 30.0
 _CACHE_MAX_ENTRIES = 10_000
 
 Metadata = Iterable[tuple[str, str | bytes]]
-
-
-@dataclass(frozen=True)
-class Identity:
-    tenant_id: str
-    is_admin: bool
-
-    def owns(self, tenant_id: str) -> bool:
-        return self.is_admin or self.tenant_id == tenant_id
-
-    @property
-    def scope(self) -> str | None:
-        """The tenant a repository query is limited to; None for an admin (every tenant)."""
-        return None if self.is_admin else self.tenant_id
 
 
 # The caller of the RPC being served, set by the auth interceptor for the call's task.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from server.api.auth import Authenticator
-from server.api.errors import ApiError
+from server.api.errors import ApiError, api_error
 
 OPEN_SERVICES = (
     "/grpc.health.v1.Health/",
@@ -40,8 +40,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             return await continuation(handler_call_details)
         try:
             await self._auth.authenticate(handler_call_details.invocation_metadata or ())
-        except ApiError as exc:
-            return _refusal(exc, await continuation(handler_call_details))
+        except Exception as exc:  # a refused key, or the database it is looked up in is down
+            return _refusal(api_error(exc), await continuation(handler_call_details))
         return await continuation(handler_call_details)
 
 

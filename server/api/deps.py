@@ -9,6 +9,7 @@ from server.services.cancel import CancelService
 from server.services.deletion import DeletionService
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.knowledge_reads import KnowledgeReadService
 from server.services.reparse import ReparseService
 from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
@@ -22,6 +23,7 @@ class ApiDeps:
     subscriber: EventSubscriber
     auth: Authenticator
     knowledge_bases: KnowledgeBaseService
+    knowledge_reads: KnowledgeReadService
     ingest: IngestService
     search: SearchService
     reparse: ReparseService
@@ -42,6 +44,7 @@ class ApiDeps:
             subscriber,
             auth,
             kbs,
+            KnowledgeReadService(ctx, kbs),
             IngestService(ctx, kbs),
             SearchService(ctx, kbs),
             ReparseService(ctx, kbs),

@@ -1,17 +1,12 @@
-"""API errors as gRPC statuses with google.rpc rich details.
-
-Services raise ApiError; the ``unary``/``streaming`` decorators turn it into an abort with
-``grpc-status-details-bin`` trailing metadata, so every client language can read the
-field violations, the duplicate's id or the quota that was exceeded.
-"""
+"""API errors as gRPC statuses: the status of each kind of domain error (core.errors) with
+google.rpc rich details, so every client language can read the field violations, the
+duplicate's id or the quota that was exceeded. The one place that knows both the error
+tree and gRPC codes; the handler decorators (server.api.rpc) apply it."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
 
 import grpc
 from google.protobuf import any_pb2
@@ -19,14 +14,25 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from storage.files.backend_scoped import UnknownBackendError
-from storage.files.base import FileNotFoundInStorage, StorageError, UnsafePathError
+from core.errors import (
+    Aborted,
+    AlreadyExists,
+    DataLoss,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    SluiceError,
+    Unimplemented,
+    outage_of,
+)
+from server.api.outages import foreign_outage
 
 log = logging.getLogger(__name__)
 
-S = TypeVar("S")
-Req = TypeVar("Req")
-Resp = TypeVar("Resp")
+DOMAIN = "sluice"
+Code = grpc.StatusCode
 
 _CODES: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
@@ -44,7 +50,10 @@ _CODES: dict[grpc.StatusCode, int] = {
 }
 
 
-class ApiError(Exception):
+class ApiError(SluiceError):
+    """A failure already translated for the wire (by api_error), or one the
+    edge itself refuses with (a missing API key)."""
+
     def __init__(self, code: grpc.StatusCode, message: str, details: Sequence[Message] = ()):
         super().__init__(message)
         self.code = code
@@ -61,190 +70,86 @@ class ApiError(Exception):
         return converted
 
 
-def invalid_argument(field: str, description: str) -> ApiError:
-    return invalid_arguments([(field, description)])
+def api_error(exc: Exception) -> ApiError:
+    """What a client is told about ``exc``; an outage names its component (details to the
+    log), anything unexpected is INTERNAL with its traceback logged."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, SluiceError):
+        component = outage_of(exc)
+        if component is not None:
+            return _unavailable(component, exc)
+        known = _kind_status(exc)
+        if known is not None:
+            return known
+    else:
+        component = foreign_outage(exc)
+        if component is not None:
+            return _unavailable(component, exc)
+    log.exception("unexpected error in an RPC handler", exc_info=exc)
+    return ApiError(Code.INTERNAL, f"internal error ({type(exc).__name__})")
 
 
-def invalid_arguments(violations: Sequence[tuple[str, str]]) -> ApiError:
-    """INVALID_ARGUMENT with one field violation per (field, description), all at once, so
-    a client fixes every field in one go."""
-    return ApiError(
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "; ".join(f"{field}: {description}" for field, description in violations),
-        [
-            error_details_pb2.BadRequest(
-                field_violations=[
-                    error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
-                    for f, d in violations
-                ]
-            )
-        ],
-    )
-
-
-def url_refused(field: str, reason: str, *, kind: str = "URL_REFUSED") -> ApiError:
-    """A URL the SSRF policy refuses: INVALID_ARGUMENT whose field violation names the rule,
-    plus ErrorInfo ``kind`` (URL_REFUSED, MODEL_ENDPOINT_REFUSED; the rule in its metadata),
-    so a client can tell the policy's verdict from a missing field."""
-    description = f"refused by the SSRF policy: {reason}"
-    violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
+def _unavailable(component: str, exc: Exception) -> ApiError:
+    log.warning("%s unavailable in an RPC handler: %s", component, exc)
     info = error_details_pb2.ErrorInfo(
-        reason=kind, domain="sluice", metadata={"field": field, "rule": reason}
+        reason="COMPONENT_UNAVAILABLE", domain=DOMAIN, metadata={"component": component}
     )
-    return ApiError(
-        grpc.StatusCode.INVALID_ARGUMENT,
-        f"{field}: {description}",
-        [error_details_pb2.BadRequest(field_violations=[violation]), info],
-    )
+    return ApiError(Code.UNAVAILABLE, f"{component} is unavailable; try again later", [info])
 
 
-def not_found(resource_type: str, name: str) -> ApiError:
-    return ApiError(
-        grpc.StatusCode.NOT_FOUND,
-        f"{resource_type} {name!r} not found",
-        [error_details_pb2.ResourceInfo(resource_type=resource_type, resource_name=name)],
-    )
-
-
-def permission_denied(reason: str, subject: str, description: str) -> ApiError:
-    """A credential that opens nothing (an access grant's token, not the API key, which is
-    UNAUTHENTICATED): ErrorInfo ``reason`` says why, so a client can tell "ask for a new
-    one" from a mistyped token."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain="sluice", metadata={"id": subject})
-    return ApiError(grpc.StatusCode.PERMISSION_DENIED, description, [info])
-
-
-def already_exists(
-    resource_type: str, name: str, message: str, existing: Message | None = None
-) -> ApiError:
-    """A duplicate: the details name it and, when given, carry the existing resource itself."""
-    info = error_details_pb2.ResourceInfo(
-        resource_type=resource_type, resource_name=name, description=message
-    )
-    details: list[Message] = [info] if existing is None else [info, existing]
-    return ApiError(grpc.StatusCode.ALREADY_EXISTS, message, details)
-
-
-def resource_exhausted(subject: str, description: str) -> ApiError:
-    violation = error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)
-    return ApiError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        description,
-        [error_details_pb2.QuotaFailure(violations=[violation])],
-    )
-
-
-def data_loss(reason: str, description: str, metadata: dict[str, str]) -> ApiError:
-    """What arrived is not what the client said it sent (its size or MD5): ErrorInfo
-    ``reason`` names the check, its metadata the expected and received values."""
-    info = error_details_pb2.ErrorInfo(reason=reason, domain="sluice", metadata=metadata)
-    return ApiError(grpc.StatusCode.DATA_LOSS, description, [info])
-
-
-def failed_precondition(kind: str, subject: str, description: str) -> ApiError:
-    violation = error_details_pb2.PreconditionFailure.Violation(
-        type=kind, subject=subject, description=description
-    )
-    return ApiError(
-        grpc.StatusCode.FAILED_PRECONDITION,
-        description,
-        [error_details_pb2.PreconditionFailure(violations=[violation])],
-    )
-
-
-def aborted(kind: str, subject: str, description: str) -> ApiError:
-    """A concurrent change won a compare-and-set: the caller may re-read and retry."""
-    info = error_details_pb2.ErrorInfo(reason=kind, domain="sluice", metadata={"id": subject})
-    return ApiError(grpc.StatusCode.ABORTED, description, [info])
-
-
-def unimplemented(rpc: str, issue: str) -> ApiError:
-    return ApiError(grpc.StatusCode.UNIMPLEMENTED, f"{rpc} is not implemented yet ({issue})")
-
-
-def _internal(exc: Exception) -> ApiError:
-    """An unexpected failure: logged with its traceback, answered without internals."""
-    log.exception("unexpected error in an RPC handler")
-    return ApiError(grpc.StatusCode.INTERNAL, f"internal error ({type(exc).__name__})")
-
-
-def _storage_failure(exc: StorageError) -> ApiError:
-    """What a storage error the handler did not expect tells the client; the details (paths,
-    provider messages) go to the log, not to the client.
-
-    - A file on a backend this deployment no longer configures: FAILED_PRECONDITION, as
-      retrying cannot help until an operator configures it again.
-    - A stored file that is gone: NOT_FOUND.
-    - An unsafe path: INTERNAL. No client input reaches storage as a path (clients name
-      files by knowledge id or ``resource://`` reference, both resolved to paths the server
-      built and stored, and uploaded names are sanitised first), so it is a bug or a
-      corrupted record, not a bad argument.
-    - Anything else (an S3 endpoint down, say) is transient: UNAVAILABLE, retry later.
-    """
-    if isinstance(exc, UnsafePathError):
-        return _internal(exc)
-    log.warning("file storage failed in an RPC handler: %s", exc)
-    if isinstance(exc, UnknownBackendError):
-        return failed_precondition(
-            "STORAGE_BACKEND_NOT_CONFIGURED",
-            exc.backend_id,
-            f"the file is on storage backend {exc.backend_id!r}, which this deployment "
-            "does not configure",
+def _kind_status(exc: SluiceError) -> ApiError | None:
+    if isinstance(exc, InvalidArgument):
+        return _invalid_argument(exc)
+    if isinstance(exc, NotFound):
+        resource = error_details_pb2.ResourceInfo(
+            resource_type=exc.resource_type,
+            resource_name=exc.resource_name,
+            description=exc.description,
         )
-    if isinstance(exc, FileNotFoundInStorage):
-        info = error_details_pb2.ResourceInfo(
-            resource_type="sluice.v1.StoredFile", description="gone from file storage"
+        return ApiError(Code.NOT_FOUND, exc.message, [resource])
+    if isinstance(exc, AlreadyExists):
+        duplicate = error_details_pb2.ResourceInfo(
+            resource_type=exc.resource_type,
+            resource_name=exc.resource_name,
+            description=exc.message,
         )
-        return ApiError(grpc.StatusCode.NOT_FOUND, "the stored file is gone", [info])
-    return ApiError(grpc.StatusCode.UNAVAILABLE, "file storage is unavailable; try again later")
+        # The existing resource goes along when the service gave it as a message.
+        existing = [exc.existing] if isinstance(exc.existing, Message) else []
+        return ApiError(Code.ALREADY_EXISTS, exc.message, [duplicate, *existing])
+    if isinstance(exc, FailedPrecondition):
+        violation = error_details_pb2.PreconditionFailure.Violation(
+            type=exc.kind, subject=exc.subject, description=exc.message
+        )
+        failure = error_details_pb2.PreconditionFailure(violations=[violation])
+        return ApiError(Code.FAILED_PRECONDITION, exc.message, [failure])
+    if isinstance(exc, Aborted | PermissionDenied):
+        code = Code.ABORTED if isinstance(exc, Aborted) else Code.PERMISSION_DENIED
+        return ApiError(code, exc.message, [_info(exc.reason, {"id": exc.subject})])
+    if isinstance(exc, ResourceExhausted):
+        quota = error_details_pb2.QuotaFailure.Violation(
+            subject=exc.subject, description=exc.message
+        )
+        failure = error_details_pb2.QuotaFailure(violations=[quota])
+        return ApiError(Code.RESOURCE_EXHAUSTED, exc.message, [failure])
+    if isinstance(exc, DataLoss):
+        return ApiError(Code.DATA_LOSS, exc.message, [_info(exc.reason, exc.metadata)])
+    if isinstance(exc, Unimplemented):
+        return ApiError(Code.UNIMPLEMENTED, exc.message)
+    return None  # Internal, or an error of no kind: unexpected
 
 
-async def _abort(context: grpc.aio.ServicerContext[Any, Any], exc: ApiError) -> None:
-    status = exc.to_status()
-    await context.abort(status.code, status.details, status.trailing_metadata)
+def _invalid_argument(exc: InvalidArgument) -> ApiError:
+    bad_request = error_details_pb2.BadRequest(
+        field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
+            for field, description in exc.violations
+        ]
+    )
+    # A policy's refusal also says which policy, so a client can tell it from a missing field.
+    policy = [_info(exc.reason, exc.metadata)] if exc.reason else []
+    return ApiError(Code.INVALID_ARGUMENT, exc.message, [bad_request, *policy])
 
 
-def unary(
-    fn: Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]],
-) -> Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]:
-    """Unary (and client-streaming) handlers: ApiError → rich status."""
-
-    @functools.wraps(fn)
-    async def wrapper(self: S, request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> Resp:
-        try:
-            return await fn(self, request, context)
-        except ApiError as exc:
-            await _abort(context, exc)
-        except (asyncio.CancelledError, grpc.aio.AbortError):
-            raise
-        except StorageError as exc:
-            await _abort(context, _storage_failure(exc))
-        except Exception as exc:
-            await _abort(context, _internal(exc))
-        raise AssertionError("unreachable: abort raises")
-
-    return wrapper
-
-
-def streaming(
-    fn: Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], AsyncIterator[Resp]],
-) -> Callable[[S, Req, grpc.aio.ServicerContext[Req, Resp]], AsyncIterator[Resp]]:
-    """Server-streaming handlers: ApiError → rich status."""
-
-    @functools.wraps(fn)
-    async def wrapper(
-        self: S, request: Req, context: grpc.aio.ServicerContext[Req, Resp]
-    ) -> AsyncIterator[Resp]:
-        try:
-            async for item in fn(self, request, context):
-                yield item
-        except ApiError as exc:
-            await _abort(context, exc)
-        except (asyncio.CancelledError, grpc.aio.AbortError):
-            raise
-        except StorageError as exc:
-            await _abort(context, _storage_failure(exc))
-        except Exception as exc:
-            await _abort(context, _internal(exc))
-
-    return wrapper
+def _info(reason: str, metadata: dict[str, str]) -> error_details_pb2.ErrorInfo:
+    return error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)

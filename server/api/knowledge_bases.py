@@ -9,8 +9,9 @@ import grpc
 from sluice.v1 import knowledge_base_pb2 as pb
 from sluice.v1 import knowledge_base_pb2_grpc as pb_grpc
 
+from core.errors import Unimplemented
 from server.api.deps import ApiDeps
-from server.api.errors import unary, unimplemented
+from server.api.rpc import unary
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
@@ -66,10 +67,10 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     async def CloneKnowledgeBase(
         self, request: pb.CloneKnowledgeBaseRequest, context: Ctx
     ) -> pb.CloneKnowledgeBaseResponse:
-        raise unimplemented("CloneKnowledgeBase", "lands with the clone/move issue")
+        raise Unimplemented("CloneKnowledgeBase", "lands with the clone/move issue")
 
     @unary
     async def GetCloneProgress(
         self, request: pb.GetCloneProgressRequest, context: Ctx
     ) -> pb.GetCloneProgressResponse:
-        raise unimplemented("GetCloneProgress", "lands with the clone/move issue")
+        raise Unimplemented("GetCloneProgress", "lands with the clone/move issue")

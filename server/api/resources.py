@@ -12,10 +12,8 @@ from sluice.v1 import resource_pb2 as pb
 from sluice.v1 import resource_pb2_grpc as pb_grpc
 
 from server.api.deps import ApiDeps
-from server.api.errors import not_found, streaming, unary
+from server.api.rpc import streaming, unary
 from server.api.threads import close_after
-from server.services.resources import RESOURCE_TYPE
-from storage.files.base import FileNotFoundInStorage
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
@@ -27,7 +25,6 @@ READ_FRAME_BYTES = 256 << 10
 class ResourceServicer(pb_grpc.ResourceServiceServicer):
     def __init__(self, deps: ApiDeps) -> None:
         self._deps = deps
-        self._files = deps.ctx.files
         self._service = deps.resources
 
     @unary
@@ -61,10 +58,7 @@ class ResourceServicer(pb_grpc.ResourceServiceServicer):
     ) -> AsyncIterator[pb.ReadResourceResponse]:
         # The token is the credential here: no API key is asked for (see services.resources).
         meta, resource = await asyncio.to_thread(self._service.open_grant, request.token)
-        try:
-            stream = await asyncio.to_thread(self._files.open, resource.path)
-        except FileNotFoundInStorage as exc:
-            raise not_found(RESOURCE_TYPE, resource.ref) from exc
+        stream = await asyncio.to_thread(self._service.open_file, resource)
         reading: asyncio.Task[bytes] | None = None
         try:
             # Opened before the meta frame, so a missing file fails the call before any frame.

@@ -10,7 +10,7 @@ from sluice.v1 import search_pb2 as pb
 from sluice.v1 import search_pb2_grpc as pb_grpc
 
 from server.api.deps import ApiDeps
-from server.api.errors import unary
+from server.api.rpc import unary
 
 
 class SearchServicer(pb_grpc.SearchServiceServicer):

@@ -20,9 +20,9 @@ from typing import Any
 import grpc
 from sluice.v1 import knowledge_pb2
 
-from server.api.auth import Identity
-from server.api.errors import data_loss, invalid_argument, resource_exhausted
+from core.errors import DataLoss, InvalidArgument, ResourceExhausted
 from server.api.threads import close_after
+from server.services.identity import Identity
 from server.services.ingest import IngestService
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.base import Upload
@@ -45,14 +45,14 @@ class Declared:
         size over the limit RESOURCE_EXHAUSTED."""
         size = header.size if header.HasField("size") else None
         if size is not None and size < 0:
-            raise invalid_argument("header.size", "must not be negative")
+            raise InvalidArgument.field("header.size", "must not be negative")
         if size is not None and size > max_bytes:
-            raise resource_exhausted(
+            raise ResourceExhausted(
                 "file_size", f"file is larger than the limit of {max_bytes} bytes"
             )
         md5 = header.md5.strip().lower() or None
         if md5 is not None and not _MD5_HEX.fullmatch(md5):
-            raise invalid_argument("header.md5", "must be 32 hexadecimal digits")
+            raise InvalidArgument.field("header.md5", "must be 32 hexadecimal digits")
         return cls(size, md5)
 
     def check_running_size(self, received: int) -> None:
@@ -64,7 +64,7 @@ class Declared:
         if self.size is not None and upload.size != self.size:
             raise self._size_mismatch(upload.size, "")
         if self.md5 is not None and upload.md5_hex != self.md5:
-            raise data_loss(
+            raise DataLoss(
                 "UPLOAD_MD5_MISMATCH",
                 f"the header declared MD5 {self.md5} but the received bytes hash to "
                 f"{upload.md5_hex}; nothing was kept",
@@ -72,7 +72,7 @@ class Declared:
             )
 
     def _size_mismatch(self, received: int, qualifier: str) -> Exception:
-        return data_loss(
+        return DataLoss(
             "UPLOAD_SIZE_MISMATCH",
             f"the header declared {self.size} bytes but {qualifier}{received} arrived; "
             "nothing was kept",
@@ -91,7 +91,7 @@ async def receive_upload(
 ) -> knowledge_pb2.Knowledge:
     first = await anext(frames, None)
     if first is None or first.WhichOneof("frame") != "header":
-        raise invalid_argument("frame", "the first frame must be a header")
+        raise InvalidArgument.field("frame", "the first frame must be a header")
     declared = Declared.of(first.header, max_bytes)
     plan = await asyncio.to_thread(ingest.plan_upload, identity, first.header)
     # Stored on the knowledge base's own backend instance when it is bound to one.
@@ -109,10 +109,10 @@ async def receive_upload(
     try:
         async for frame in frames:
             if frame.WhichOneof("frame") != "data":
-                raise invalid_argument("frame", "only data frames may follow the header")
+                raise InvalidArgument.field("frame", "only data frames may follow the header")
             received += len(frame.data)
             if received > max_bytes:
-                raise resource_exhausted(
+                raise ResourceExhausted(
                     "file_size", f"file is larger than the limit of {max_bytes} bytes"
                 )
             declared.check_running_size(received)
@@ -124,7 +124,7 @@ async def receive_upload(
         await _client_half_closed(context, plan.file_name, received)
         declared.check_complete(upload)
         if upload.size == 0:
-            raise invalid_argument("data", "empty document: the file has no bytes")
+            raise InvalidArgument.field("data", "empty document: the file has no bytes")
     except BaseException:
         # Aborted once its last write has finished: the abort closes the file it is using.
         await asyncio.shield(close_after(writing, upload.abort))

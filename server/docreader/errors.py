@@ -26,8 +26,10 @@ from typing import ClassVar
 
 import grpc
 
+from core.errors import SluiceError
 
-class DocReaderError(Exception):
+
+class DocReaderError(SluiceError):
     status_code: ClassVar[grpc.StatusCode] = grpc.StatusCode.INTERNAL
 
 

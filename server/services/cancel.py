@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from sluice.v1 import knowledge_pb2
 
-from server.api.auth import Identity
-from server.api.errors import aborted, failed_precondition, not_found
+from core.errors import Aborted, FailedPrecondition, NotFound
+from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from server.services.tags import knowledge_message
 from storage.db.models import Knowledge
@@ -78,7 +78,7 @@ class CancelService:
             held = None
         row = ctx.knowledges.get(before.id, before.tenant_id)
         if row is None:
-            raise not_found("sluice.v1.Knowledge", before.id)
+            raise NotFound("sluice.v1.Knowledge", before.id)
         return Cancellation(knowledge_message(ctx.tags, row), held)
 
     def _move_to_cancelled(self, row: Knowledge) -> Knowledge:
@@ -86,7 +86,7 @@ class CancelService:
         meanwhile); returns the row as it was just before."""
         for _ in range(_MOVE_ATTEMPTS):
             if row.parse_status not in IN_FLIGHT:
-                raise failed_precondition(
+                raise FailedPrecondition(
                     "NOT_IN_FLIGHT",
                     row.id,
                     "only a pending, processing or finalizing knowledge can be cancelled; "
@@ -105,9 +105,9 @@ class CancelService:
                 return row
             fresh = self._ctx.knowledges.get(row.id, row.tenant_id)
             if fresh is None or fresh.parse_status == "deleting":
-                raise not_found("sluice.v1.Knowledge", row.id)
+                raise NotFound("sluice.v1.Knowledge", row.id)
             row = fresh
-        raise aborted("CONCURRENT_CHANGE", row.id, "the knowledge kept changing; retry")
+        raise Aborted("CONCURRENT_CHANGE", row.id, "the knowledge kept changing; retry")
 
     def close_spans_later(self, cancellation: Cancellation) -> None:
         """From the event loop: close what the worker left open once the grace is over."""

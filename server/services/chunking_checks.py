@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server.api.errors import invalid_arguments
+from core.errors import InvalidArgument
 from workers.chunker.limits import chunking_violations
 from workers.pipeline.effective_config import resolve
 
@@ -30,7 +30,7 @@ def check_effective_chunking(
     if not violations:
         return
     overridden = (overrides or {}).get("chunking") or {}
-    raise invalid_arguments(
+    raise InvalidArgument(
         [
             (
                 f"{prefix}.{v.field}",

@@ -18,8 +18,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.api.auth import Identity
-from server.api.errors import invalid_argument, not_found
+from core.errors import InvalidArgument, NotFound
+from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
@@ -46,7 +46,7 @@ class DeletionService:
         row = owned_knowledge(self._ctx, identity, knowledge_id)
         marked = mark_deleting(self._ctx, [row.id])
         if not marked:  # a concurrent delete marked it first
-            raise not_found("sluice.v1.Knowledge", row.id)
+            raise NotFound("sluice.v1.Knowledge", row.id)
         delete_marked(self._ctx, marked)
 
     def batch_delete(self, identity: Identity, knowledge_ids: Sequence[str]) -> BatchDeleted:
@@ -54,9 +54,9 @@ class DeletionService:
         the ones unknown, not the caller's or already being deleted."""
         requested = list(dict.fromkeys(i for i in knowledge_ids if i))
         if not requested:
-            raise invalid_argument("ids", "name at least one knowledge")
+            raise InvalidArgument.field("ids", "name at least one knowledge")
         if len(requested) > MAX_BATCH:
-            raise invalid_argument("ids", f"at most {MAX_BATCH} knowledges per call")
+            raise InvalidArgument.field("ids", f"at most {MAX_BATCH} knowledges per call")
         visible = [
             row.id
             for row in self._ctx.knowledges.get_many(requested, tenant_id=identity.scope)

@@ -18,17 +18,12 @@ from typing import Any
 
 from sluice.v1 import config_pb2, knowledge_pb2
 
+from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from server.api import convert
-from server.api.auth import Identity
-from server.api.errors import (
-    ApiError,
-    already_exists,
-    failed_precondition,
-    invalid_argument,
-    not_found,
-)
 from server.services.chunking_checks import check_effective_chunking
+from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.lookup import visible
 from server.services.overrides import checked_overrides, precheck_models
 from server.services.request_limits import check_file_name, check_metadata
 from server.services.tags import checked_tag_ids, knowledge_message
@@ -78,7 +73,7 @@ class IngestService:
 
     def plan_upload(self, identity: Identity, header: knowledge_pb2.FileHeader) -> UploadPlan:
         if not header.file_name.strip():
-            raise invalid_argument("header.file_name", "is required")
+            raise InvalidArgument.field("header.file_name", "is required")
         check_file_name(header.file_name.strip(), "header.file_name")
         check_metadata(header.metadata, "header.metadata")
         # Directories and control characters never reach the row or the storage key.
@@ -86,7 +81,7 @@ class IngestService:
         try:
             file_type = validate_import_file_type(file_name)
         except UnsupportedFileType as exc:
-            raise invalid_argument("header.file_name", str(exc)) from exc
+            raise InvalidArgument.field("header.file_name", str(exc)) from exc
         title = header.title.strip()
         _check_labels(title, header.channel, "header.")
         kb = self._kbs.get_row(identity, header.knowledge_base_id)
@@ -184,7 +179,7 @@ class IngestService:
         try:
             download = planned_download(url.normalized, request.file_name, request.file_type)
         except UnsupportedFileType as exc:
-            raise invalid_argument(_gate_field(request), str(exc)) from exc
+            raise InvalidArgument.field(_gate_field(request), str(exc)) from exc
         # A page without a given title shows its URL until the worker reads its <title>.
         default_title = download.file_name if download else placeholder_title(url.normalized)
         file_type = download.file_type if download is not None else WEB_PAGE_TYPE
@@ -213,7 +208,7 @@ class IngestService:
             enable_multimodel=multimodal,
         )
         if not created:
-            raise already_exists(
+            raise AlreadyExists(
                 "sluice.v1.Knowledge",
                 row.id,
                 f"URL {url.normalized!r} is already imported into this knowledge base as "
@@ -227,11 +222,11 @@ class IngestService:
     ) -> knowledge_pb2.Knowledge:
         kb = self._kbs.get_row(identity, request.knowledge_base_id)
         if not request.title.strip():
-            raise invalid_argument("title", "is required")
+            raise InvalidArgument.field("title", "is required")
         _check_labels(request.title.strip(), request.channel)
         publish = request.status == knowledge_pb2.MANUAL_STATUS_PUBLISH
         if publish and not request.content.strip():
-            raise invalid_argument("content", "is required to publish")
+            raise InvalidArgument.field("content", "is required to publish")
         tag_ids = checked_tag_ids(self._ctx.tags, kb.id, request.tag_ids, "tag_ids")
         row = self._ctx.knowledges.create(
             tag_ids=tag_ids,
@@ -262,8 +257,8 @@ class IngestService:
     ) -> knowledge_pb2.Knowledge:
         """Title, content and publishing; the tags stay as created (the request has none)."""
         row = self._ctx.knowledges.get(request.id, identity.scope)
-        if row is None or row.type != "manual" or not identity.owns(row.tenant_id):
-            raise not_found("sluice.v1.Knowledge", request.id)
+        manual = row if row is not None and row.type == "manual" else None
+        row = visible(identity, manual, "sluice.v1.Knowledge", request.id)
         fields: dict[str, Any] = {}
         if request.title.strip():
             _check_labels(request.title.strip(), "")
@@ -278,11 +273,11 @@ class IngestService:
                 self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
             )
         if row.parse_status != "draft":
-            raise failed_precondition(
+            raise FailedPrecondition(
                 "NOT_A_DRAFT", row.id, f"knowledge is {row.parse_status}, not a draft; use Reparse"
             )
         if not (fields.get("content") or row.content or "").strip():
-            raise invalid_argument("content", "is required to publish")
+            raise InvalidArgument.field("content", "is required to publish")
         # The knowledge base's config may have changed since the draft was saved.
         kb = self._kbs.get_row(identity, row.knowledge_base_id)
         check_effective_chunking(
@@ -292,7 +287,7 @@ class IngestService:
         if not self._ctx.knowledges.transition(
             row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
         ):
-            raise failed_precondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
+            raise FailedPrecondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
         return self._enqueue(
             self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
         )
@@ -307,8 +302,8 @@ class IngestService:
     def _tag_ids_of(self, row: Knowledge) -> list[str]:
         return self._ctx.tags.tags_of([row.id], tenant_id=row.tenant_id)[row.id]
 
-    def _duplicate(self, plan: UploadPlan, existing: Knowledge) -> ApiError:
-        return already_exists(
+    def _duplicate(self, plan: UploadPlan, existing: Knowledge) -> AlreadyExists:
+        return AlreadyExists(
             "sluice.v1.Knowledge",
             existing.id,
             f"file {plan.file_name!r} already exists in this knowledge base as knowledge "
@@ -344,7 +339,9 @@ def _check_labels(title: str, channel: str, prefix: str = "") -> None:
         ("channel", channel, CHANNEL_MAX_CHARS),
     ):
         if len(value) > limit:
-            raise invalid_argument(f"{prefix}{field_name}", f"is longer than {limit} characters")
+            raise InvalidArgument.field(
+                f"{prefix}{field_name}", f"is longer than {limit} characters"
+            )
 
 
 def _gate_field(request: knowledge_pb2.CreateFromURLRequest) -> str:

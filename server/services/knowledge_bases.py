@@ -8,10 +8,11 @@ from typing import Any
 from google.protobuf import field_mask_pb2
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
+from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from server.api import convert
-from server.api.auth import Identity
-from server.api.errors import already_exists, failed_precondition, invalid_argument, not_found
 from server.services.chunking_checks import check_effective_chunking
+from server.services.identity import Identity
+from server.services.lookup import visible
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
 from server.services.paging import fitted, next_page_token, requested_page, response_budget
@@ -75,24 +76,24 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
     check_effective_chunking(convert.to_json(config), None, "config.chunking")
     embedding = config.embedding
     if embedding.provider not in EMBEDDING_PROVIDERS:
-        raise invalid_argument(
+        raise InvalidArgument.field(
             "config.embedding.provider", f"must be one of {sorted(EMBEDDING_PROVIDERS)}"
         )
     if embedding.provider == "local":
         try:
             shipped = local_model(embedding.model)
         except EmbeddingError as exc:
-            raise invalid_argument("config.embedding.model", str(exc)) from exc
+            raise InvalidArgument.field("config.embedding.model", str(exc)) from exc
         if embedding.dimensions not in (0, shipped.dimension):
-            raise invalid_argument(
+            raise InvalidArgument.field(
                 "config.embedding.dimensions", f"{shipped.name} makes {shipped.dimension}"
             )
     else:
         for name in ("model", "base_url"):
             if not getattr(embedding, name):
-                raise invalid_argument(f"config.embedding.{name}", "is required")
+                raise InvalidArgument.field(f"config.embedding.{name}", "is required")
         if embedding.dimensions <= 0:
-            raise invalid_argument("config.embedding.dimensions", "must be > 0")
+            raise InvalidArgument.field("config.embedding.dimensions", "must be > 0")
     check_model_endpoints(config, "config", policy)
     check_ocr_languages(config.ocr.languages, "config.ocr.languages")
 
@@ -122,16 +123,14 @@ class KnowledgeBaseService:
                 storage_backend_id=config.storage.backend_id,
             )
         except AlreadyExistsError as exc:
-            raise already_exists(
+            raise AlreadyExists(
                 "sluice.v1.KnowledgeBase", name, f"a knowledge base named {name!r} exists"
             ) from exc
         return convert.knowledge_base(row)
 
     def get_row(self, identity: Identity, kb_id: str) -> Any:
         row = self._ctx.knowledge_bases.get(identity.scope, kb_id) if kb_id else None
-        if row is None or not identity.owns(row.tenant_id):
-            raise not_found("sluice.v1.KnowledgeBase", kb_id)
-        return row
+        return visible(identity, row, "sluice.v1.KnowledgeBase", kb_id)
 
     def get(self, identity: Identity, kb_id: str) -> knowledge_base_pb2.KnowledgeBase:
         row = self.get_row(identity, kb_id)
@@ -194,7 +193,7 @@ class KnowledgeBaseService:
         self._check_storage_backend(merged)
         if merged.embedding != current.embedding:
             # Vectors of another model live in another space: changing it would orphan them.
-            raise failed_precondition(
+            raise FailedPrecondition(
                 "EMBEDDING_MODEL_FIXED",
                 "config.embedding",
                 "the embedding model of a knowledge base cannot change; create a new one",
@@ -206,7 +205,7 @@ class KnowledgeBaseService:
         FAILED_PRECONDITION if it is bound to a backend no longer configured."""
         backend_id: str = row.storage_backend_id or ""
         if backend_id and backend_id not in self._ctx.files.backend_ids:
-            raise failed_precondition(
+            raise FailedPrecondition(
                 "STORAGE_BACKEND_NOT_CONFIGURED",
                 row.id,
                 f"the knowledge base is bound to storage backend {backend_id!r}, which this "
@@ -217,7 +216,7 @@ class KnowledgeBaseService:
     def _check_storage_backend(self, config: config_pb2.KnowledgeBaseConfig) -> None:
         backend_id = config.storage.backend_id
         if backend_id and backend_id not in self._ctx.files.backend_ids:
-            raise invalid_argument(
+            raise InvalidArgument.field(
                 "config.storage.backend_id",
                 f"unknown storage backend {backend_id!r}; configured: "
                 f"{_known_backends(self._ctx)} (or empty for the default)",
@@ -226,7 +225,7 @@ class KnowledgeBaseService:
     def delete(self, identity: Identity, kb_id: str) -> None:
         row = self.get_row(identity, kb_id)
         if self._ctx.knowledge_bases.count_knowledges(row.id):
-            raise failed_precondition(
+            raise FailedPrecondition(
                 "KNOWLEDGE_BASE_NOT_EMPTY",
                 kb_id,
                 "the knowledge base still has knowledges; delete them first",
@@ -237,7 +236,7 @@ class KnowledgeBaseService:
 def _checked_name(name: str) -> str:
     name = name.strip()
     if not name or len(name) > MAX_NAME_CHARS:
-        raise invalid_argument("name", f"is required and at most {MAX_NAME_CHARS} characters")
+        raise InvalidArgument.field("name", f"is required and at most {MAX_NAME_CHARS} characters")
     return name
 
 

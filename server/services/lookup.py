@@ -1,11 +1,30 @@
-"""Finding the knowledge an RPC names, as the caller may see it."""
+"""Finding what an RPC names, as the caller may see it: the one tenant ownership check."""
 
 from __future__ import annotations
 
-from server.api.auth import Identity
-from server.api.errors import invalid_argument, not_found
+from typing import Protocol, TypeVar
+
+from core.errors import InvalidArgument, NotFound
+from server.services.identity import Identity
 from storage.db.models import Knowledge
 from workers.context import WorkerContext
+
+
+class _Tenanted(Protocol):
+    @property
+    def tenant_id(self) -> str: ...
+
+
+Row = TypeVar("Row", bound=_Tenanted)
+
+
+def visible(identity: Identity, row: Row | None, resource_type: str, name: str) -> Row:
+    """``row`` when the caller may see it (its tenant's, or any for an admin); NOT_FOUND
+    alike when it is missing or another tenant's, so no one learns that an id of another
+    tenant exists."""
+    if row is None or not identity.owns(row.tenant_id):
+        raise NotFound(resource_type, name)
+    return row
 
 
 def owned_knowledge(
@@ -14,8 +33,8 @@ def owned_knowledge(
     """The row; NOT_FOUND when it does not exist, belongs to another tenant or is being
     deleted (a deleting knowledge has already vanished for its users)."""
     if not knowledge_id:
-        raise invalid_argument(field, "is required")
+        raise InvalidArgument.field(field, "is required")
     row = ctx.knowledges.get(knowledge_id, identity.scope)
-    if row is None or not identity.owns(row.tenant_id) or row.parse_status == "deleting":
-        raise not_found("sluice.v1.Knowledge", knowledge_id)
-    return row
+    if row is not None and row.parse_status == "deleting":
+        row = None
+    return visible(identity, row, "sluice.v1.Knowledge", knowledge_id)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from google.protobuf.message import Message
 from sluice.v1 import config_pb2
 
-from server.api.errors import url_refused
+from server.services.url_import import url_refused
 from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy, validate_url
 
 REFUSED_REASON = "MODEL_ENDPOINT_REFUSED"

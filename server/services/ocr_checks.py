@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from server.api.errors import invalid_arguments
+from core.errors import InvalidArgument
 
 MAX_OCR_LANGUAGES = 8
 # "eng", "chi_sim", "deu_latf": letters, digits and "_"; "+" joins codes in tesseract's own
@@ -41,4 +41,4 @@ def check_ocr_languages(languages: Sequence[str], field: str) -> None:
             violations.append((where, f"{code!r} is listed twice"))
         seen.add(code)
     if violations:
-        raise invalid_arguments(violations)
+        raise InvalidArgument(violations)

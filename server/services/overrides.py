@@ -10,8 +10,8 @@ from typing import Any
 
 from sluice.v1 import config_pb2
 
+from core.errors import FailedPrecondition, InvalidArgument
 from server.api import convert
-from server.api.errors import failed_precondition, invalid_argument
 from server.services.chunking_checks import check_effective_chunking
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
@@ -33,7 +33,7 @@ def checked_overrides(
     endpoint they name passes the SSRF ``policy`` and their OCR language codes are well
     formed; INVALID_ARGUMENT naming the field under ``field`` otherwise."""
     if config.ByteSize() > MAX_PROCESS_CONFIG_BYTES:
-        raise invalid_argument(field, f"is larger than {MAX_PROCESS_CONFIG_BYTES} bytes")
+        raise InvalidArgument.field(field, f"is larger than {MAX_PROCESS_CONFIG_BYTES} bytes")
     overrides = convert.to_json(config)
     check_effective_chunking(kb_config, overrides, f"{field}.chunking")
     check_model_endpoints(config, field, policy)
@@ -55,4 +55,4 @@ def precheck_models(
         vlm_model=over.vlm.model.model or kb.vlm.model.model,
     )
     if missing is not None:
-        raise failed_precondition(missing.reason, missing.field, missing.message)
+        raise FailedPrecondition(missing.reason, missing.field, missing.message)

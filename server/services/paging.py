@@ -25,7 +25,7 @@ from typing import TypeVar
 
 from google.protobuf.message import Message
 
-from server.api.errors import invalid_argument
+from core.errors import InvalidArgument
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -57,7 +57,7 @@ def response_budget(max_message_bytes: int) -> int:
 def requested_page(page_size: int, page_token: str, query: str) -> Page:
     """The page a request asks for; ``query`` names what is listed (see the module doc)."""
     if page_size < 0:
-        raise invalid_argument("page_size", "must be >= 0 (0 = the default)")
+        raise InvalidArgument.field("page_size", "must be >= 0 (0 = the default)")
     limit = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
     return Page(limit, _offset_of(page_token, query) if page_token else 0, query)
 
@@ -105,6 +105,6 @@ def _tag(body: bytes, query: str) -> bytes:
 
 
 def _foreign() -> Exception:
-    return invalid_argument(
+    return InvalidArgument.field(
         "page_token", "is not a token this server issued for this query; start without one"
     )

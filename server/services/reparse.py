@@ -13,10 +13,10 @@ from typing import Any
 
 from sluice.v1 import config_pb2, knowledge_pb2
 
+from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from server.api import convert
-from server.api.auth import Identity
-from server.api.errors import aborted, failed_precondition, invalid_argument, not_found
 from server.services.chunking_checks import check_effective_chunking
+from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models
@@ -64,11 +64,11 @@ class ReparseService:
         self._precheck(kb, row, config)
         result = restart_processing(self._ctx, row, overrides=overrides)
         if result.outcome is RestartOutcome.GONE:
-            raise not_found("sluice.v1.Knowledge", row.id)
+            raise NotFound("sluice.v1.Knowledge", row.id)
         if result.outcome is RestartOutcome.DRAFT:
             raise _draft(row.id)
         if result.outcome is RestartOutcome.MOVED or result.row is None:
-            raise aborted(
+            raise Aborted(
                 "CONCURRENT_REPARSE",
                 row.id,
                 "the knowledge was reparsed or changed meanwhile; read it again and retry",
@@ -100,7 +100,7 @@ class ReparseService:
             kb = self._kbs.get_row(identity, request.knowledge_base_id)
             rows = self._ctx.knowledges.reprocessable(kb.id, tenant_id=identity.scope)
         else:
-            raise invalid_argument("ids", "name knowledges, or a knowledge_base_id instead")
+            raise InvalidArgument.field("ids", "name knowledges, or a knowledge_base_id instead")
         if not rows:
             return BatchAccepted(job_id="", accepted=0)
         payload = BatchReparsePayload(
@@ -111,7 +111,7 @@ class ReparseService:
 
 
 def _draft(knowledge_id: str) -> Exception:
-    return failed_precondition(
+    return FailedPrecondition(
         "KNOWLEDGE_IS_DRAFT",
         knowledge_id,
         "a draft is processed when it is published (UpdateManual with status publish)",

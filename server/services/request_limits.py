@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from server.api.errors import invalid_argument, invalid_arguments
+from core.errors import InvalidArgument
 
 MAX_METADATA_ENTRIES = 64
 MAX_METADATA_KEY_BYTES = 128
@@ -29,7 +29,7 @@ def check_metadata(metadata: Mapping[str, str], field: str) -> None:
     """INVALID_ARGUMENT (``field`` or ``field[key]``) for metadata over any limit; every
     offending entry is named, its key shortened."""
     if len(metadata) > MAX_METADATA_ENTRIES:
-        raise invalid_argument(field, f"at most {MAX_METADATA_ENTRIES} entries are allowed")
+        raise InvalidArgument.field(field, f"at most {MAX_METADATA_ENTRIES} entries are allowed")
     violations: list[tuple[str, str]] = []
     total = 0
     for key, value in sorted(metadata.items()):
@@ -45,21 +45,21 @@ def check_metadata(metadata: Mapping[str, str], field: str) -> None:
                 (name, f"the value is longer than {MAX_METADATA_VALUE_BYTES} bytes")
             )
     if violations:
-        raise invalid_arguments(violations)
+        raise InvalidArgument(violations)
     if total > MAX_METADATA_BYTES:
-        raise invalid_argument(
+        raise InvalidArgument.field(
             field, f"keys and values are {total} bytes together, over {MAX_METADATA_BYTES}"
         )
 
 
 def check_file_name(file_name: str, field: str) -> None:
     if len(file_name.encode()) > MAX_FILE_NAME_BYTES:
-        raise invalid_argument(field, f"is longer than {MAX_FILE_NAME_BYTES} bytes (UTF-8)")
+        raise InvalidArgument.field(field, f"is longer than {MAX_FILE_NAME_BYTES} bytes (UTF-8)")
 
 
 def check_max_chars(value: str, limit: int, field: str) -> None:
     if len(value) > limit:
-        raise invalid_argument(field, f"is longer than {limit} characters")
+        raise InvalidArgument.field(field, f"is longer than {limit} characters")
 
 
 def _shortened(key: str) -> str:

@@ -12,17 +12,14 @@ one reads as unknown once housekeeping has purged it); a deleted resource is NOT
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 from sluice.v1 import resource_pb2
 
+from core.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.api import convert
-from server.api.auth import Identity
-from server.api.errors import (
-    failed_precondition,
-    invalid_argument,
-    not_found,
-    permission_denied,
-)
-from server.services.lookup import owned_knowledge
+from server.services.identity import Identity
+from server.services.lookup import owned_knowledge, visible
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import (
     KNOWLEDGE_FILES,
@@ -30,6 +27,7 @@ from storage.db.repositories.resources import (
     KNOWLEDGE_ORIGINAL,
 )
 from storage.files.access_grants import GrantRefusal, GrantRefused
+from storage.files.base import FileNotFoundInStorage
 from storage.files.resource_catalog import (
     CatalogError,
     DeletedResource,
@@ -73,11 +71,11 @@ class ResourceCatalogService:
         elif target == "resource_ref":
             resource = self._owned(identity, request.resource_ref)
         else:
-            raise invalid_argument("target", "give knowledge_id or resource_ref")
+            raise InvalidArgument.field("target", "give knowledge_id or resource_ref")
         try:
             grant = self._ctx.catalog.create_grant(resource.ref, ttl_s)
         except CatalogError as exc:  # deleted, or even forgotten, since it was read
-            raise not_found(RESOURCE_TYPE, resource.ref) from exc
+            raise NotFound(RESOURCE_TYPE, resource.ref) from exc
         return resource_pb2.CreateAccessGrantResponse(
             token=grant.token,
             expires_at=convert.timestamp(grant.expires_at),
@@ -92,9 +90,9 @@ class ResourceCatalogService:
         target = request.WhichOneof("target")
         if target == "token":
             if not request.token:
-                raise invalid_argument("token", "is required")
+                raise InvalidArgument.field("token", "is required")
             if not self._ctx.catalog.revoke_grant(request.token, identity.scope):
-                raise not_found(GRANT_TYPE, "token")
+                raise NotFound(GRANT_TYPE, "token")
             return 1
         if target == "resource_ref":
             resources = [self._owned(identity, request.resource_ref)]
@@ -102,28 +100,35 @@ class ResourceCatalogService:
             row = owned_knowledge(self._ctx, identity, request.knowledge_id, "knowledge_id")
             resources = self._ctx.catalog.owned_by(KNOWLEDGE_FILES, [row.id])
         else:
-            raise invalid_argument("target", "give token, resource_ref or knowledge_id")
+            raise InvalidArgument.field("target", "give token, resource_ref or knowledge_id")
         return self._ctx.catalog.revoke_grants(resources, identity.scope)
 
     def open_grant(self, token: str) -> tuple[resource_pb2.Resource, Resource]:
         """The meta frame and the resource a token opens right now."""
         if not token:
-            raise invalid_argument("token", "is required")
+            raise InvalidArgument.field("token", "is required")
         try:
             resource = self._ctx.catalog.check_grant(token)
         except GrantRefused as exc:
             reason, description = _REFUSALS[exc.reason]
-            raise permission_denied(reason, "token", description) from exc
+            raise PermissionDenied(reason, "token", description) from exc
         except DeletedResource as exc:
-            raise not_found(RESOURCE_TYPE, exc.ref) from exc
+            raise NotFound(RESOURCE_TYPE, exc.ref) from exc
         return _message(resource, self._owner(resource)), resource
+
+    def open_file(self, resource: Resource) -> BinaryIO:
+        """The resource's bytes, for the caller to read and close."""
+        try:
+            return self._ctx.files.open(resource.path)
+        except FileNotFoundInStorage as exc:
+            raise NotFound(RESOURCE_TYPE, resource.ref) from exc
 
     def _ttl(self, requested: int) -> int:
         settings = self._ctx.settings
         if requested == 0:
             return settings.grant_default_ttl_s
         if not 0 < requested <= settings.grant_max_ttl_s:
-            raise invalid_argument(
+            raise InvalidArgument.field(
                 "ttl_seconds",
                 f"must be between 1 and {settings.grant_max_ttl_s} seconds "
                 f"(0: the default, {settings.grant_default_ttl_s})",
@@ -133,7 +138,7 @@ class ResourceCatalogService:
     def _original(self, identity: Identity, knowledge_id: str) -> Resource:
         row = owned_knowledge(self._ctx, identity, knowledge_id, "knowledge_id")
         if not is_resource_ref(row.file_path):
-            raise failed_precondition(
+            raise FailedPrecondition(
                 "NO_CATALOGUED_ORIGINAL",
                 row.id,
                 "the knowledge has no original file in the resource catalog "
@@ -143,17 +148,14 @@ class ResourceCatalogService:
 
     def _owned(self, identity: Identity, ref: str) -> Resource:
         if not is_resource_ref(ref):
-            raise invalid_argument("resource_ref", "must be a resource://{id} reference")
-        resource = self._live(identity, ref)
-        if not identity.owns(resource.tenant_id):
-            raise not_found(RESOURCE_TYPE, ref)
-        return resource
+            raise InvalidArgument.field("resource_ref", "must be a resource://{id} reference")
+        return visible(identity, self._live(identity, ref), RESOURCE_TYPE, ref)
 
     def _live(self, identity: Identity, ref: str) -> Resource:
         try:
             return self._ctx.catalog.get(ref, tenant_id=identity.scope)
         except CatalogError as exc:
-            raise not_found(RESOURCE_TYPE, ref) from exc
+            raise NotFound(RESOURCE_TYPE, ref) from exc
 
     def _owner(self, resource: Resource) -> Knowledge | None:
         """The knowledge an original belongs to (it names the file); None for the rest."""

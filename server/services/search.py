@@ -8,8 +8,8 @@ from typing import Any
 
 from sluice.v1 import search_pb2
 
-from server.api.auth import Identity
-from server.api.errors import failed_precondition, invalid_argument
+from core.errors import FailedPrecondition, InvalidArgument
+from server.services.identity import Identity
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON
@@ -32,13 +32,13 @@ class SearchService:
     ) -> list[search_pb2.SearchResult]:
         query = request.query.strip()
         if not query:
-            raise invalid_argument("query", "is required")
+            raise InvalidArgument.field("query", "is required")
         if not request.knowledge_base_ids:
-            raise invalid_argument("knowledge_base_ids", "name at least one knowledge base")
+            raise InvalidArgument.field("knowledge_base_ids", "name at least one knowledge base")
         if request.top_k < 0 or request.top_k > MAX_TOP_K:
-            raise invalid_argument("top_k", f"must be between 1 and {MAX_TOP_K}")
+            raise InvalidArgument.field("top_k", f"must be between 1 and {MAX_TOP_K}")
         if request.mode not in search_pb2.SearchMode.values():
-            raise invalid_argument("mode", f"unknown search mode {request.mode}")
+            raise InvalidArgument.field("mode", f"unknown search mode {request.mode}")
         top_k = request.top_k or DEFAULT_TOP_K
         by_model: dict[str, list[Any]] = defaultdict(list)
         tenant_of: dict[str, str] = {}  # knowledge base id → its tenant's id
@@ -86,7 +86,7 @@ class SearchService:
             vector = embedder.embed_query(query)
         except EmbeddingEndpointRefused as exc:
             # Refused before anything was sent: the knowledge base's configuration must change.
-            raise failed_precondition(
+            raise FailedPrecondition(
                 REFUSED_REASON,
                 "config.embedding.base_url",
                 f"knowledge base {kbs[0].id}: {exc}",

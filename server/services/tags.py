@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from sluice.v1 import knowledge_pb2
 
+from core.errors import InvalidArgument
 from server.api import convert
-from server.api.errors import invalid_argument
 from server.services.request_limits import MAX_TAG_ID_CHARS, check_max_chars
 from storage.db.models import Knowledge
 from storage.db.repositories.tags import TagRepository
@@ -31,13 +31,13 @@ def checked_tag_ids(
     or one is too long."""
     wanted = sorted(set(tag_ids))
     if len(wanted) > MAX_TAG_IDS:
-        raise invalid_argument(field, f"at most {MAX_TAG_IDS} distinct tag ids are allowed")
+        raise InvalidArgument.field(field, f"at most {MAX_TAG_IDS} distinct tag ids are allowed")
     for tag_id in wanted:
         check_max_chars(tag_id, MAX_TAG_ID_CHARS, field)
     unknown = set(wanted) - tags.existing(knowledge_base_id, wanted)
     if unknown:
         names = ", ".join(repr(_shortened(tag_id)) for tag_id in sorted(unknown))
-        raise invalid_argument(field, f"not tags of this knowledge base: {names}")
+        raise InvalidArgument.field(field, f"not tags of this knowledge base: {names}")
     return wanted
 
 

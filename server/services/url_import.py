@@ -7,7 +7,7 @@ from."""
 
 from __future__ import annotations
 
-from server.api.errors import invalid_argument, url_refused
+from core.errors import InvalidArgument
 from workers.net.ssrf import Resolver, SsrfBlocked, ValidatedUrl, validate_url
 from workers.settings import Settings
 
@@ -22,10 +22,21 @@ def checked_import_url(
     system's by default); INVALID_ARGUMENT naming the rule when it is refused."""
     url = url.strip()
     if not url:
-        raise invalid_argument(field, "is required")
+        raise InvalidArgument.field(field, "is required")
     if len(url) > MAX_URL_CHARS:
-        raise invalid_argument(field, f"is longer than {MAX_URL_CHARS} characters")
+        raise InvalidArgument.field(field, f"is longer than {MAX_URL_CHARS} characters")
     try:
         return validate_url(url, settings.url_policy, resolver=resolver)
     except SsrfBlocked as exc:
         raise url_refused(field, exc.reason) from exc
+
+
+def url_refused(field: str, rule: str, *, kind: str = "URL_REFUSED") -> InvalidArgument:
+    """A URL the SSRF policy refuses: a field violation naming the rule, plus ``kind``
+    (URL_REFUSED, MODEL_ENDPOINT_REFUSED; the rule in its metadata), so a client can tell
+    the policy's verdict from a missing field."""
+    return InvalidArgument(
+        [(field, f"refused by the SSRF policy: {rule}")],
+        reason=kind,
+        metadata={"field": field, "rule": rule},
+    )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from core.errors import SluiceError
 
-class NotFoundError(LookupError):
+
+class NotFoundError(SluiceError, LookupError):
     """The row an operation needs does not exist."""
 
 
-class AlreadyExistsError(Exception):
+class AlreadyExistsError(SluiceError):
     """A unique name (knowledge base, tag…) is already taken."""

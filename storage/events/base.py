@@ -10,13 +10,17 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, cast, get_args
 
+from core.errors import SluiceError
+
 EventKind = Literal["span", "state", "resync"]
 KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 
-class EventBusError(Exception):
+class EventBusError(SluiceError):
     """A subscription broke (e.g. the broker restarted): events may have been missed, so the
     watcher re-reads the database (and may subscribe again)."""
+
+    component = "event bus"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from core.errors import SluiceError
+
 TOKEN_BYTES = 32
 
 
@@ -26,7 +28,7 @@ class GrantRefusal(StrEnum):
     EXPIRED = "expired"
 
 
-class GrantRefused(Exception):
+class GrantRefused(SluiceError):
     """The token opens nothing (see ``reason``); a deleted resource is DeletedResource."""
 
     def __init__(self, reason: GrantRefusal) -> None:

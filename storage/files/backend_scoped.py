@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import BinaryIO, Protocol
 
+from core.errors import FailedPrecondition
 from storage.files.base import FileService, StorageError, StoredFile, UnsafePathError, Upload
 
 SCHEME = "storage://"
@@ -43,11 +44,20 @@ class ScopedBackend(FileService, Protocol):
         ...
 
 
-class UnknownBackendError(StorageError):
-    """A backend id that is not configured in this deployment."""
+class UnknownBackendError(StorageError, FailedPrecondition):
+    """A backend id that is not configured in this deployment: retrying cannot help until
+    an operator configures it again. ``message`` is what a client is told; ``str(exc)``
+    (which may hold the path) is for the log."""
 
     def __init__(self, backend_id: str, message: str) -> None:
-        super().__init__(message)
+        FailedPrecondition.__init__(
+            self,
+            "STORAGE_BACKEND_NOT_CONFIGURED",
+            backend_id,
+            f"the file is on storage backend {backend_id!r}, which this deployment "
+            "does not configure",
+        )
+        self.args = (message,)
         self.backend_id = backend_id
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.errors import SluiceError
 from storage.files.backend_scoped import (
     BACKEND_ID_PATTERN,
     BackendScopedFileService,
@@ -40,7 +41,7 @@ from storage.files.s3_presets import PRESETS, resolve_endpoint
 DEFAULT_LOCAL_BACKEND_ID = "local"
 
 
-class BackendConfigError(ValueError):
+class BackendConfigError(SluiceError, ValueError):
     """The storage backend configuration cannot be used."""
 
 

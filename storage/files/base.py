@@ -10,17 +10,36 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import BinaryIO, Protocol
 
-
-class StorageError(Exception):
-    """A storage operation failed (backend unreachable, I/O error, bad path…)."""
+from core.errors import Internal, NotFound, SluiceError
 
 
-class UnsafePathError(StorageError):
-    """A name or path would escape its directory, or is not valid for this backend."""
+class StorageError(SluiceError):
+    """A storage operation failed (backend unreachable, I/O error, bad path…); one that no
+    subclass refines is the storage failing, which callers may retry. Its text (paths,
+    provider messages) is for the log."""
+
+    component = "file storage"
 
 
-class FileNotFoundInStorage(StorageError):
-    """The path does not exist in storage."""
+class UnsafePathError(StorageError, Internal):
+    """A name or path would escape its directory, or is not valid for this backend. No
+    client input reaches storage as a path (clients name files by knowledge id or
+    ``resource://`` reference, both resolved to paths the server built, and uploaded names
+    are sanitised first), so it is a bug or a corrupted record, not a bad argument."""
+
+
+class FileNotFoundInStorage(StorageError, NotFound):
+    """The path does not exist in storage; a client is told only that the file is gone."""
+
+    def __init__(self, path: str) -> None:
+        NotFound.__init__(
+            self,
+            "sluice.v1.StoredFile",
+            "",
+            message="the stored file is gone",
+            description="gone from file storage",
+        )
+        self.args = (path,)  # str(exc) is the path, for the log
 
 
 @dataclass(frozen=True, slots=True)

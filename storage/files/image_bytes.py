@@ -21,6 +21,8 @@ from urllib.parse import unquote_to_bytes
 
 from PIL import Image, UnidentifiedImageError
 
+from core.errors import SluiceError
+
 _DATA_URI = re.compile(
     r"^data:(?P<mime>[\w.+-]+/[\w.+-]+)?(?P<params>(?:;[\w.+-]+=[^;,]*)*)(?P<b64>;base64)?,"
     r"(?P<payload>.*)$",
@@ -42,7 +44,7 @@ _EXTENSIONS = {
 }
 
 
-class InvalidImageData(ValueError):
+class InvalidImageData(SluiceError, ValueError):
     """The value claims to be an inline image but is corrupt, too large, or not an image."""
 
 

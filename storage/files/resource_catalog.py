@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import BinaryIO
 
+from core.errors import SluiceError
 from storage.db.models import StorageResource, utcnow
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.resources import Position, StorageResourceRepository
@@ -46,7 +47,7 @@ SCHEME = "resource://"
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-class CatalogError(Exception):
+class CatalogError(SluiceError):
     """A resource reference that cannot be used."""
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from core.errors import SluiceError
 
-class IndexStoreError(Exception):
+
+class IndexStoreError(SluiceError):
     """An index operation failed (bad request, schema mismatch, server error)."""
+
+    component = "index"
 
 
 class IndexUnavailableError(IndexStoreError):

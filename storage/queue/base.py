@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.errors import Internal, SluiceError
+
 # RQ accepts only these characters in job ids; the lite executor follows the same rule so a
 # TaskSpec valid for one adapter is valid for the other.
 JOB_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]+")
@@ -38,11 +40,13 @@ class QueueName(StrEnum):
     MEMORY = "memory"
 
 
-class QueueError(Exception):
+class QueueError(SluiceError):
     """A queue operation failed (enqueue, cancel, backend unreachable, misuse)."""
 
+    component = "task queue"
 
-class NotInTaskError(QueueError):
+
+class NotInTaskError(QueueError, Internal):
     """``attempt_info()`` / ``cancel_requested()`` was called outside a running handler."""
 
 

@@ -15,16 +15,14 @@ import re
 import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
-import psycopg
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
 from tests.e2e.stacks import full_stack
-from tests.support.databases import ADMIN_DSN, RoleDatabase, postgres_role_database
+from tests.support.databases import locked_out, postgres_role_database
 from tests.support.processes import Process
 
 RETRY_DELAY_S = 3
@@ -42,25 +40,6 @@ def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> Non
 def _has_line(process: Process, pattern: str) -> bool:
     compiled = re.compile(pattern)
     return any(compiled.search(line) for line in list(process.lines))
-
-
-def _set_login(role: str, allowed: bool) -> None:
-    with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
-        conn.execute(f'ALTER ROLE "{role}" {"LOGIN" if allowed else "NOLOGIN"}')
-        if not allowed:
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
-                (role,),
-            )
-
-
-@contextmanager
-def _locked_out(database: RoleDatabase) -> Iterator[None]:
-    _set_login(database.role, allowed=False)
-    try:
-        yield
-    finally:
-        _set_login(database.role, allowed=True)
 
 
 def _document() -> bytes:
@@ -98,7 +77,7 @@ def test_an_attempt_that_cannot_reach_the_database_is_retried_in_the_same_round(
                 rf"document-process-{knowledge.id}-{knowledge.attempt}: "
                 r"scheduled for retry at .*, 2 remaining"
             )
-            with _locked_out(database):
+            with locked_out(database):
                 # Thawed while locked out: the attempt fails on the database and is put back.
                 os.killpg(worker.pid, signal.SIGCONT)
                 _wait_until(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
-from server.api.auth import Identity
+from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from storage.db.migrate import upgrade_to_head
 from storage.events.memory_bus import InMemoryEventBus

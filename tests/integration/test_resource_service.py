@@ -14,8 +14,9 @@ from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from server.api.auth import Identity
 from server.api.errors import ApiError
+from server.api.rpc import translated
+from server.services.identity import Identity
 from server.services.ingest import IngestService, UploadPlan
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.resources import ResourceCatalogService
@@ -100,7 +101,7 @@ def test_an_uploaded_original_is_catalogued_and_a_duplicate_leaves_nothing(
     catalogued = ctx.catalog.owned_by(KNOWLEDGE_FILES, [knowledge_id])
     stored = {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()}
 
-    with pytest.raises(ApiError) as duplicate:
+    with pytest.raises(ApiError) as duplicate, translated():
         _upload(ctx, owner, kb_id, "skerries.md")
 
     _refused(grpc.StatusCode.ALREADY_EXISTS, duplicate)
@@ -118,12 +119,12 @@ def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> No
     by_ref = resource_pb2.CreateAccessGrantRequest(resource_ref=original.ref)
 
     for request in (by_knowledge, by_ref):
-        with pytest.raises(ApiError) as hidden:
+        with pytest.raises(ApiError) as hidden, translated():
             service.create_grant(stranger, request)
         _refused(grpc.StatusCode.NOT_FOUND, hidden)
         assert service.create_grant(owner, request).resource.ref == original.ref
         assert service.create_grant(admin, request).resource.ref == original.ref
-    with pytest.raises(ApiError) as hidden:
+    with pytest.raises(ApiError) as hidden, translated():
         service.list_for_knowledge(stranger, knowledge_id)
     _refused(grpc.StatusCode.NOT_FOUND, hidden)
 
@@ -132,18 +133,18 @@ def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> No
     meta, resource = service.open_grant(grant.token)
     assert (meta.ref, meta.file_name, meta.size) == (original.ref, "skerries.md", len(NOTES))
     assert resource.path == ctx.catalog.physical_path(original.ref)
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         service.open_grant(grant.token + "x")
     _refused(grpc.StatusCode.PERMISSION_DENIED, refused)
     [info] = [d for d in refused.value.details if isinstance(d, error_details_pb2.ErrorInfo)]
     assert info.reason == "GRANT_UNKNOWN"
-    with pytest.raises(ApiError) as malformed:
+    with pytest.raises(ApiError) as malformed, translated():
         service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(resource_ref="x"))
     _refused(grpc.StatusCode.INVALID_ARGUMENT, malformed)
-    with pytest.raises(ApiError) as no_target:
+    with pytest.raises(ApiError) as no_target, translated():
         service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(ttl_seconds=60))
     _refused(grpc.StatusCode.INVALID_ARGUMENT, no_target)
-    with pytest.raises(ApiError) as negative:
+    with pytest.raises(ApiError) as negative, translated():
         service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(
             knowledge_id=knowledge_id, ttl_seconds=-1
         ))
@@ -198,7 +199,7 @@ def test_a_resource_forgotten_while_a_grant_is_made_is_not_found(ctx: WorkerCont
     _sql(ctx, "CREATE TRIGGER forget_first BEFORE INSERT ON access_grants "
               "BEGIN DELETE FROM storage_resources WHERE id = NEW.resource_id; END")
 
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(
             resource_ref=original.ref
         ))

@@ -11,8 +11,9 @@ import grpc
 import pytest
 from sluice.v1 import config_pb2, knowledge_base_pb2, knowledge_pb2
 
-from server.api.auth import Identity
 from server.api.errors import ApiError
+from server.api.rpc import translated
+from server.services.identity import Identity
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
 from storage.db.migrate import upgrade_to_head
@@ -56,7 +57,7 @@ def test_binding_is_checked_at_create_and_recorded_on_the_row(
     ctx: WorkerContext, identity: Identity
 ) -> None:
     service = KnowledgeBaseService(ctx)
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         _create(service, identity, "s3")
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert "unknown storage backend 's3'; configured: disk, archive" in refused.value.message
@@ -75,7 +76,7 @@ def test_a_backend_dropped_from_the_configuration_stops_uploads_with_a_reason(
     kbs = KnowledgeBaseService(ctx)
     header = knowledge_pb2.FileHeader(knowledge_base_id=kb.id, file_name="a.md")
 
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         IngestService(ctx, kbs).plan_upload(identity, header)
 
     assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION

@@ -15,8 +15,9 @@ import pytest
 from google.rpc import error_details_pb2
 from sluice.v1 import knowledge_pb2
 
-from server.api.auth import Identity
 from server.api.errors import ApiError
+from server.api.rpc import translated
+from server.services.identity import Identity
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
 from storage.db.migrate import upgrade_to_head
@@ -77,13 +78,13 @@ def test_a_caller_without_access_learns_nothing_of_the_url(
     kb = ctx.knowledge_bases.create(owner.tenant_id, "kb")
     for identity, kb_id in [(stranger, kb.id), (owner, "no-such-kb")]:
         request = knowledge_pb2.CreateFromURLRequest(knowledge_base_id=kb_id, url="http://10.1.2.3/")
-        with pytest.raises(ApiError) as refused:
+        with pytest.raises(ApiError) as refused, translated():
             ingest.create_from_url(identity, request)
         assert refused.value.code == grpc.StatusCode.NOT_FOUND
         assert "10.1.2.3" not in refused.value.message
     # The owner is told the rule.
     request = knowledge_pb2.CreateFromURLRequest(knowledge_base_id=kb.id, url="http://10.1.2.3/")
-    with pytest.raises(ApiError) as told:
+    with pytest.raises(ApiError) as told, translated():
         ingest.create_from_url(owner, request)
     assert told.value.code == grpc.StatusCode.INVALID_ARGUMENT
     assert "10.1.2.3 is a private address" in told.value.message
@@ -112,7 +113,7 @@ def test_values_too_long_for_their_columns_are_invalid_arguments(
             knowledge_base_id=kb.id, title="t", content="x", channel="c" * 65))),
     ]
     for field, attempt in attempts:
-        with pytest.raises(ApiError) as refused:
+        with pytest.raises(ApiError) as refused, translated():
             attempt()
         assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT, refused.value.message
         assert _field(refused.value) == field
@@ -131,7 +132,7 @@ def test_a_web_page_needs_its_knowledge_bases_storage_backend_too(
     owner = _tenant(ctx, "orphan")
     kb = ctx.knowledge_bases.create(owner.tenant_id, "kb", storage_backend_id="gone")
     request = knowledge_pb2.CreateFromURLRequest(knowledge_base_id=kb.id, url=PUBLIC_PAGE)
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         ingest.create_from_url(owner, request)
     assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
     assert "storage backend 'gone'" in refused.value.message

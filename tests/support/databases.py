@@ -51,6 +51,27 @@ def postgres_role_database() -> Iterator[RoleDatabase]:
             conn.execute(f'DROP ROLE IF EXISTS "{role}"')
 
 
+def _set_login(role: str, allowed: bool) -> None:
+    """Let ``role`` log in, or lock it out and end the sessions it has."""
+    with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
+        conn.execute(f'ALTER ROLE "{role}" {"LOGIN" if allowed else "NOLOGIN"}')
+        if not allowed:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = %s",
+                (role,),
+            )
+
+
+@contextmanager
+def locked_out(database: RoleDatabase) -> Iterator[None]:
+    """The database is gone for its role inside the block, back afterwards."""
+    _set_login(database.role, allowed=False)
+    try:
+        yield
+    finally:
+        _set_login(database.role, allowed=True)
+
+
 @contextmanager
 def redis_prefix() -> Iterator[str]:
     """Yields a key prefix; every key under it is deleted afterwards."""

@@ -13,7 +13,7 @@ from google.protobuf import empty_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from server.api.errors import streaming, unary
+from server.api.rpc import streaming, unary
 from storage.files.backend_scoped import UnknownBackendError
 from storage.files.base import FileNotFoundInStorage, StorageError, UnsafePathError
 

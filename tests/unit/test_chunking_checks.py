@@ -10,6 +10,7 @@ import pytest
 from sluice.v1 import config_pb2
 
 from server.api.errors import ApiError
+from server.api.rpc import translated
 from server.services.chunking_checks import check_effective_chunking
 from server.services.knowledge_bases import validate_config, with_defaults
 from server.services.overrides import MAX_PROCESS_CONFIG_BYTES, checked_overrides
@@ -47,13 +48,13 @@ def _override(**chunking: Any) -> config_pb2.ProcessConfig:
 def test_overrides_are_checked_merged_with_the_knowledge_base(
     chunking: dict[str, Any], field: str
 ) -> None:
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         checked_overrides(_override(**chunking), "header.process_config", KB, POLICY)
     assert _violations(refused)[0] == f"header.process_config.chunking.{field}"
 
 
 def test_an_inherited_value_is_named_as_the_knowledge_bases() -> None:
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         check_effective_chunking(KB, {"chunking": {"chunk_size": 1}}, "process_config.chunking")
     assert "chunk_overlap is the knowledge base's" in refused.value.message
 
@@ -69,7 +70,7 @@ def test_overrides_have_a_size_cap() -> None:
         config_pb2.ParserEngineRule(file_type="pdf", engine="simple", options={"k": "v" * 1024})
         for _ in range(MAX_PROCESS_CONFIG_BYTES // 1024)
     ]
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         checked_overrides(
             config_pb2.ProcessConfig(parser_engine_rules=rules), "process_config", KB, POLICY
         )
@@ -80,7 +81,7 @@ def test_a_knowledge_base_config_with_int32_min_chunk_size_is_invalid_argument()
     config = with_defaults(
         config_pb2.KnowledgeBaseConfig(chunking=config_pb2.ChunkingConfig(chunk_size=-(2**31)))
     )
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         validate_config(config, POLICY)
     assert _violations(refused) == ["config.chunking.chunk_size"]
 
@@ -89,7 +90,7 @@ def test_several_broken_rules_are_all_reported() -> None:
     config = config_pb2.KnowledgeBaseConfig(
         chunking=config_pb2.ChunkingConfig(chunk_size=-1, chunk_overlap=-1, separators=["", ""])
     )
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         validate_config(with_defaults(config), POLICY)
     assert _violations(refused) == [
         "config.chunking.chunk_size",

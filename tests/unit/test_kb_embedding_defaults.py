@@ -9,6 +9,7 @@ from sluice.v1 import config_pb2
 
 from server.api import convert
 from server.api.errors import ApiError
+from server.api.rpc import translated
 from server.services.knowledge_bases import validate_config, with_defaults
 from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import embedding_model_of
@@ -57,7 +58,7 @@ def test_other_local_models_are_refused(model: str, dimensions: int, field: str)
     config = config_pb2.KnowledgeBaseConfig(
         embedding=config_pb2.ModelConfig(provider="local", model=model, dimensions=dimensions)
     )
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         stored_key(config)
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
     (bad_request,) = refused.value.details

@@ -9,6 +9,7 @@ import pytest
 from sluice.v1 import knowledge_pb2
 
 from server.api.errors import ApiError
+from server.api.rpc import translated
 from server.services.paging import (
     DEFAULT_CLIENT_MESSAGE_BYTES,
     DEFAULT_PAGE_SIZE,
@@ -24,7 +25,7 @@ QUERY = "chunks:k1"
 
 
 def _refused_field(size: int, token: str, query: str = QUERY) -> str:
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         requested_page(size, token, query)
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
     return refused.value.details[0].field_violations[0].field  # type: ignore[attr-defined,no-any-return]

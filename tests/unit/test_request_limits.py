@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from server.api.errors import ApiError
+from server.api.rpc import translated
 from server.services.request_limits import (
     MAX_FILE_NAME_BYTES,
     MAX_METADATA_BYTES,
@@ -17,7 +18,7 @@ from server.services.request_limits import (
 
 
 def _fields(metadata: dict[str, str]) -> list[str]:
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(ApiError) as refused, translated():
         check_metadata(metadata, "header.metadata")
     return [v.field for v in refused.value.details[0].field_violations]  # type: ignore[attr-defined]
 
@@ -45,5 +46,5 @@ def test_each_metadata_limit_names_its_entry_or_the_whole_map() -> None:
 
 def test_file_names_are_limited_in_utf8_bytes() -> None:
     check_file_name("a" * (MAX_FILE_NAME_BYTES - 4) + ".pdf", "f")
-    with pytest.raises(ApiError, match="255 bytes"):
+    with pytest.raises(ApiError, match="255 bytes"), translated():
         check_file_name("я" * 126 + ".pdf", "header.file_name")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from core.errors import SluiceError
 
-class AsrError(Exception):
+
+class AsrError(SluiceError):
     """``status`` is the HTTP status the endpoint answered, None when there was no answer;
     ``refused``: the SSRF policy refuses the endpoint, so nothing was (or will be) sent."""
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from core.errors import SluiceError
 
-class EmbeddingError(Exception):
+
+class EmbeddingError(SluiceError):
     """Embedding failed (bad configuration, model not loadable, provider error)."""
+
+    component = "embedding model"
 
 
 class EmbeddingProviderError(EmbeddingError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from core.errors import SluiceError
 from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked
 from workers.lifecycle.reparse import restart_processing
@@ -12,7 +13,7 @@ from workers.payloads import BatchReparsePayload, KnowledgeListDeletePayload
 log = logging.getLogger(__name__)
 
 
-class BatchIncomplete(Exception):
+class BatchIncomplete(SluiceError):
     """Some items failed; the task fails so the queue retries it (done items are skipped)."""
 
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from core.errors import SluiceError
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _HOST_NAME = re.compile(r"^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$")
 _NUMERIC_LABEL = re.compile(r"^(?:[0-9]+|0x[0-9a-f]*)$")
 
 
-class SsrfBlocked(ValueError):
+class SsrfBlocked(SluiceError, ValueError):
     """The URL must not be fetched; ``reason`` says which rule refused it."""
 
     def __init__(self, reason: str) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import Message
 
+from core.errors import SluiceError
 from workers.net.failures import connection_failure, status_text
 from workers.net.pinned import Watchdog, pinned_connection
 from workers.net.retry_notices import RetryNotice, report_retry
@@ -54,7 +55,7 @@ class ProviderResponse:
     content_type: str
 
 
-class ProviderHttpError(Exception):
+class ProviderHttpError(SluiceError):
     """The last failure: ``status`` and ``body`` of an HTTP error answer, or ``status`` None
     when the endpoint could not be reached. ``reason`` says why in our own words (the
     standard phrase of the status, the kind of connection failure): it may go into an

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from core.errors import SluiceError
 from workers.net.failures import connection_failure, status_text
 from workers.net.pinned import Watchdog, pinned_connection
 from workers.net.ssrf import (
@@ -48,7 +49,7 @@ _TOP_LEVEL_TYPES = frozenset(
 )
 
 
-class FetchError(ValueError):
+class FetchError(SluiceError, ValueError):
     """The fetch failed for a reason other than the SSRF policy (HTTP status, size, time...).
 
     ``permanent``: the same request would fail the same way again (an HTTP 4xx, a body over

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from core.errors import SluiceError
 
-class StageError(Exception):
+
+class StageError(SluiceError):
     """A stage failed; ``code`` goes to the span, ``str(exc)`` to error_message."""
 
     code = "STAGE_FAILED"
@@ -75,5 +77,5 @@ class EmbeddingFailed(StageError):
     code = "EMBEDDING_FAILED"
 
 
-class Superseded(Exception):
+class Superseded(SluiceError):
     """A newer attempt (reparse), a cancel or a delete took the knowledge over: stop quietly."""

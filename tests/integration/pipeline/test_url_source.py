@@ -19,6 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from server.api.errors import ApiError
+from server.api.rpc import translated
 from server.services.url_import import checked_import_url
 from storage.db.migrate import upgrade_to_head
 from storage.db.repositories.resources import KNOWLEDGE_FILES
@@ -274,7 +275,10 @@ def test_a_url_rebound_after_the_api_check_is_refused_by_the_worker(
     assert server.requests == []
     assert _stored_files(ctx) == []
     # The API's own check refuses the rebound name the same way.
-    with pytest.raises(ApiError, match=r"refused by the SSRF policy: rebind\.example resolves"):
+    with (
+        pytest.raises(ApiError, match=r"refused by the SSRF policy: rebind\.example resolves"),
+        translated(),
+    ):
         checked_import_url(url, ctx.settings, resolver=rebinding)
 
 
