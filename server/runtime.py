@@ -73,8 +73,8 @@ def _prepare(settings: Settings) -> None:
     # own folder): it must not appear, empty, wherever the API was started.
     if settings.mode == "lite":
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        settings.storage_dir.mkdir(parents=True, exist_ok=True)
-    upgrade_to_head(settings.database_url)
+        settings.storage.storage_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_to_head(settings.storage.database_url)
 
 
 def _docreader_address(settings: Settings) -> str:
@@ -109,18 +109,18 @@ async def start_lite(settings: Settings) -> Runtime:
         address,
         max_workers=4,
         storage_base_dir=None,
-        max_message_bytes=settings.max_message_bytes,
-        memory_cap_mb=settings.docreader_memory_cap_mb,
-        parse_timeout_s=settings.docreader_parse_timeout_s,
-        max_input_mb=settings.docreader_max_input_mb,
+        max_message_bytes=settings.api.max_message_bytes,
+        memory_cap_mb=settings.docreader.docreader_memory_cap_mb,
+        parse_timeout_s=settings.docreader.docreader_parse_timeout_s,
+        max_input_mb=settings.docreader.docreader_max_input_mb,
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
     if not address.startswith("unix:"):
         add_service_port(port)  # a data dir too deep for a socket path: a loopback port
     queue = LiteTaskQueue(
-        workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers},
-        shutdown_grace_s=settings.worker_shutdown_grace_s,
+        workers_per_queue={QueueName.DEFAULT: settings.queue.lite_default_workers},
+        shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
     )
     bus = InMemoryEventBus()
     ctx = await asyncio.to_thread(
@@ -138,20 +138,20 @@ async def start_lite(settings: Settings) -> Runtime:
         await asyncio.to_thread(ctx.close)
         install_context(None)
         raise
-    if settings.housekeeping_enabled:
+    if settings.housekeeping.housekeeping_enabled:
         runtime.housekeeper = BackgroundHousekeeper(ctx)
     return runtime
 
 
 async def start_full_api(settings: Settings) -> Runtime:
     await asyncio.to_thread(_prepare, settings)
-    bus = RedisEventBus(settings.redis_url, settings.key_prefix)
+    bus = RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix)
     ctx = await asyncio.to_thread(
         build_context,
         settings,
-        queue=RQTaskQueue(settings.redis_url, key_prefix=settings.key_prefix),
+        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
         publisher=bus,
-        docreader_target=settings.docreader_address,
+        docreader_target=settings.docreader.docreader_address,
     )
     try:
         runtime = await _start_api(settings, ctx, bus, None)
@@ -172,7 +172,7 @@ async def _start_api(
     )
     install_context(ctx)
     deps = ApiDeps.build(ctx, bus)
-    api, port = await start_api_server(deps, settings.api_address)
+    api, port = await start_api_server(deps, settings.api.api_address)
     # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
     add_service_port(port)
     log.info("sluice %s mode: API on port %d", settings.mode, port)

@@ -30,13 +30,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Build the context (and load the embedding model) before taking the first job.
     current_context()
     run_worker(
-        settings.redis_url,
-        settings.key_prefix,
+        settings.queue.redis_url,
+        settings.queue.key_prefix,
         queues,
         burst=args.burst,
         name=args.name,
         simple=True,
-        shutdown_grace_s=settings.worker_shutdown_grace_s,
+        shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
     )
     return 0
 

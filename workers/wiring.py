@@ -29,10 +29,11 @@ from workers.settings import Settings
 def build_context(
     settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
 ) -> WorkerContext:
-    db = Database.from_url(settings.database_url)
+    db = Database.from_url(settings.storage.database_url)
     resources = StorageResourceRepository(db)
-    files = build_file_service(settings.file_backends, settings.file_default_backend)
-    index = MilvusIndex(settings.milvus_uri)
+    storage = settings.storage
+    files = build_file_service(storage.file_backends, storage.file_default_backend)
+    index = MilvusIndex(settings.storage.milvus_uri)
     # A milvus-lite file is served on a random loopback port: the SSRF policy blocks it.
     add_service_port(index.local_server_port or 0)
     return WorkerContext(
@@ -52,13 +53,13 @@ def build_context(
         index=index,
         docreader=DocReaderClient(
             docreader_target,
-            timeout_s=settings.docreader_call_timeout_s,
-            max_message_bytes=settings.max_message_bytes,
+            timeout_s=settings.docreader.docreader_call_timeout_s,
+            max_message_bytes=settings.api.max_message_bytes,
         ),
         queue=queue,
         publisher=publisher,
         embedders=EmbedderCache(
-            local_threads=settings.embed_threads, policy=lambda: settings.url_policy
+            local_threads=settings.models.embed_threads, policy=lambda: settings.url_policy
         ),
     )
 
@@ -67,7 +68,7 @@ def build_full_context(settings: Settings) -> WorkerContext:
     """Full mode: RQ over Redis, progress over Redis pub/sub, docreader over the network."""
     return build_context(
         settings,
-        queue=RQTaskQueue(settings.redis_url, key_prefix=settings.key_prefix),
-        publisher=RedisEventBus(settings.redis_url, settings.key_prefix),
-        docreader_target=settings.docreader_address,
+        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
+        publisher=RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix),
+        docreader_target=settings.docreader.docreader_address,
     )

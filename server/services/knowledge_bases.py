@@ -147,7 +147,7 @@ class KnowledgeBaseService:
                 convert.knowledge_base(r, self._ctx.knowledge_bases.count_knowledges(r.id))
                 for r in rows
             ],
-            response_budget(self._ctx.settings.max_message_bytes),
+            response_budget(self._ctx.settings.api.max_message_bytes),
         )
         return items, next_page_token(page, len(items), total)
 

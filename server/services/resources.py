@@ -121,12 +121,12 @@ class ResourceCatalogService:
     def _ttl(self, requested: int) -> int:
         settings = self._ctx.settings
         if requested == 0:
-            return settings.grant_default_ttl_s
-        if not 0 < requested <= settings.grant_max_ttl_s:
+            return settings.storage.grant_default_ttl_s
+        if not 0 < requested <= settings.storage.grant_max_ttl_s:
             raise invalid_argument(
                 "ttl_seconds",
-                f"must be between 1 and {settings.grant_max_ttl_s} seconds "
-                f"(0: the default, {settings.grant_default_ttl_s})",
+                f"must be between 1 and {settings.storage.grant_max_ttl_s} seconds "
+                f"(0: the default, {settings.storage.grant_default_ttl_s})",
             )
         return requested
 

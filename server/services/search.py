@@ -53,7 +53,7 @@ class SearchService:
         # The best results that fit in one response (see paging.fitted).
         return fitted(
             self._results(identity, hits[:top_k], tenant_of),
-            response_budget(self._ctx.settings.max_message_bytes),
+            response_budget(self._ctx.settings.api.max_message_bytes),
         )
 
     def _search_space(
