@@ -1,8 +1,11 @@
 """Starting and stopping a Sluice process: lite (everything in one process) or the full-mode API.
 
-Lite mode runs the API, the docreader (its own gRPC server on a local socket: even here
-the pipeline reaches it only through its contract), an in-process executor running the
-very same task handlers, SQLite, milvus-lite and a local storage folder.
+``start_lite`` and ``start_full_api`` are the composition roots of those two processes: each
+builds every part from the one Settings it is given. Lite mode runs the API, the docreader
+(its own gRPC server on a local socket: even here the pipeline reaches it only through its
+contract), an in-process executor running the very same task handlers (the context is
+installed for them), SQLite, milvus-lite and a local storage folder. The full-mode API runs
+no task handler: it enqueues onto Redis for the workers.
 """
 
 from __future__ import annotations
@@ -157,7 +160,6 @@ async def start_full_api(settings: Settings) -> Runtime:
         runtime = await _start_api(settings, ctx, bus, None)
     except BaseException:
         await asyncio.to_thread(ctx.close)
-        install_context(None)
         raise
     # Keys are cached only while this feed is live (see server.api.auth).
     runtime.revocations = asyncio.create_task(follow_revocations(bus, runtime.deps.auth))
@@ -170,7 +172,6 @@ async def _start_api(
     await asyncio.to_thread(
         ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"
     )
-    install_context(ctx)
     deps = ApiDeps.build(ctx, bus)
     api, port = await start_api_server(deps, settings.api.api_address)
     # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.

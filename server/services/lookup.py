@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from server.api.auth import Identity
 from server.api.errors import invalid_argument, not_found
+from server.services.parts import KnowledgeParts
 from storage.db.models import Knowledge
-from workers.context import WorkerContext
 
 
 def owned_knowledge(
-    ctx: WorkerContext, identity: Identity, knowledge_id: str, field: str = "id"
+    ctx: KnowledgeParts, identity: Identity, knowledge_id: str, field: str = "id"
 ) -> Knowledge:
     """The row; NOT_FOUND when it does not exist, belongs to another tenant or is being
     deleted (a deleting knowledge has already vanished for its users)."""

@@ -23,6 +23,7 @@ from server.api.errors import (
     permission_denied,
 )
 from server.services.lookup import owned_knowledge
+from server.services.parts import ResourceParts
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import (
     KNOWLEDGE_FILES,
@@ -36,7 +37,6 @@ from storage.files.resource_catalog import (
     Resource,
     is_resource_ref,
 )
-from workers.context import WorkerContext
 
 RESOURCE_TYPE = "sluice.v1.Resource"
 GRANT_TYPE = "sluice.v1.AccessGrant"
@@ -51,7 +51,7 @@ _REFUSALS = {
 
 
 class ResourceCatalogService:
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: ResourceParts) -> None:
         self._ctx = ctx
 
     def list_for_knowledge(
