@@ -177,7 +177,7 @@ class Settings(BaseSettings):
             groups[group] = {
                 **read, **{name: flags[name] for name in model.model_fields if name in flags}
             }
-        unknown = flags.keys() - {*_PROCESS_FIELDS, *(n for g in groups.values() for n in g)}
+        unknown = flags.keys() - {name for _, names in _fields_by_model() for name in names}
         if unknown:
             raise SettingsError(f"no such setting: {', '.join(sorted(unknown))}")
         _fill_derived_defaults(values, groups)

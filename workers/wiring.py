@@ -1,4 +1,6 @@
-"""Building a WorkerContext from Settings: the adapters differ by mode, the code does not."""
+"""Building a process's parts (its WorkerContext) from its one Settings: the adapters differ by
+mode, the code does not. Called by the composition roots (server.runtime, workers.main,
+workers.housekeeping.main, server.admin), never on a part's own first use."""
 
 from __future__ import annotations
 
@@ -29,11 +31,11 @@ from workers.settings import Settings
 def build_context(
     settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
 ) -> WorkerContext:
-    db = Database.from_url(settings.storage.database_url)
-    resources = StorageResourceRepository(db)
     storage = settings.storage
+    db = Database.from_url(storage.database_url)
+    resources = StorageResourceRepository(db)
     files = build_file_service(storage.file_backends, storage.file_default_backend)
-    index = MilvusIndex(settings.storage.milvus_uri)
+    index = MilvusIndex(storage.milvus_uri)
     # A milvus-lite file is served on a random loopback port: the SSRF policy blocks it.
     add_service_port(index.local_server_port or 0)
     return WorkerContext(
