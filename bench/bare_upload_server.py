@@ -21,7 +21,7 @@ from pathlib import Path
 import grpc
 from sluice.v1.knowledge_pb2 import CreateFromFileRequest, CreateFromFileResponse, Knowledge
 
-from workers.settings import Settings
+from workers.settings_groups import ApiSettings
 
 SERVICE = "sluice.v1.KnowledgeService"
 
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--address", default="127.0.0.1:0")
     parser.add_argument("--dir", type=Path, required=True, help="where uploads are written")
     args = parser.parse_args(argv)
-    limit = Settings().max_message_bytes
+    limit = ApiSettings().max_message_bytes
     server = grpc.server(
         ThreadPoolExecutor(max_workers=4),
         options=[

@@ -28,7 +28,7 @@ def embedding_texts(file_name: str, markdown: str) -> list[str]:
 
 def batch_size() -> int:
     """The embedding stage's batch size (SLUICE_EMBED_BATCH_SIZE)."""
-    return Settings.from_env().embed_batch_size
+    return Settings.from_env().models.embed_batch_size
 
 
 def warm_embedder(

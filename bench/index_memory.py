@@ -50,7 +50,7 @@ def _row(n: int, i: int, text: str, rng: random.Random) -> IndexRow:
 
 def rss_after_documents(count: int) -> list[float]:
     """RSS in MiB after each of `count` documents written into a fresh milvus-lite index."""
-    batch = Settings.from_env().embed_batch_size
+    batch = Settings.from_env().models.embed_batch_size
     rng = random.Random(20261201)
     after: list[float] = []
     with (

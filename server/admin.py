@@ -51,10 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     settings = settings_or_exit(parser.prog)
-    upgrade_to_head(settings.database_url)
+    upgrade_to_head(settings.storage.database_url)
     if args.command == "delete-tenant":
         return _delete_tenant(settings, args.tenant_id)
-    db = Database.from_url(settings.database_url)
+    db = Database.from_url(settings.storage.database_url)
     try:
         tenants = TenantRepository(db)
         commands: dict[str, Callable[[], int]] = {
@@ -134,7 +134,7 @@ def _tell_api_processes(settings: Settings, subject: str) -> int:
     """Full mode: every API process drops its key cache (lite mode caches no keys)."""
     if settings.mode != "full":
         return 0
-    bus = RedisEventBus(settings.redis_url, settings.key_prefix)
+    bus = RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix)
     try:
         bus.publish_revocation(subject)
     except (RedisError, OSError) as exc:

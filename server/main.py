@@ -19,7 +19,7 @@ async def _serve(settings: Settings) -> None:
     runtime = await (start_lite(settings) if settings.mode == "lite" else start_full_api(settings))
     where = f" (data in {settings.data_dir})" if settings.mode == "lite" else ""
     print(
-        f"sluice {settings.mode} mode listening on {settings.api_address.rsplit(':', 1)[0]}:"
+        f"sluice {settings.mode} mode listening on {settings.api.api_address.rsplit(':', 1)[0]}:"
         f"{runtime.port}{where}",
         flush=True,
     )

@@ -1,8 +1,11 @@
 """Starting and stopping a Sluice process: lite (everything in one process) or the full-mode API.
 
-Lite mode runs the API, the docreader (its own gRPC server on a local socket: even here
-the pipeline reaches it only through its contract), an in-process executor running the
-very same task handlers, SQLite, milvus-lite and a local storage folder.
+``start_lite`` and ``start_full_api`` are the composition roots of those two processes: each
+builds every part from the one Settings it is given. Lite mode runs the API, the docreader
+(its own gRPC server on a local socket: even here the pipeline reaches it only through its
+contract), an in-process executor running the very same task handlers (the context is
+installed for them), SQLite, milvus-lite and a local storage folder. The full-mode API runs
+no task handler: it enqueues onto Redis for the workers.
 """
 
 from __future__ import annotations
@@ -73,8 +76,8 @@ def _prepare(settings: Settings) -> None:
     # own folder): it must not appear, empty, wherever the API was started.
     if settings.mode == "lite":
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        settings.storage_dir.mkdir(parents=True, exist_ok=True)
-    upgrade_to_head(settings.database_url)
+        settings.storage.storage_dir.mkdir(parents=True, exist_ok=True)
+    upgrade_to_head(settings.storage.database_url)
 
 
 def _docreader_address(settings: Settings) -> str:
@@ -109,18 +112,18 @@ async def start_lite(settings: Settings) -> Runtime:
         address,
         max_workers=4,
         storage_base_dir=None,
-        max_message_bytes=settings.max_message_bytes,
-        memory_cap_mb=settings.docreader_memory_cap_mb,
-        parse_timeout_s=settings.docreader_parse_timeout_s,
-        max_input_mb=settings.docreader_max_input_mb,
+        max_message_bytes=settings.api.max_message_bytes,
+        memory_cap_mb=settings.docreader.docreader_memory_cap_mb,
+        parse_timeout_s=settings.docreader.docreader_parse_timeout_s,
+        max_input_mb=settings.docreader.docreader_max_input_mb,
     )
     docreader.start()
     target = address if address.startswith("unix:") else f"127.0.0.1:{port}"
     if not address.startswith("unix:"):
         add_service_port(port)  # a data dir too deep for a socket path: a loopback port
     queue = LiteTaskQueue(
-        workers_per_queue={QueueName.DEFAULT: settings.lite_default_workers},
-        shutdown_grace_s=settings.worker_shutdown_grace_s,
+        workers_per_queue={QueueName.DEFAULT: settings.queue.lite_default_workers},
+        shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
     )
     bus = InMemoryEventBus()
     ctx = await asyncio.to_thread(
@@ -138,26 +141,25 @@ async def start_lite(settings: Settings) -> Runtime:
         await asyncio.to_thread(ctx.close)
         install_context(None)
         raise
-    if settings.housekeeping_enabled:
+    if settings.housekeeping.housekeeping_enabled:
         runtime.housekeeper = BackgroundHousekeeper(ctx)
     return runtime
 
 
 async def start_full_api(settings: Settings) -> Runtime:
     await asyncio.to_thread(_prepare, settings)
-    bus = RedisEventBus(settings.redis_url, settings.key_prefix)
+    bus = RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix)
     ctx = await asyncio.to_thread(
         build_context,
         settings,
-        queue=RQTaskQueue(settings.redis_url, key_prefix=settings.key_prefix),
+        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
         publisher=bus,
-        docreader_target=settings.docreader_address,
+        docreader_target=settings.docreader.docreader_address,
     )
     try:
         runtime = await _start_api(settings, ctx, bus, None)
     except BaseException:
         await asyncio.to_thread(ctx.close)
-        install_context(None)
         raise
     # Keys are cached only while this feed is live (see server.api.auth).
     runtime.revocations = asyncio.create_task(follow_revocations(bus, runtime.deps.auth))
@@ -170,9 +172,8 @@ async def _start_api(
     await asyncio.to_thread(
         ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"
     )
-    install_context(ctx)
     deps = ApiDeps.build(ctx, bus)
-    api, port = await start_api_server(deps, settings.api_address)
+    api, port = await start_api_server(deps, settings.api.api_address)
     # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
     add_service_port(port)
     log.info("sluice %s mode: API on port %d", settings.mode, port)

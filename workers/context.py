@@ -1,7 +1,9 @@
 """Everything a task handler needs, built once per process from Settings.
 
-Lite mode builds one context for the whole process (API, executor and handlers share it);
-an RQ worker process builds its own on first use, from the same SLUICE_* variables.
+Each process's composition root (server.runtime for lite mode and the full-mode API,
+workers.main for an RQ worker, workers.housekeeping.main for the housekeeper) builds its
+context with workers.wiring and, where the queue runs task handlers in the process, installs
+it for them: lite mode's API, executor and handlers share one.
 """
 
 from __future__ import annotations
@@ -112,17 +114,15 @@ _current_lock = threading.Lock()
 
 
 def install_context(ctx: WorkerContext | None) -> None:
+    """The composition root hands the task handlers its context (None: the process is done)."""
     global _current
     with _current_lock:
         _current = ctx
 
 
 def current_context() -> WorkerContext:
-    """The process's context; an RQ worker builds it from the environment on first use."""
-    global _current
+    """The context the composition root installed for the task handlers of this process."""
     with _current_lock:
         if _current is None:
-            from workers.wiring import build_full_context
-
-            _current = build_full_context(Settings.from_env())
+            raise RuntimeError("no worker context installed: a task ran outside a started process")
         return _current

@@ -1,4 +1,8 @@
-"""`sluice-worker`: an RQ worker process of full mode (scale out by starting more of them)."""
+"""`sluice-worker`: an RQ worker process of full mode (scale out by starting more of them).
+
+``main`` is the process's composition root: it reads the settings once, builds every part
+the task handlers use from them and installs that context before the first job is taken.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from collections.abc import Sequence
 
 from storage.queue.base import QueueName
 from storage.queue.rq_worker import run_worker
-from workers.context import current_context
+from workers.context import install_context
 from workers.process_memory import hand_memory_back
 from workers.settings import settings_or_exit
+from workers.wiring import build_full_context
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -27,17 +32,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = settings_or_exit(parser.prog, {"mode": "full"})
     queues = [QueueName(q.strip()) for q in args.queues.split(",") if q.strip()]
-    # Build the context (and load the embedding model) before taking the first job.
-    current_context()
-    run_worker(
-        settings.redis_url,
-        settings.key_prefix,
-        queues,
-        burst=args.burst,
-        name=args.name,
-        simple=True,
-        shutdown_grace_s=settings.worker_shutdown_grace_s,
-    )
+    # Built from the settings just read (full mode, whatever SLUICE_MODE says) before the
+    # first job is taken.
+    ctx = build_full_context(settings)
+    install_context(ctx)
+    try:
+        run_worker(
+            settings.queue.redis_url,
+            settings.queue.key_prefix,
+            queues,
+            burst=args.burst,
+            name=args.name,
+            simple=True,
+            shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
+        )
+    finally:
+        install_context(None)
+        ctx.close()
     return 0
 
 

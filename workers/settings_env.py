@@ -1,5 +1,5 @@
-"""Reading SLUICE_* variables for ``Settings.from_env``: pydantic-settings' environment source
-over any mapping, the variable each setting is read from, one-line error messages naming
+"""Reading SLUICE_* variables for ``Settings.from_env``: the variable each setting is read
+from, its raw value in any mapping, one-line error messages naming
 it, and a warning for a SLUICE_* variable that is no setting at all (a typo, most likely)."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ import logging
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from pydantic import ValidationError
-from pydantic_settings import BaseSettings, EnvSettingsSource
+from pydantic import BaseModel, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -23,36 +22,21 @@ VARIABLES_READ_ELSEWHERE = frozenset(
 _warned: set[str] = set()
 
 
-class _MappingEnvSource(EnvSettingsSource):
-    """The library's environment source, reading ``environ`` instead of ``os.environ``."""
-
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._environ = environ
-        super().__init__(settings_cls)
-
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return {
-            (key if self.case_sensitive else key.lower()): value
-            for key, value in self._environ.items()
-            if not (self.env_ignore_empty and value == "")
-        }
-
-
-def variable_of(settings_cls: type[BaseSettings], field_name: str) -> str:
-    alias = settings_cls.model_fields[field_name].validation_alias
+def variable_of(model: type[BaseModel], field_name: str) -> str:
+    alias = model.model_fields[field_name].validation_alias
     return alias if isinstance(alias, str) else f"{PREFIX}{field_name.upper()}"
 
 
 def read_environment(
-    settings_cls: type[BaseSettings], environ: Mapping[str, str], fields: Collection[str]
+    model: type[BaseModel], environ: Mapping[str, str], fields: Collection[str]
 ) -> dict[str, Any]:
-    """The raw values of ``fields`` that ``environ`` sets, keyed by field name."""
-    by_variable = {variable_of(settings_cls, name).lower(): name for name in fields}
-    raw = _MappingEnvSource(settings_cls, environ)()
+    """The raw values ``environ`` sets for ``fields`` of ``model``, keyed by field name.
+    Names are matched in any case, and an empty value is no value (the default stays)."""
+    by_variable = {variable_of(model, name).lower(): name for name in fields}
     values: dict[str, Any] = {}
-    for key, value in raw.items():
-        name = key if key in fields else by_variable.get(key.lower())
-        if name is not None:
+    for key, value in environ.items():
+        name = by_variable.get(key.lower())
+        if name is not None and value != "":
             values[name] = value
     return values
 
@@ -88,25 +72,40 @@ _PHRASES = {
 
 
 def describe(
-    exc: ValidationError, settings_cls: type[BaseSettings], from_flags: Collection[str]
+    exc: ValidationError,
+    settings_cls: type[BaseModel],
+    groups: Mapping[str, type[BaseModel]],
+    from_flags: Collection[str],
 ) -> str:
     """One line for all of ``exc``'s errors, each naming the variable (or, for a value given
     on the command line, the setting) it is about."""
-    return "; ".join(_describe_one(error, settings_cls, from_flags) for error in exc.errors())
+    return "; ".join(
+        _describe_one(error, settings_cls, groups, from_flags) for error in exc.errors()
+    )
 
 
-def _describe_one(error: Any, settings_cls: type[BaseSettings], from_flags: Collection[str]) -> str:
+def _describe_one(
+    error: Any,
+    settings_cls: type[BaseModel],
+    groups: Mapping[str, type[BaseModel]],
+    from_flags: Collection[str],
+) -> str:
     context = error.get("ctx") or {}
     detail = str(context["error"]) if error["type"] == "value_error" else None
-    if not error["loc"]:
-        # A check across settings: its message names the variables itself.
+    loc = tuple(str(part) for part in error["loc"])
+    model = settings_cls
+    if loc and loc[0] in groups:
+        model, loc = groups[loc[0]], loc[1:]
+    if not loc:
+        # A check across settings (of a group or of all): its message names the variables.
         return detail or str(error["msg"])
-    field = str(error["loc"][0])
+    field = loc[0]
     if field in from_flags:
         name = f"{field} (command line)"
-    elif field in settings_cls.model_fields:
-        name = variable_of(settings_cls, field)
+    elif field in model.model_fields:
+        name = variable_of(model, field)
     else:
+        # An aliased field is reported by its alias: the variable itself.
         name = field
     if detail is not None:
         return f"{name} {detail}" if detail.startswith("must") else f"{name}: {detail}"

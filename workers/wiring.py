@@ -1,4 +1,6 @@
-"""Building a WorkerContext from Settings: the adapters differ by mode, the code does not."""
+"""Building a process's parts (its WorkerContext) from its one Settings: the adapters differ by
+mode, the code does not. Called by the composition roots (server.runtime, workers.main,
+workers.housekeeping.main, server.admin), never on a part's own first use."""
 
 from __future__ import annotations
 
@@ -29,10 +31,11 @@ from workers.settings import Settings
 def build_context(
     settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
 ) -> WorkerContext:
-    db = Database.from_url(settings.database_url)
+    storage = settings.storage
+    db = Database.from_url(storage.database_url)
     resources = StorageResourceRepository(db)
-    files = build_file_service(settings.file_backends, settings.file_default_backend)
-    index = MilvusIndex(settings.milvus_uri)
+    files = build_file_service(storage.file_backends, storage.file_default_backend)
+    index = MilvusIndex(storage.milvus_uri)
     # A milvus-lite file is served on a random loopback port: the SSRF policy blocks it.
     add_service_port(index.local_server_port or 0)
     return WorkerContext(
@@ -52,13 +55,13 @@ def build_context(
         index=index,
         docreader=DocReaderClient(
             docreader_target,
-            timeout_s=settings.docreader_call_timeout_s,
-            max_message_bytes=settings.max_message_bytes,
+            timeout_s=settings.docreader.docreader_call_timeout_s,
+            max_message_bytes=settings.api.max_message_bytes,
         ),
         queue=queue,
         publisher=publisher,
         embedders=EmbedderCache(
-            local_threads=settings.embed_threads, policy=lambda: settings.url_policy
+            local_threads=settings.models.embed_threads, policy=lambda: settings.url_policy
         ),
     )
 
@@ -67,7 +70,7 @@ def build_full_context(settings: Settings) -> WorkerContext:
     """Full mode: RQ over Redis, progress over Redis pub/sub, docreader over the network."""
     return build_context(
         settings,
-        queue=RQTaskQueue(settings.redis_url, key_prefix=settings.key_prefix),
-        publisher=RedisEventBus(settings.redis_url, settings.key_prefix),
-        docreader_target=settings.docreader_address,
+        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
+        publisher=RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix),
+        docreader_target=settings.docreader.docreader_address,
     )

@@ -36,7 +36,7 @@ class ApiDeps:
         kbs = KnowledgeBaseService(ctx)
         auth = Authenticator(
             ctx.tenants,
-            required=ctx.settings.auth_required,
+            required=ctx.settings.api.auth_required,
             default_tenant_id=ctx.settings.default_tenant_id,
         )
         return cls(

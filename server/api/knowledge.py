@@ -25,7 +25,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self._deps = deps
         self._ctx = deps.ctx
         self._watcher = SpanWatcher(
-            deps.ctx, deps.subscriber, deps.ctx.settings.watch_poll_interval_s
+            deps.ctx, deps.subscriber, deps.ctx.settings.api.watch_poll_interval_s
         )
         self._reads = deps.knowledge_reads
 
@@ -40,7 +40,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             identity=identity,
             ingest=self._deps.ingest,
             files=self._ctx.files,
-            max_bytes=self._ctx.settings.max_upload_bytes,
+            max_bytes=self._ctx.settings.api.max_upload_bytes,
         )
         return pb.CreateFromFileResponse(knowledge=knowledge)
 

@@ -16,9 +16,9 @@ from server.services.lookup import visible
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
 from server.services.paging import fitted, next_page_token, requested_page, response_budget
+from server.services.parts import KnowledgeBaseParts
 from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
-from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
 from workers.embedding.local_models import local_model
 from workers.net.ssrf import UrlPolicy
@@ -99,7 +99,7 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
 
 
 class KnowledgeBaseService:
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: KnowledgeBaseParts) -> None:
         self._ctx = ctx
 
     def create(
@@ -146,7 +146,7 @@ class KnowledgeBaseService:
                 convert.knowledge_base(r, self._ctx.knowledge_bases.count_knowledges(r.id))
                 for r in rows
             ],
-            response_budget(self._ctx.settings.max_message_bytes),
+            response_budget(self._ctx.settings.api.max_message_bytes),
         )
         return items, next_page_token(page, len(items), total)
 
@@ -240,5 +240,5 @@ def _checked_name(name: str) -> str:
     return name
 
 
-def _known_backends(ctx: WorkerContext) -> str:
+def _known_backends(ctx: KnowledgeBaseParts) -> str:
     return ", ".join(ctx.files.backend_ids)

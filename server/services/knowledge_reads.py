@@ -25,7 +25,7 @@ class KnowledgeReadService:
     def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
         self._ctx = ctx
         self._kbs = knowledge_bases
-        self._budget = response_budget(ctx.settings.max_message_bytes)
+        self._budget = response_budget(ctx.settings.api.max_message_bytes)
 
     def owned(self, identity: Identity, knowledge_id: str) -> Knowledge:
         return owned_knowledge(self._ctx, identity, knowledge_id)

@@ -6,8 +6,8 @@ from typing import Protocol, TypeVar
 
 from core.errors import InvalidArgument, NotFound
 from server.services.identity import Identity
+from server.services.parts import KnowledgeParts
 from storage.db.models import Knowledge
-from workers.context import WorkerContext
 
 
 class _Tenanted(Protocol):
@@ -28,7 +28,7 @@ def visible(identity: Identity, row: Row | None, resource_type: str, name: str) 
 
 
 def owned_knowledge(
-    ctx: WorkerContext, identity: Identity, knowledge_id: str, field: str = "id"
+    ctx: KnowledgeParts, identity: Identity, knowledge_id: str, field: str = "id"
 ) -> Knowledge:
     """The row; NOT_FOUND when it does not exist, belongs to another tenant or is being
     deleted (a deleting knowledge has already vanished for its users)."""

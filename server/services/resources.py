@@ -20,6 +20,7 @@ from core.errors import FailedPrecondition, InvalidArgument, NotFound, Permissio
 from server.api import convert
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge, visible
+from server.services.parts import ResourceParts
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import (
     KNOWLEDGE_FILES,
@@ -34,7 +35,6 @@ from storage.files.resource_catalog import (
     Resource,
     is_resource_ref,
 )
-from workers.context import WorkerContext
 
 RESOURCE_TYPE = "sluice.v1.Resource"
 GRANT_TYPE = "sluice.v1.AccessGrant"
@@ -49,7 +49,7 @@ _REFUSALS = {
 
 
 class ResourceCatalogService:
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: ResourceParts) -> None:
         self._ctx = ctx
 
     def list_for_knowledge(
@@ -126,12 +126,12 @@ class ResourceCatalogService:
     def _ttl(self, requested: int) -> int:
         settings = self._ctx.settings
         if requested == 0:
-            return settings.grant_default_ttl_s
-        if not 0 < requested <= settings.grant_max_ttl_s:
+            return settings.storage.grant_default_ttl_s
+        if not 0 < requested <= settings.storage.grant_max_ttl_s:
             raise InvalidArgument.field(
                 "ttl_seconds",
-                f"must be between 1 and {settings.grant_max_ttl_s} seconds "
-                f"(0: the default, {settings.grant_default_ttl_s})",
+                f"must be between 1 and {settings.storage.grant_max_ttl_s} seconds "
+                f"(0: the default, {settings.storage.grant_default_ttl_s})",
             )
         return requested
 

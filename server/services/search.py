@@ -14,7 +14,7 @@ from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON
 from server.services.paging import fitted, response_budget
-from workers.context import WorkerContext
+from server.services.parts import SearchParts
 from workers.embedding.base import EmbeddingEndpointRefused
 from workers.pipeline.effective_config import embedding_model_of
 
@@ -23,7 +23,7 @@ MAX_TOP_K = 100
 
 
 class SearchService:
-    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+    def __init__(self, ctx: SearchParts, knowledge_bases: KnowledgeBaseService) -> None:
         self._ctx = ctx
         self._kbs = knowledge_bases
 
@@ -53,7 +53,7 @@ class SearchService:
         # The best results that fit in one response (see paging.fitted).
         return fitted(
             self._results(identity, hits[:top_k], tenant_of),
-            response_budget(self._ctx.settings.max_message_bytes),
+            response_budget(self._ctx.settings.api.max_message_bytes),
         )
 
     def _search_space(

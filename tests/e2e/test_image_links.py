@@ -62,8 +62,9 @@ class Deployment:
 @pytest.fixture(scope="module")
 def deployment(stack: Stack) -> Iterator[Deployment]:
     settings = Settings.from_env(env=stack.env)
-    db = Database.from_url(settings.database_url)
-    files = build_file_service(settings.file_backends, settings.file_default_backend)
+    db = Database.from_url(settings.storage.database_url)
+    storage = settings.storage
+    files = build_file_service(storage.file_backends, storage.file_default_backend)
     catalog = ResourceCatalog(StorageResourceRepository(db), AccessGrantRepository(db), files)
     try:
         yield Deployment(ChunkRepository(db), catalog, files)

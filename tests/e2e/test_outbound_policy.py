@@ -60,7 +60,7 @@ def stack(
 def database(stack: Stack) -> Iterator[Database]:
     """The deployment's own database: a knowledge base configured before the allow-list was
     tightened is made by writing its row."""
-    db = Database.from_url(Settings.from_env(env=stack.env).database_url)
+    db = Database.from_url(Settings.from_env(env=stack.env).storage.database_url)
     try:
         yield db
     finally:

@@ -75,8 +75,9 @@ class StackStorage:
 @pytest.fixture(scope="module")
 def storage(stack: Stack) -> Iterator[StackStorage]:
     settings = Settings.from_env(env=stack.env)
-    db = Database.from_url(settings.database_url)
-    files = build_file_service(settings.file_backends, settings.file_default_backend)
+    db = Database.from_url(settings.storage.database_url)
+    storage = settings.storage
+    files = build_file_service(storage.file_backends, storage.file_default_backend)
     resources = StorageResourceRepository(db)
     try:
         yield StackStorage(

@@ -44,7 +44,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 @pytest.fixture(scope="module")
 def database(stack: Stack) -> Iterator[Database]:
     """The deployment's own database, opened by the test (no tag RPC exists yet)."""
-    db = Database.from_url(Settings.from_env(env=stack.env).database_url)
+    db = Database.from_url(Settings.from_env(env=stack.env).storage.database_url)
     try:
         yield db
     finally:

@@ -28,7 +28,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"picture bytes " * 64
 @pytest.fixture
 def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    upgrade_to_head(settings.database_url)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
     )

@@ -25,7 +25,7 @@ MINILM_KEY = "local/all-MiniLM-L6-v2/384"
 @pytest.fixture
 def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    upgrade_to_head(settings.database_url)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
     )

@@ -79,8 +79,8 @@ def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
             "SLUICE_FETCH_TIMEOUT_S": "5",
         }
     )
-    settings.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.database_url)
+    settings.storage.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings,
         queue=LiteTaskQueue(),
@@ -240,7 +240,7 @@ def test_an_image_the_catalog_cannot_record_leaves_no_file_behind(
     ctx: WorkerContext, knowledge: Any
 ) -> None:
     figure = _png(120, 90, 8)
-    before = {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()}
+    before = {p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()}
     # A real failure of the catalog's database: its table is gone.
     with ctx.db.session() as session:
         session.execute(text("DROP TABLE storage_resources"))
@@ -251,7 +251,7 @@ def test_an_image_the_catalog_cannot_record_leaves_no_file_behind(
         ])
 
     # The file was saved before the registration failed, and removed again: no orphan.
-    assert {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()} == before
+    assert {p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()} == before
 
 
 def test_a_pages_non_ascii_image_link_is_fetched_percent_encoded(

@@ -35,7 +35,7 @@ NOTES = b"# Skerries\n\nThe skerry light is checked at dusk.\n"
 @pytest.fixture
 def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    upgrade_to_head(settings.database_url)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
     )
@@ -65,7 +65,7 @@ def _upload(
 
 
 def _stored_files(ctx: WorkerContext) -> set[Path]:
-    return {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()}
+    return {p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()}
 
 
 def _sql(ctx: WorkerContext, statement: str) -> None:
@@ -99,14 +99,14 @@ def test_an_uploaded_original_is_catalogued_and_a_duplicate_leaves_nothing(
     with ctx.catalog.open(row.file_path) as stream:
         assert stream.read() == NOTES
     catalogued = ctx.catalog.owned_by(KNOWLEDGE_FILES, [knowledge_id])
-    stored = {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()}
+    stored = {p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()}
 
     with pytest.raises(ApiError) as duplicate, translated():
         _upload(ctx, owner, kb_id, "skerries.md")
 
     _refused(grpc.StatusCode.ALREADY_EXISTS, duplicate)
     assert ctx.catalog.owned_by(KNOWLEDGE_FILES, [knowledge_id]) == catalogued
-    assert {p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()} == stored
+    assert {p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()} == stored
 
 
 def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> None:

@@ -34,7 +34,7 @@ def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
     settings = Settings.from_env(
         env={"SLUICE_DATA_DIR": str(tmp_path), "SLUICE_STORAGE_BACKENDS": json.dumps(backends)}
     )
-    upgrade_to_head(settings.database_url)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
     )

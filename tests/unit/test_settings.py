@@ -11,22 +11,23 @@ from pydantic import ValidationError
 from workers import task_specs
 from workers.payloads import DocumentProcessPayload
 from workers.settings import Settings, SettingsError
+from workers.settings_groups import ModelSettings
 
 
 def test_lite_needs_no_variable_and_keeps_everything_under_the_data_dir() -> None:
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": "/tmp/sluice-x"})
     assert settings.mode == "lite"
-    assert settings.database_url == "sqlite:////tmp/sluice-x/sluice.db"
-    assert settings.milvus_uri == "/tmp/sluice-x/milvus.db"
-    assert settings.storage_dir == Path("/tmp/sluice-x/files")
-    assert not settings.auth_required
+    assert settings.storage.database_url == "sqlite:////tmp/sluice-x/sluice.db"
+    assert settings.storage.milvus_uri == "/tmp/sluice-x/milvus.db"
+    assert settings.storage.storage_dir == Path("/tmp/sluice-x/files")
+    assert not settings.api.auth_required
 
 
 def test_full_mode_requires_a_docreader_address_and_turns_auth_on() -> None:
     with pytest.raises(SettingsError, match="SLUICE_DOCREADER_ADDRESS"):
         Settings.from_env(env={"SLUICE_MODE": "full"})
     full = Settings.from_env(env={"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "h:1"})
-    assert full.auth_required
+    assert full.api.auth_required
 
 
 def test_flags_win_over_the_environment() -> None:
@@ -34,7 +35,7 @@ def test_flags_win_over_the_environment() -> None:
         {"mode": "lite", "api_address": "127.0.0.1:0"},
         env={"SLUICE_MODE": "full", "SLUICE_API_ADDRESS": "0.0.0.0:1"},
     )
-    assert (settings.mode, settings.api_address) == ("lite", "127.0.0.1:0")
+    assert (settings.mode, settings.api.api_address) == ("lite", "127.0.0.1:0")
 
 
 def test_bad_numbers_are_named() -> None:
@@ -43,16 +44,16 @@ def test_bad_numbers_are_named() -> None:
 
 
 def test_embed_threads_default_to_one_per_core_and_refuse_negative_counts() -> None:
-    assert Settings.from_env(env={}).embed_threads == 0
-    assert Settings.from_env(env={"SLUICE_EMBED_THREADS": "1"}).embed_threads == 1
+    assert Settings.from_env(env={}).models.embed_threads == 0
+    assert Settings.from_env(env={"SLUICE_EMBED_THREADS": "1"}).models.embed_threads == 1
     with pytest.raises(SettingsError, match="SLUICE_EMBED_THREADS"):
         Settings.from_env(env={"SLUICE_EMBED_THREADS": "-1"})
 
 
 def test_document_process_retry_delays_default_spread_out_and_refuse_bad_values() -> None:
-    assert Settings.from_env(env={}).document_process_retry_delays_s == (10, 30, 60)
+    assert Settings.from_env(env={}).queue.document_process_retry_delays_s == (10, 30, 60)
     configured = Settings.from_env(env={"SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS": "0, 5,120"})
-    assert configured.document_process_retry_delays_s == (0, 5, 120)
+    assert configured.queue.document_process_retry_delays_s == (0, 5, 120)
     for bad in ("10,-1", "10,,30", "soon"):
         with pytest.raises(SettingsError, match="SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS"):
             Settings.from_env(env={"SLUICE_DOCUMENT_PROCESS_RETRY_DELAYS": bad})
@@ -69,13 +70,18 @@ def test_document_process_tasks_wait_the_configured_delays_between_retries() -> 
 
 def test_url_import_limits_default_to_the_upload_cap_and_refuse_non_positive_values() -> None:
     settings = Settings.from_env(env={"SLUICE_MAX_UPLOAD_BYTES": "5000"})
-    assert settings.url_download_max_bytes == 5000
-    assert (settings.url_page_max_bytes, settings.url_import_timeout_s) == (20 << 20, 600.0)
+    outbound = settings.outbound
+    assert outbound.url_download_max_bytes == 5000
+    assert (outbound.url_page_max_bytes, outbound.url_import_timeout_s) == (20 << 20, 600.0)
     tuned = Settings.from_env(env={
         "SLUICE_URL_DOWNLOAD_MAX_BYTES": "700", "SLUICE_URL_CONNECT_TIMEOUT_S": "2.5",
         "SLUICE_SSRF_ALLOW_HOSTS": "files.intranet, 10.0.0.7",
     })
-    assert (tuned.url_download_max_bytes, tuned.url_connect_timeout_s) == (700, 2.5)
+    tuned_outbound = tuned.outbound
+    assert (tuned_outbound.url_download_max_bytes, tuned_outbound.url_connect_timeout_s) == (
+        700,
+        2.5,
+    )
     assert tuned.url_policy.allow_hosts == frozenset({"files.intranet", "10.0.0.7"})
     for name in ("SLUICE_URL_DOWNLOAD_MAX_BYTES", "SLUICE_URL_PAGE_MAX_BYTES",
                  "SLUICE_URL_IMPORT_TIMEOUT_S", "SLUICE_URL_CONNECT_TIMEOUT_S"):
@@ -85,14 +91,14 @@ def test_url_import_limits_default_to_the_upload_cap_and_refuse_non_positive_val
 
 def test_access_grant_lifetimes_default_to_15_minutes_and_a_day_and_must_be_ordered() -> None:
     settings = Settings.from_env(env={})
-    assert (settings.grant_default_ttl_s, settings.grant_max_ttl_s) == (900, 86400)
-    assert settings.deleted_resource_retention_s == 7 * 86400
+    assert (settings.storage.grant_default_ttl_s, settings.storage.grant_max_ttl_s) == (900, 86400)
+    assert settings.housekeeping.deleted_resource_retention_s == 7 * 86400
     tuned = Settings.from_env(env={
         "SLUICE_GRANT_DEFAULT_TTL": "60", "SLUICE_GRANT_MAX_TTL": "120",
         "SLUICE_STALE_AFTER": "300", "SLUICE_DELETED_RESOURCE_RETENTION": "300",
     })
-    assert (tuned.grant_default_ttl_s, tuned.grant_max_ttl_s) == (60, 120)
-    assert tuned.deleted_resource_retention_s == 300
+    assert (tuned.storage.grant_default_ttl_s, tuned.storage.grant_max_ttl_s) == (60, 120)
+    assert tuned.housekeeping.deleted_resource_retention_s == 300
     for env in ({"SLUICE_GRANT_DEFAULT_TTL": "0"}, {"SLUICE_GRANT_MAX_TTL": "600"}):
         with pytest.raises(SettingsError, match="SLUICE_GRANT_DEFAULT_TTL must be > 0"):
             Settings.from_env(env=env)
@@ -138,7 +144,8 @@ def test_the_accepted_boolean_words_in_any_case(word: str, value: bool) -> None:
         env={"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "h:1",
              "SLUICE_AUTH_REQUIRED": word, "SLUICE_HOUSEKEEPING_ENABLED": word}
     )
-    assert (settings.auth_required, settings.housekeeping_enabled) == (value, value)
+    flags = (settings.api.auth_required, settings.housekeeping.housekeeping_enabled)
+    assert flags == (value, value)
 
 
 @pytest.mark.parametrize(
@@ -188,8 +195,8 @@ def test_addresses_may_be_unix_sockets_or_any_port() -> None:
         "SLUICE_API_ADDRESS": "[::]:0", "SLUICE_MODE": "full",
         "SLUICE_DOCREADER_ADDRESS": "unix:/run/sluice/docreader.sock",
     })
-    assert settings.api_address == "[::]:0"
-    assert settings.docreader_address == "unix:/run/sluice/docreader.sock"
+    assert settings.api.api_address == "[::]:0"
+    assert settings.docreader.docreader_address == "unix:/run/sluice/docreader.sock"
 
 
 def test_several_bad_values_are_named_on_one_line() -> None:
@@ -213,7 +220,7 @@ def test_unknown_variables_are_warned_with_the_closest_known_name(
            "SLUICE_FROBNICATE": "1", "SLUICE_TARGET": "h:1", "OTHER_VARIABLE": "x"}
     with caplog.at_level(logging.WARNING, logger="workers.settings_env"):
         settings = Settings.from_env(env=env)
-    assert not settings.auth_required
+    assert not settings.api.auth_required
     assert caplog.messages == [
         "SLUICE_AUTH_REQUIERD is not a Sluice setting; did you mean SLUICE_AUTH_REQUIRED?",
         "SLUICE_EMBED_BATCHSIZE is not a Sluice setting; did you mean SLUICE_EMBED_BATCH_SIZE?",
@@ -225,18 +232,18 @@ def test_the_settings_object_reads_no_environment_by_itself(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("SLUICE_EMBED_BATCH_SIZE", "7")
-    assert Settings().embed_batch_size == 32
-    assert Settings.from_env().embed_batch_size == 7
+    assert Settings().models.embed_batch_size == 32
+    assert Settings.from_env().models.embed_batch_size == 7
     with pytest.raises(ValidationError):
-        Settings(embed_batch_size=0)
+        Settings(models=ModelSettings(embed_batch_size=0))
     with pytest.raises(ValidationError):
         Settings(embed_batch_sise=8)  # type: ignore[call-arg]
 
 
 def test_worker_shutdown_grace_defaults_to_30_seconds_and_must_be_positive() -> None:
-    assert Settings.from_env(env={}).worker_shutdown_grace_s == 30.0
+    assert Settings.from_env(env={}).queue.worker_shutdown_grace_s == 30.0
     grace = Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": "7.5"})
-    assert grace.worker_shutdown_grace_s == 7.5
+    assert grace.queue.worker_shutdown_grace_s == 7.5
     for raw in ("0", "-1"):
         with pytest.raises(SettingsError, match="SLUICE_WORKER_SHUTDOWN_GRACE_S must be > 0"):
             Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": raw})

@@ -123,9 +123,10 @@ def test_bad_configurations_are_refused_with_the_reason(config: str, error: str)
 
 def test_settings_default_to_one_local_backend_at_the_storage_dir(tmp_path: Path) -> None:
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    assert settings.file_backends == {"local": LocalBackendSpec(tmp_path / "files")}
-    assert settings.file_default_backend == "local"
-    files = build_file_service(settings.file_backends, settings.file_default_backend)
+    assert settings.storage.file_backends == {"local": LocalBackendSpec(tmp_path / "files")}
+    assert settings.storage.file_default_backend == "local"
+    storage = settings.storage
+    files = build_file_service(storage.file_backends, storage.file_default_backend)
     assert not files.is_scoped
     assert files.save_bytes("t1", "a.txt", b"x").startswith("local://t1/exports/a_")
 
@@ -134,9 +135,9 @@ def test_settings_read_the_backends_and_the_default(tmp_path: Path) -> None:
     backends = {"disk": {"provider": "local", "dir": str(tmp_path)}, "null": {"provider": "dummy"}}
     env = {"SLUICE_STORAGE_BACKENDS": json.dumps(backends)}
     settings = Settings.from_env(env={**env, "SLUICE_STORAGE_DEFAULT_BACKEND": "null"})
-    assert list(settings.file_backends) == ["disk", "null"]
-    assert settings.file_default_backend == "null"
-    assert Settings.from_env(env=env).file_default_backend == "disk"  # the first one
+    assert list(settings.storage.file_backends) == ["disk", "null"]
+    assert settings.storage.file_default_backend == "null"
+    assert Settings.from_env(env=env).storage.file_default_backend == "disk"  # the first one
 
     with pytest.raises(SettingsError, match="'s3' is not one of the configured backends"):
         Settings.from_env(env={**env, "SLUICE_STORAGE_DEFAULT_BACKEND": "s3"})

@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = settings_or_exit(parser.prog, {"mode": "full"})
-    if not settings.housekeeping_enabled and not args.once:
+    if not settings.housekeeping.housekeeping_enabled and not args.once:
         log.info("housekeeping is disabled (SLUICE_HOUSEKEEPING_ENABLED); exiting")
         return 0
     stop = threading.Event()
@@ -40,12 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    if not wait_for_schema(settings.database_url, stop):
+    if not wait_for_schema(settings.storage.database_url, stop):
         return 0
     ctx = build_full_context(settings)
     # A round that outlives its lock is still safe; the TTL only bounds a dead holder.
-    lock_ttl_s = max(60.0, 2 * settings.housekeeping_interval_s)
-    lock = RedisRoundLock(settings.redis_url, settings.key_prefix, ttl_s=lock_ttl_s)
+    lock_ttl_s = max(60.0, 2 * settings.housekeeping.housekeeping_interval_s)
+    lock = RedisRoundLock(settings.queue.redis_url, settings.queue.key_prefix, ttl_s=lock_ttl_s)
     housekeeper = Housekeeper(ctx, lock)
     try:
         if args.once:
@@ -54,9 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         log.info(
             "housekeeper running: every %ss, stale after %ss, up to %d automatic requeues",
-            settings.housekeeping_interval_s,
+            settings.housekeeping.housekeeping_interval_s,
             settings.stale_threshold_s,
-            settings.max_auto_requeues,
+            settings.housekeeping.max_auto_requeues,
         )
         housekeeper.run_forever(stop)
         return 0

@@ -56,13 +56,13 @@ class StuckRound:
 def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: StuckRound) -> Outcome:
     row = stuck.row
     settings = ctx.settings
-    if settings.max_auto_requeues > 0:
+    if settings.housekeeping.max_auto_requeues > 0:
         note = requeue_note(stuck.message, row.attempt + 1)
         attempt = repo.requeue_stalled(
             row,
             active_since=stuck.active_since,
             message=note,
-            max_requeues=settings.max_auto_requeues,
+            max_requeues=settings.housekeeping.max_auto_requeues,
             counted=stuck.counted,
         )
         if attempt is not None:

@@ -49,7 +49,7 @@ def sweep_resources(
     report: Counter[str] = Counter()
     report["grants_purged"] = catalog.purge_expired_grants(now)
     purge = _Purge(ctx)
-    retained_until = now - timedelta(seconds=settings.deleted_resource_retention_s)
+    retained_until = now - timedelta(seconds=settings.housekeeping.deleted_resource_retention_s)
     report["forgotten"], report["kept"] = purge.run(
         lambda limit, after, skip: catalog.tombstones(
             retained_until, limit, after=after, skip_backends=skip

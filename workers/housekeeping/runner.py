@@ -29,7 +29,7 @@ class Housekeeper:
                 self._lock.release()
 
     def run_forever(self, stop: threading.Event, *, first_delay_s: float = 0.0) -> None:
-        interval = self._ctx.settings.housekeeping_interval_s
+        interval = self._ctx.settings.housekeeping.housekeeping_interval_s
         if stop.wait(first_delay_s):
             return
         while True:
@@ -49,7 +49,7 @@ class BackgroundHousekeeper:
         self._thread = threading.Thread(
             target=Housekeeper(ctx).run_forever,
             args=(self._stop,),
-            kwargs={"first_delay_s": ctx.settings.housekeeping_interval_s},
+            kwargs={"first_delay_s": ctx.settings.housekeeping.housekeeping_interval_s},
             name="sluice-housekeeping",
             daemon=True,
         )

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 def sweep_summaries(
     ctx: WorkerContext, repo: HousekeepingRepository, now: datetime
 ) -> Counter[str]:
-    cutoff = now - timedelta(seconds=ctx.settings.summary_stale_after_s)
+    cutoff = now - timedelta(seconds=ctx.settings.housekeeping.summary_stale_after_s)
     report: Counter[str] = Counter()
     processing = SummaryStatus.PROCESSING.value
     for row in repo.stale_summaries(processing, cutoff, parse_done=False):

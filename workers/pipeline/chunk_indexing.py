@@ -55,7 +55,7 @@ def index_chunks(
     Raises EmbeddingError when the model fails, IndexStoreError when the index does."""
     embedder = ctx.embedders.get(model)
     ctx.index.ensure_collection(model_key, embedder.dimension)
-    batch_size = ctx.settings.embed_batch_size
+    batch_size = ctx.settings.models.embed_batch_size
     title = knowledge.title or knowledge.file_name or ""
     done = start
     for first in range(start, len(chunks), batch_size):

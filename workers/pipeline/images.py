@@ -162,7 +162,7 @@ class _ImageStore:
         self._by_digest: dict[str, str] = {}
         self._remote: dict[str, str | None] = {}
         self._policy = ctx.settings.url_policy
-        self._max_bytes = ctx.settings.remote_image_max_bytes
+        self._max_bytes = ctx.settings.outbound.remote_image_max_bytes
 
     def add(
         self, data: bytes, mime_type: str, width: int, height: int, page: int, *, keep: bool
@@ -242,7 +242,7 @@ class _ImageStore:
                 url,
                 self._policy,
                 max_bytes=self._max_bytes,
-                timeout_s=self._ctx.settings.fetch_timeout_s,
+                timeout_s=self._ctx.settings.outbound.fetch_timeout_s,
                 accept="image/*",
             )
         except SsrfBlocked as exc:

@@ -152,8 +152,8 @@ def _open(
         url,
         settings.url_policy,
         max_bytes=max_bytes,
-        timeout_s=settings.url_import_timeout_s,
-        connect_timeout_s=settings.url_connect_timeout_s,
+        timeout_s=settings.outbound.url_import_timeout_s,
+        connect_timeout_s=settings.outbound.url_connect_timeout_s,
         accept=accept,
         resolver=resolver,
     )
@@ -166,7 +166,8 @@ def _fetch_page(
     resolver: Resolver | None,
 ) -> FetchedUrl:
     url = knowledge.source
-    with _open(ctx, url, ctx.settings.url_page_max_bytes, _PAGE_ACCEPT, resolver) as response:
+    max_bytes = ctx.settings.outbound.url_page_max_bytes
+    with _open(ctx, url, max_bytes, _PAGE_ACCEPT, resolver) as response:
         check_page_type(response.content_type)
         html = b"".join(_pieces(response, should_stop, knowledge.id))
     fetch = _fetch_record(url, response)
@@ -183,7 +184,7 @@ def _download(
 ) -> FetchedUrl:
     url = knowledge.source
     planned = DownloadName(knowledge.file_name, knowledge.file_type)
-    with _open(ctx, url, ctx.settings.url_download_max_bytes, "*/*", resolver) as response:
+    with _open(ctx, url, ctx.settings.outbound.url_download_max_bytes, "*/*", resolver) as response:
         name = checked_download(
             planned,
             final_url=response.final_url,

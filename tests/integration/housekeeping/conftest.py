@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from redis import Redis
@@ -29,6 +29,12 @@ from workers.payloads import DocumentProcessPayload
 from workers.pipeline.spans import ROOT, STAGES
 from workers.pipeline.stages import chunk_id
 from workers.settings import Settings
+from workers.settings_groups import (
+    DocreaderSettings,
+    HousekeepingSettings,
+    QueueSettings,
+    StorageSettings,
+)
 from workers.wiring import build_context
 
 STALE_AFTER_S = 60
@@ -66,21 +72,31 @@ def key_prefix() -> Iterator[str]:
     client.close()
 
 
-def make_settings(database_url: str, data_dir: Path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "mode": "full",
-        "data_dir": data_dir,
-        "database_url": database_url,
-        "redis_url": REDIS_URL,
-        "milvus_uri": str(data_dir / "milvus.db"),
-        "storage_dir": data_dir / "files",
-        "docreader_address": "127.0.0.1:9",
-        "stale_after_s": STALE_AFTER_S,
-        "summary_stale_after_s": STALE_AFTER_S,
-        "max_auto_requeues": 2,
-        **overrides,
-    }
-    return Settings(**values)
+def make_settings(
+    database_url: str,
+    data_dir: Path,
+    *,
+    mode: Literal["lite", "full"] = "full",
+    key_prefix: str = "sluice",
+    **storage: Any,
+) -> Settings:
+    """Full-mode settings over ``database_url`` with the short thresholds these tests use;
+    ``storage`` adds StorageSettings fields (backends, say)."""
+    return Settings(
+        mode=mode,
+        data_dir=data_dir,
+        storage=StorageSettings(
+            database_url=database_url,
+            milvus_uri=str(data_dir / "milvus.db"),
+            storage_dir=data_dir / "files",
+            **storage,
+        ),
+        queue=QueueSettings(redis_url=REDIS_URL, key_prefix=key_prefix),
+        docreader=DocreaderSettings(docreader_address="127.0.0.1:9"),
+        housekeeping=HousekeepingSettings(
+            stale_after_s=STALE_AFTER_S, summary_stale_after_s=STALE_AFTER_S, max_auto_requeues=2
+        ),
+    )
 
 
 @pytest.fixture
@@ -90,7 +106,7 @@ def ctx(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[WorkerCo
         settings,
         queue=RQTaskQueue(REDIS_URL, key_prefix=key_prefix),
         publisher=RecordingPublisher(),
-        docreader_target=settings.docreader_address,
+        docreader_target=settings.docreader.docreader_address,
     )
     context.index.ensure_collection(MODEL_KEY, DIMENSION)
     # Sweeps look at every row: each test starts from an empty table (spans and chunks go

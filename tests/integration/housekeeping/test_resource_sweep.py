@@ -55,7 +55,7 @@ def _recorded(ctx: WorkerContext, tenant_id: str, path: str, backend_id: str, ow
 
 
 def _past_retention(ctx: WorkerContext) -> datetime:
-    return utcnow() + timedelta(seconds=ctx.settings.deleted_resource_retention_s + 60)
+    return utcnow() + timedelta(seconds=ctx.settings.housekeeping.deleted_resource_retention_s + 60)
 
 
 def _known(ctx: WorkerContext, ref: str) -> bool:
@@ -90,7 +90,8 @@ def test_d_purges_expired_grants_and_forgets_old_tombstones_with_their_files(
         ctx.catalog.get(tombstone)
     assert ctx.files.exists(tombstone_path)
 
-    past_retention = utcnow() + timedelta(seconds=ctx.settings.deleted_resource_retention_s + 60)
+    retention_s = ctx.settings.housekeeping.deleted_resource_retention_s
+    past_retention = utcnow() + timedelta(seconds=retention_s + 60)
     report = run_round(ctx, past_retention)
 
     assert report.resources["forgotten"] >= 1
@@ -178,7 +179,7 @@ def two_disks(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Wo
     )
     context = build_context(
         settings, queue=RQTaskQueue(REDIS_URL, key_prefix=key_prefix),
-        publisher=RecordingPublisher(), docreader_target=settings.docreader_address,
+        publisher=RecordingPublisher(), docreader_target=settings.docreader.docreader_address,
     )
     yield context
     context.close()

@@ -32,7 +32,8 @@ THRESHOLD = "1m0s"  # go_duration(STALE_AFTER_S)
 
 
 def _no_requeues(ctx: WorkerContext) -> None:
-    ctx.settings = ctx.settings.model_copy(update={"max_auto_requeues": 0})
+    housekeeping = ctx.settings.housekeeping.model_copy(update={"max_auto_requeues": 0})
+    ctx.settings = ctx.settings.model_copy(update={"housekeeping": housekeeping})
 
 
 def test_a_recent_heartbeat_keeps_a_quiet_row(ctx: WorkerContext, scope: Scope) -> None:
@@ -184,7 +185,7 @@ def test_a_row_with_no_span_is_stuck_and_its_message_has_no_stage(
 def test_auto_requeue_starts_new_attempts_until_the_budget_is_spent(
     ctx: WorkerContext, scope: Scope
 ) -> None:
-    assert ctx.settings.max_auto_requeues == 2
+    assert ctx.settings.housekeeping.max_auto_requeues == 2
     row = add_knowledge(ctx, scope, parse_status="processing", summary_status="processing")
     for attempt in (1, 2, 3):
         # A worker took the attempt, wrote some chunks and index rows, then died.

@@ -36,6 +36,7 @@ from workers.pipeline.spans import SpanTracker
 from workers.pipeline.state import KnowledgeState
 from workers.pipeline.table_profile import TableProfile
 from workers.settings import Settings
+from workers.settings_groups import ModelSettings, OutboundSettings, StorageSettings
 from workers.wiring import build_context
 
 MODEL_KEY = "local/all-MiniLM-L6-v2/384"
@@ -76,12 +77,14 @@ def ctx(
         upgrade_to_head(url)
         settings = Settings(
             data_dir=data_dir,
-            database_url=url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-            embed_batch_size=4,
+            storage=StorageSettings(
+                database_url=url,
+                milvus_uri=str(data_dir / "milvus.db"),
+                storage_dir=data_dir / "files",
+            ),
+            models=ModelSettings(embed_batch_size=4),
             # The embedding endpoints these tests start listen on 127.0.0.1.
-            ssrf_allow_hosts=frozenset({"127.0.0.1"}),
+            outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
         )
         context = build_context(
             settings,

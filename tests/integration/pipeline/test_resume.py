@@ -24,6 +24,7 @@ from workers.context import WorkerContext, install_context
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import restart_processing
 from workers.settings import Settings
+from workers.settings_groups import ModelSettings, OutboundSettings, QueueSettings, StorageSettings
 from workers.wiring import build_context
 
 BATCH = 4
@@ -42,14 +43,15 @@ def ctx(
         upgrade_to_head(url)
         settings = Settings(
             data_dir=data_dir,
-            database_url=url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-            embed_batch_size=BATCH,
-            document_process_retries=1,
-            document_process_retry_delays_s=(0,),
+            storage=StorageSettings(
+                database_url=url,
+                milvus_uri=str(data_dir / "milvus.db"),
+                storage_dir=data_dir / "files",
+            ),
+            models=ModelSettings(embed_batch_size=BATCH),
+            queue=QueueSettings(document_process_retries=1, document_process_retry_delays_s=(0,)),
             # The embedding endpoints these tests start listen on 127.0.0.1.
-            ssrf_allow_hosts=frozenset({"127.0.0.1"}),
+            outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
         )
         context = build_context(
             settings,

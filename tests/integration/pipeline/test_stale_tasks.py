@@ -23,8 +23,8 @@ def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
     from storage.db.migrate import upgrade_to_head
 
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    settings.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.database_url)
+    settings.storage.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings,
         queue=LiteTaskQueue(),

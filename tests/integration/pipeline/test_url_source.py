@@ -107,8 +107,8 @@ def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
         "SLUICE_URL_DOWNLOAD_MAX_BYTES": str(CAP),
         "SLUICE_URL_IMPORT_TIMEOUT_S": "10",
     })
-    settings.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.database_url)
+    settings.storage.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(),
         docreader_target="127.0.0.1:9",
@@ -150,7 +150,7 @@ def _row(ctx: WorkerContext, knowledge_id: str) -> Any:
 
 
 def _stored_files(ctx: WorkerContext) -> list[Path]:
-    return [p for p in ctx.settings.storage_dir.rglob("*") if p.is_file()]
+    return [p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()]
 
 
 def test_a_download_streams_into_storage_and_replaces_an_earlier_rounds_file(
@@ -324,8 +324,8 @@ def test_a_closed_context_no_longer_blocks_its_milvus_lite_port(tmp_path: Path) 
     """The port pymilvus served the file on is freed with the context: a later server that
     binds it (another process's, or a test's) is not mistaken for one of ours."""
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    settings.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.database_url)
+    settings.storage.storage_dir.mkdir(parents=True)
+    upgrade_to_head(settings.storage.database_url)
     context = build_context(
         settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(),
         docreader_target="127.0.0.1:9",

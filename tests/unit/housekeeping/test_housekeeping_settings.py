@@ -9,13 +9,13 @@ from workers.settings import Settings, SettingsError
 
 def test_defaults_follow_the_spec() -> None:
     settings = Settings.from_env(env={})
-    assert settings.housekeeping_enabled is True
-    assert settings.housekeeping_interval_s == 300
+    assert settings.housekeeping.housekeeping_enabled is True
+    assert settings.housekeeping.housekeeping_interval_s == 300
     # max(1 h, the 2 h document process timeout) + 10 min
     assert settings.stale_threshold_s == 7800
-    assert settings.summary_stale_after_s == 3600
-    assert settings.stall_verdict_after_s == 1200
-    assert settings.max_auto_requeues == 2
+    assert settings.housekeeping.summary_stale_after_s == 3600
+    assert settings.api.stall_verdict_after_s == 1200
+    assert settings.housekeeping.max_auto_requeues == 2
 
 
 def test_the_stale_threshold_follows_the_process_timeout_unless_set() -> None:
@@ -34,11 +34,11 @@ def test_variables_override_every_setting() -> None:
             "SLUICE_MAX_AUTO_REQUEUES": "0",
         }
     )
-    assert settings.housekeeping_enabled is False
-    assert settings.housekeeping_interval_s == 2.5
-    assert settings.summary_stale_after_s == 30
-    assert settings.stall_verdict_after_s == 40
-    assert settings.max_auto_requeues == 0
+    assert settings.housekeeping.housekeeping_enabled is False
+    assert settings.housekeeping.housekeeping_interval_s == 2.5
+    assert settings.housekeeping.summary_stale_after_s == 30
+    assert settings.api.stall_verdict_after_s == 40
+    assert settings.housekeeping.max_auto_requeues == 0
 
 
 @pytest.mark.parametrize(
