@@ -11,7 +11,6 @@ import io
 import random
 from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,16 +19,12 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
 from tests.support.http_server import RecordingServer, Reply
 from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
 from workers.net.ssrf import UrlPolicy
 from workers.pipeline.images import DocumentImages, StoredImage, StoredImages
-from workers.settings import Settings
-from workers.wiring import build_context
 
 
 def _store_images(
@@ -79,26 +74,8 @@ def _png(width: int, height: int, seed: int) -> bytes:
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    from storage.db.migrate import upgrade_to_head
-
-    settings = Settings.from_env(
-        env={
-            "SLUICE_DATA_DIR": str(tmp_path),
-            "SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1",
-            "SLUICE_FETCH_TIMEOUT_S": "5",
-        }
-    )
-    settings.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.database_url)
-    context = build_context(
-        settings,
-        queue=LiteTaskQueue(),
-        publisher=InMemoryEventBus(),
-        docreader_target="127.0.0.1:9",
-    )
-    yield context
-    context.close()
+def ctx_env() -> dict[str, str]:
+    return {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1", "SLUICE_FETCH_TIMEOUT_S": "5"}
 
 
 @pytest.fixture

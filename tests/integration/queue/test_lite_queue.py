@@ -12,8 +12,8 @@ import pytest
 
 from storage.queue.base import NotInTaskError, QueueError, QueueName, TaskSpec
 from storage.queue.lite import LiteTaskQueue
-from tests.integration.queue.conftest import wait_until
 from tests.integration.queue.handlers import read_log
+from tests.support.waiting import wait_until
 
 H = "tests.integration.queue.handlers"
 
