@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
@@ -27,7 +28,12 @@ from workers.settings import Settings
 
 
 def build_context(
-    settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
+    settings: Settings,
+    *,
+    queue: TaskQueue,
+    publisher: EventPublisher,
+    docreader_target: str,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> WorkerContext:
     db = Database.from_url(settings.database_url)
     resources = StorageResourceRepository(db)
@@ -48,7 +54,7 @@ def build_context(
         enrichment=EnrichmentRepository(db),
         tags=TagRepository(db),
         files=files,
-        catalog=ResourceCatalog(resources, AccessGrantRepository(db), files),
+        catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,
         docreader=DocReaderClient(
             docreader_target,
@@ -60,6 +66,7 @@ def build_context(
         embedders=EmbedderCache(
             local_threads=settings.embed_threads, policy=lambda: settings.url_policy
         ),
+        clock=clock,
     )
 
 

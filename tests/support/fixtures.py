@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from redis import Redis
 
+from core.clock import ManualClock
 from storage.db.engine import Database
 from storage.db.migrate import upgrade_to_head
 from tests.support.databases import REDIS_URL, empty_database_url, redis_prefix
@@ -23,6 +24,16 @@ from workers.settings import Settings
 DATABASE_BACKENDS = ("postgresql", "sqlite")
 # The docreader fixture's gRPC message limit.
 DOCREADER_MESSAGE_LIMIT = 4 << 20
+
+# ---- time -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """Real time that the test can move forward (for TTLs and thresholds judged in process)
+    instead of sleeping."""
+    return ManualClock()
+
 
 # ---- PostgreSQL and SQLite --------------------------------------------------------------------
 
@@ -143,9 +154,9 @@ def ctx_env() -> dict[str, str]:
 
 
 @pytest.fixture
-def ctx(tmp_path: Path, ctx_env: dict[str, str]) -> Iterator[WorkerContext]:
+def ctx(tmp_path: Path, ctx_env: dict[str, str], clock: ManualClock) -> Iterator[WorkerContext]:
     """A lite-mode worker context (SQLite, milvus-lite, local storage under ``tmp_path``,
-    the lite queue, an in-memory bus)."""
+    the lite queue, an in-memory bus) on the test's ``clock``."""
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path), **ctx_env})
-    with worker_context(settings) as context:
+    with worker_context(settings, clock=clock) as context:
         yield context

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.migrate import upgrade_to_head
 from storage.events.base import EventPublisher
 from storage.events.memory_bus import InMemoryEventBus
@@ -27,6 +28,7 @@ def worker_context(
     queue: TaskQueue | None = None,
     publisher: EventPublisher | None = None,
     install: bool = False,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> Iterator[WorkerContext]:
     """A context on ``settings`` with its database migrated and storage directory made;
     ``install``: also the process's current context (for code that runs as a task)."""
@@ -37,6 +39,7 @@ def worker_context(
         queue=queue or LiteTaskQueue(),
         publisher=publisher or InMemoryEventBus(),
         docreader_target=NO_DOCREADER,
+        clock=clock,
     )
     if install:
         install_context(context)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import delete, update
 
+from core.clock import SYSTEM_CLOCK, Clock, ManualClock
 from storage.db.models import Knowledge, Span
 from storage.db.repositories.chunks import NewChunk
 from storage.events.base import ProgressEvent
@@ -60,8 +61,10 @@ def make_settings(database_url: str, data_dir: Path, **overrides: Any) -> Settin
 
 
 @pytest.fixture
-def ctx(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[WorkerContext]:
-    with housekeeping_context(database_url, tmp_path, key_prefix) as context:
+def ctx(
+    database_url: str, key_prefix: str, tmp_path: Path, clock: ManualClock
+) -> Iterator[WorkerContext]:
+    with housekeeping_context(database_url, tmp_path, key_prefix, clock=clock) as context:
         context.index.ensure_collection(MODEL_KEY, DIMENSION)
         # Sweeps look at every row: each test starts from an empty table (spans and chunks
         # go with their knowledge).
@@ -71,13 +74,15 @@ def ctx(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[WorkerCo
 
 
 def housekeeping_context(
-    database_url: str, data_dir: Path, key_prefix: str, **overrides: Any
+    database_url: str, data_dir: Path, key_prefix: str, *, clock: Clock = SYSTEM_CLOCK,
+    **overrides: Any,
 ) -> AbstractContextManager[WorkerContext]:
     """Full mode's parts: the RQ queue on the real Redis under ``key_prefix``."""
     return worker_context(
         make_settings(database_url, data_dir, key_prefix=key_prefix, **overrides),
         queue=RQTaskQueue(REDIS_URL, key_prefix=key_prefix),
         publisher=RecordingPublisher(),
+        clock=clock,
     )
 
 

@@ -3,7 +3,6 @@ sweep C hands back as failed."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from core.clock import ManualClock
 from storage.db.models import utcnow
 from storage.db.repositories.resources import KNOWLEDGE_FILES, KNOWLEDGE_ORIGINAL
 from storage.files.access_grants import GrantRefusal, GrantRefused
@@ -63,7 +63,7 @@ def _known(ctx: WorkerContext, ref: str) -> bool:
 
 
 def test_d_purges_expired_grants_and_forgets_old_tombstones_with_their_files(
-    ctx: WorkerContext, scope: Scope
+    ctx: WorkerContext, scope: Scope, clock: ManualClock
 ) -> None:
     deleted_owner = str(uuid.uuid4())
     tombstone = _stored(ctx, scope, deleted_owner)
@@ -72,7 +72,7 @@ def test_d_purges_expired_grants_and_forgets_old_tombstones_with_their_files(
     short = ctx.catalog.create_grant(live, 1)
     long = ctx.catalog.create_grant(live, 3600)
     ctx.catalog.mark_deleted(KNOWLEDGE_FILES, [deleted_owner])
-    time.sleep(1.2)
+    clock.advance(1.2)
 
     report = run_round(ctx)
 

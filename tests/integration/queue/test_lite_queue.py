@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from core.clock import ManualClock
 from storage.queue.base import NotInTaskError, QueueError, QueueName, TaskSpec
 from storage.queue.lite import LiteTaskQueue
 from tests.integration.queue.handlers import read_log
@@ -186,8 +187,10 @@ def test_job_id_deduplicates_while_active_and_reruns_afterwards(
 
 def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
     log = tmp_path / "log"
+    clock = ManualClock()
     queue = LiteTaskQueue(
-        workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0, pickup_grace_s=0.5
+        workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0, pickup_grace_s=0.5,
+        clock=clock,
     )
     try:
         # One thread, busy with a task that runs until it is cancelled.
@@ -196,7 +199,7 @@ def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
         wait_until(lambda: len(events(log, "started")) == 1)
         # Just taken, it may not have written its first heartbeat: it still counts.
         assert queue.is_queued("blocker")
-        time.sleep(0.6)
+        clock.advance(0.6)
         for index in range(3):
             queue.enqueue(spec("record", {"log": str(log), "value": f"a{index}"}, group="a"))
         queue.enqueue(spec("record", {"log": str(log), "value": "b"}, group="b"))
