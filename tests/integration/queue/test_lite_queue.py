@@ -1,4 +1,5 @@
-"""LiteTaskQueue: the RQ adapter's semantics, in process, with the same handlers."""
+"""LiteTaskQueue where it is its own (threads, time limits, close, lanes); what it shares with
+the RQ adapter is in test_queue_contract.py."""
 
 from __future__ import annotations
 
@@ -6,17 +7,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from core.clock import ManualClock
-from storage.queue.base import NotInTaskError, QueueError, QueueName, TaskSpec
+from storage.queue.base import QueueError, QueueName
 from storage.queue.lite import LiteTaskQueue
+from tests.integration.queue.contract import H, events, spec
 from tests.integration.queue.handlers import read_log
 from tests.support.waiting import wait_until
-
-H = "tests.integration.queue.handlers"
 
 
 @pytest.fixture
@@ -24,73 +23,6 @@ def queue() -> Iterator[LiteTaskQueue]:
     task_queue = LiteTaskQueue(shutdown_grace_s=2.0)
     yield task_queue
     task_queue.close()
-
-
-def spec(handler: str, payload: dict[str, Any], **options: Any) -> TaskSpec:
-    options.setdefault("queue", QueueName.DEFAULT)
-    return TaskSpec(handler=f"{H}.{handler}", payload=payload, **options)
-
-
-def events(path: Path, name: str) -> list[dict[str, Any]]:
-    return [entry for entry in read_log(path) if entry["event"] == name]
-
-
-def test_task_runs_with_its_payload_and_attempt(queue: LiteTaskQueue, tmp_path: Path) -> None:
-    log = tmp_path / "log"
-    job_id = queue.enqueue(spec("record", {"log": str(log), "value": "hello"}))
-
-    assert queue.join(5)
-
-    [entry] = read_log(log)
-    assert entry["value"] == "hello"
-    assert entry["job_id"] == job_id
-    assert (entry["attempt"], entry["max_attempts"], entry["is_last"]) == (1, 1, True)
-
-
-def test_failing_task_runs_four_attempts_and_dead_letters_once(
-    queue: LiteTaskQueue, tmp_path: Path
-) -> None:
-    log, final_log = tmp_path / "log", tmp_path / "final"
-    queue.enqueue(
-        spec(
-            "fail_always",
-            {"log": str(log), "final_log": str(final_log), "value": "k1"},
-            job_id="doc-k1",
-            group="k1",
-            max_retries=3,
-            on_final_failure=f"{H}.record_final_failure",
-        )
-    )
-
-    assert queue.join(5)
-
-    attempts = events(log, "attempt")
-    assert [a["attempt"] for a in attempts] == [1, 2, 3, 4]
-    assert [a["is_last"] for a in attempts] == [False, False, False, True]
-    [final] = read_log(final_log)
-    assert final["error"] == "RuntimeError: boom k1"
-    assert not queue.is_queued("k1")
-
-
-def test_task_that_succeeds_on_a_retry_is_not_dead_lettered(
-    queue: LiteTaskQueue, tmp_path: Path
-) -> None:
-    log, final_log = tmp_path / "log", tmp_path / "final"
-    queue.enqueue(
-        spec(
-            "fail_until",
-            {"log": str(log), "final_log": str(final_log), "succeed_on": 3},
-            max_retries=3,
-            on_final_failure=f"{H}.record_final_failure",
-        )
-    )
-
-    assert queue.join(5)
-
-    assert [(e["event"], e["attempt"]) for e in read_log(log)] == [
-        ("attempt", 1), ("attempt", 2), ("ran", 3),
-    ]
-    assert read_log(final_log) == []
 
 
 def test_handler_that_exits_or_cannot_be_imported_only_fails_its_task(
@@ -282,13 +214,6 @@ def test_close_drops_waiting_tasks_and_stops_its_threads(tmp_path: Path) -> None
     assert events(log, "cancelled") != []
     assert events(log, "ran") == []
     assert not [t for t in threading.enumerate() if t.name.startswith("sluice-lite-")]
-
-
-def test_task_context_is_unavailable_outside_a_handler(queue: LiteTaskQueue) -> None:
-    with pytest.raises(NotInTaskError):
-        queue.attempt_info()
-    with pytest.raises(NotInTaskError):
-        queue.cancel_requested()
 
 
 def test_close_interrupts_a_running_handler_at_its_checkpoint(tmp_path: Path) -> None:
