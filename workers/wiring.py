@@ -48,7 +48,7 @@ def build_context(
         knowledge_bases=KnowledgeBaseRepository(db),
         knowledges=KnowledgeRepository(db),
         chunks=ChunkRepository(db),
-        spans=SpanRepository(db),
+        spans=SpanRepository(db, clock=clock),
         index_checkpoints=IndexCheckpointRepository(db),
         resources=resources,
         enrichment=EnrichmentRepository(db),
