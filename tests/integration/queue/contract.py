@@ -17,6 +17,7 @@ from storage.queue.rq_queue import RQTaskQueue
 from tests.integration.queue.handlers import read_log
 from tests.support.databases import REDIS_URL
 from tests.support.rq_workers import WorkerProcesses
+from tests.support.waiting import wait_until
 
 H = "tests.integration.queue.handlers"
 
@@ -33,11 +34,13 @@ def events(path: Path, name: str) -> list[dict[str, Any]]:
 @dataclass
 class Adapter:
     """``drain``: run every task enqueued so far to its end. ``serve``: from now on a worker
-    takes tasks as they come; ``stop`` ends it cleanly. ``group_bookkeeping``: what the
-    adapter still keeps about a group besides its tasks (0 once they are over)."""
+    takes tasks as they come; ``settle``: wait, while served, until the group's tasks are
+    over; ``stop`` ends serving cleanly. ``group_bookkeeping``: what the adapter still keeps
+    about a group besides its tasks (0 once they are over)."""
 
     queue: TaskQueue
     drain: Callable[[], None]
+    settle: Callable[[str], None]
     serve: Callable[[], None] = lambda: None
     stop: Callable[[], None] = lambda: None
     group_bookkeeping: Callable[[str], int] = lambda group: 0
@@ -65,7 +68,7 @@ class _RQWorkers:
 def lite_adapter() -> Iterator[Adapter]:
     queue = LiteTaskQueue(shutdown_grace_s=2.0)
     try:
-        yield Adapter(queue, drain=lambda: _joined(queue))
+        yield Adapter(queue, drain=lambda: _joined(queue), settle=lambda group: _joined(queue))
     finally:
         queue.close()
 
@@ -79,12 +82,16 @@ def rq_adapter(
 ) -> Iterator[Adapter]:
     queue = RQTaskQueue(REDIS_URL, key_prefix=key_prefix)
     running = _RQWorkers(workers, key_prefix)
+
+    def group_bookkeeping(group: str) -> int:
+        return int(redis_client.exists(f"{key_prefix}:queue:group:{group}"))
+
     try:
         yield Adapter(
             queue, drain=running.drain, serve=running.serve, stop=running.stop,
-            group_bookkeeping=lambda group: int(
-                redis_client.exists(f"{key_prefix}:queue:group:{group}")
-            ),
+            # The group's record goes with its last task (retries and dead letter included).
+            settle=lambda group: wait_until(lambda: group_bookkeeping(group) == 0),
+            group_bookkeeping=group_bookkeeping,
         )
     finally:
         queue.close()

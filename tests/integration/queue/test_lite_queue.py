@@ -78,27 +78,6 @@ def test_timeout_fails_each_attempt(queue: LiteTaskQueue, tmp_path: Path) -> Non
     wait_until(lambda: len(events(log, "cancelled")) == 2, timeout=2)
 
 
-def test_retry_waits_its_interval_and_counts_as_queued(
-    queue: LiteTaskQueue, tmp_path: Path
-) -> None:
-    log = tmp_path / "log"
-    queue.enqueue(
-        spec("fail_until", {"log": str(log), "succeed_on": 2}, group="k", max_retries=1,
-             retry_intervals=(1,))
-    )
-    wait_until(lambda: len(events(log, "attempt")) == 1)
-    # Between the first attempt's failure and the retry, the task counts as queued (the
-    # failing attempt itself is running, not queued, so wait for it to be rescheduled).
-    wait_until(lambda: queue.is_queued("k"))
-    assert not events(log, "ran")
-
-    assert queue.join(5)
-
-    [failed], [ran] = events(log, "attempt"), events(log, "ran")
-    assert ran["at"] - failed["at"] >= 0.9
-    assert not queue.is_queued("k")
-
-
 def test_job_id_deduplicates_while_active_and_reruns_afterwards(
     queue: LiteTaskQueue, tmp_path: Path
 ) -> None:

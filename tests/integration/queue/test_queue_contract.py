@@ -117,6 +117,60 @@ def test_raising_dead_letter_callback_is_contained(adapter: Adapter, tmp_path: P
     assert [e["value"] for e in events(log, "ran")] == ["after"]
 
 
+def test_retry_waits_its_interval_and_counts_as_queued(adapter: Adapter, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    adapter.serve()
+    adapter.queue.enqueue(
+        spec("fail_until", {"log": str(log), "succeed_on": 2}, group="k", max_retries=1,
+             retry_intervals=(1,))
+    )
+    wait_until(lambda: len(events(log, "attempt")) == 1)
+    # Between the first attempt's failure and the retry, the task counts as queued (the
+    # failing attempt itself is running, not queued, so wait for it to be rescheduled).
+    wait_until(lambda: adapter.queue.is_queued("k"))
+    assert not events(log, "ran")
+
+    adapter.settle("k")
+
+    [failed], [ran] = events(log, "attempt"), events(log, "ran")
+    assert ran["at"] - failed["at"] >= 0.9
+    assert not adapter.queue.is_queued("k")
+    adapter.stop()
+
+
+def test_job_id_deduplicates_while_running(adapter: Adapter, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    adapter.serve()
+    adapter.queue.enqueue(
+        spec("sleep_then_record", {"log": str(log), "sleep_s": 1.5}, job_id="busy")
+    )
+    wait_until(lambda: len(events(log, "started")) == 1)
+
+    assert adapter.queue.enqueue(
+        spec("sleep_then_record", {"log": str(log), "sleep_s": 0}, job_id="busy")
+    )
+    wait_until(lambda: len(events(log, "done")) == 1)
+    adapter.queue.enqueue(spec("record", {"log": str(log), "value": "marker"}))
+    wait_until(lambda: len(events(log, "ran")) == 1)
+
+    assert len(events(log, "started")) == 1
+    adapter.stop()
+
+
+def test_a_running_task_sees_cancel_requested(adapter: Adapter, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    adapter.serve()
+    adapter.queue.enqueue(
+        spec("wait_for_cancel", {"log": str(log), "max_wait_s": 20}, group="k")
+    )
+    wait_until(lambda: len(events(log, "started")) == 1)
+
+    assert adapter.queue.cancel_group("k") == 1
+
+    wait_until(lambda: len(events(log, "cancelled")) == 1, timeout=5)
+    adapter.stop()
+
+
 def test_a_task_that_fails_after_its_cancel_is_not_retried(
     adapter: Adapter, tmp_path: Path
 ) -> None:

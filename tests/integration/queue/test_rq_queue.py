@@ -86,23 +86,6 @@ def test_job_id_deduplicates_while_active_and_reruns_afterwards(
     assert [e["value"] for e in read_log(log)] == [1, 3]
 
 
-def test_job_id_deduplicates_while_running(
-    queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str, tmp_path: Path
-) -> None:
-    log = tmp_path / "log"
-    worker = workers.start(key_prefix, burst=False)
-    queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 1.5}, job_id="busy"))
-    wait_until(lambda: len(events(log, "started")) == 1)
-
-    assert queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0}, job_id="busy"))
-    wait_until(lambda: len(events(log, "done")) == 1)
-    queue.enqueue(spec("record", {"log": str(log), "value": "marker"}))
-    wait_until(lambda: len(events(log, "ran")) == 1)
-
-    assert len(events(log, "started")) == 1
-    assert workers.stop(worker) == 0
-
-
 def test_is_queued_and_cancel_group_on_waiting_tasks(
     queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str, tmp_path: Path
 ) -> None:
@@ -171,20 +154,6 @@ def test_cancel_group_stops_a_running_task(
     assert len(events(log, "started")) == 1  # a stopped task is not retried
     assert read_log(final_log) == []  # ... nor dead-lettered
     assert workers.stop(worker) == 0  # SIGTERM: warm shutdown of an idle worker
-
-
-def test_simple_worker_task_sees_cancel_requested(
-    queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str, tmp_path: Path
-) -> None:
-    log = tmp_path / "log"
-    worker = workers.start(key_prefix, burst=False, simple=True)
-    queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 20}, group="k"))
-    wait_until(lambda: len(events(log, "started")) == 1)
-
-    assert queue.cancel_group("k") == 1
-
-    wait_until(lambda: len(events(log, "cancelled")) == 1, timeout=5)
-    assert workers.stop(worker) == 0
 
 
 def test_prefixes_isolate_deployments_on_one_redis(
