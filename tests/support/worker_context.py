@@ -9,13 +9,24 @@ from contextlib import contextmanager
 
 from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.migrate import upgrade_to_head
-from storage.events.base import EventPublisher
+from storage.events.base import EventPublisher, ProgressEvent
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.base import TaskQueue
 from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext, install_context
 from workers.settings import Settings
 from workers.wiring import build_context
+
+
+class RecordingPublisher:
+    """An EventPublisher that keeps what it was given."""
+
+    def __init__(self) -> None:
+        self.events: list[ProgressEvent] = []
+
+    def publish(self, event: ProgressEvent) -> None:
+        self.events.append(event)
+
 
 # Nothing listens there: these tests never reach a docreader through the context.
 NO_DOCREADER = "127.0.0.1:9"

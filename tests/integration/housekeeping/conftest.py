@@ -18,11 +18,10 @@ from sqlalchemy import delete, update
 from core.clock import SYSTEM_CLOCK, Clock, ManualClock
 from storage.db.models import Knowledge, Span
 from storage.db.repositories.chunks import NewChunk
-from storage.events.base import ProgressEvent
 from storage.index.milvus_index import IndexRow
 from storage.queue.rq_queue import RQTaskQueue
 from tests.support.databases import REDIS_URL
-from tests.support.worker_context import worker_context
+from tests.support.worker_context import RecordingPublisher, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
@@ -33,14 +32,6 @@ from workers.settings import Settings
 STALE_AFTER_S = 60
 MODEL_KEY = "test/housekeeping/4"
 DIMENSION = 4
-
-
-class RecordingPublisher:
-    def __init__(self) -> None:
-        self.events: list[ProgressEvent] = []
-
-    def publish(self, event: ProgressEvent) -> None:
-        self.events.append(event)
 
 
 def make_settings(database_url: str, data_dir: Path, **overrides: Any) -> Settings:
