@@ -32,10 +32,16 @@ proto-check: proto
 	git diff --exit-code --stat -- $(GEN_DIRS)
 	test -z "$$(git status --porcelain -- $(GEN_DIRS))"
 
-lint: $(STAMP)
+lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/buf lint
+
+typecheck: $(STAMP)
 	$(BIN)/mypy .
+
+# The fast tests (no PostgreSQL, Redis or child processes): a minute or two.
+unit: $(STAMP)
+	$(BIN)/pytest -q tests/unit
 
 test: $(STAMP) proto-check lint
 	$(BIN)/pytest -q tests

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
@@ -91,6 +92,8 @@ class WorkerContext:
     queue: TaskQueue
     publisher: EventPublisher
     embedders: EmbedderCache = field(default_factory=EmbedderCache)
+    # What housekeeping's thresholds and the catalog's grant expiry are judged by.
+    clock: Clock = SYSTEM_CLOCK
 
     def files_for_knowledge_base(self, knowledge_base_id: str) -> BackendScopedFileService:
         """Where a knowledge base's new files go: the backend instance it is bound to, else

@@ -4,6 +4,7 @@ workers.housekeeping.main, server.admin), never on a part's own first use."""
 
 from __future__ import annotations
 
+from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
@@ -29,7 +30,12 @@ from workers.settings import Settings
 
 
 def build_context(
-    settings: Settings, *, queue: TaskQueue, publisher: EventPublisher, docreader_target: str
+    settings: Settings,
+    *,
+    queue: TaskQueue,
+    publisher: EventPublisher,
+    docreader_target: str,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> WorkerContext:
     storage = settings.storage
     db = Database.from_url(storage.database_url)
@@ -45,13 +51,13 @@ def build_context(
         knowledge_bases=KnowledgeBaseRepository(db),
         knowledges=KnowledgeRepository(db),
         chunks=ChunkRepository(db),
-        spans=SpanRepository(db),
+        spans=SpanRepository(db, clock=clock),
         index_checkpoints=IndexCheckpointRepository(db),
         resources=resources,
         enrichment=EnrichmentRepository(db),
         tags=TagRepository(db),
         files=files,
-        catalog=ResourceCatalog(resources, AccessGrantRepository(db), files),
+        catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,
         docreader=DocReaderClient(
             docreader_target,
@@ -63,6 +69,7 @@ def build_context(
         embedders=EmbedderCache(
             local_threads=settings.models.embed_threads, policy=lambda: settings.url_policy
         ),
+        clock=clock,
     )
 
 

@@ -36,7 +36,7 @@ def _stall_state(ctx: WorkerContext, row: Any, last: datetime | None) -> common_
         reference = reference.replace(tzinfo=UTC)
     # The spec: after 20 minutes (stall_verdict_after_s) without progress, a verdict.
     quiet_for = timedelta(seconds=ctx.settings.api.stall_verdict_after_s)
-    if datetime.now(UTC) - reference < quiet_for:
+    if ctx.clock.now() - reference < quiet_for:
         return common_pb2.STALL_STATE_RUNNING
     try:
         queued = ctx.queue.is_queued(row.id)

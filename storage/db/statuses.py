@@ -80,20 +80,6 @@ class SpanStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-class JobStatus(StrEnum):
-    """FAQ import and knowledge base clone jobs."""
-
-    PENDING = "pending"
-    PROCESSING = "processing"
-    COMPLETED = "completed"
-    FAILED = "failed"
-
-
-class WikiOp(StrEnum):
-    INGEST = "ingest"
-    RETRACT = "retract"
-
-
 # Rows in these states are invisible to duplicate detection (spec: «Механизм дедупликации»).
 DEDUP_IGNORED: frozenset[str] = frozenset({ParseStatus.FAILED, ParseStatus.DELETING})
 OPEN_SPAN_STATUSES: frozenset[str] = frozenset({SpanStatus.PENDING, SpanStatus.RUNNING})

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import BinaryIO
 
+from core.clock import SYSTEM_CLOCK, Clock
 from core.errors import SluiceError
-from storage.db.models import StorageResource, utcnow
+from storage.db.models import StorageResource
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.resources import Position, StorageResourceRepository
 from storage.files.access_grants import (
@@ -107,7 +108,11 @@ class ResourceCatalog:
         resources: StorageResourceRepository,
         grants: AccessGrantRepository,
         files: BackendScopedFileService,
+        *,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        # Judges grant expiry (and stamps it): a test moves it instead of waiting a TTL out.
+        self._clock = clock
         self._resources = resources
         self._grants = grants
         self._files = files
@@ -294,7 +299,7 @@ class ResourceCatalog:
             raise ValueError(f"a grant's lifetime must be positive, not {ttl_s}")
         resource = self.get(ref)
         token = new_token()
-        expires_at = utcnow() + timedelta(seconds=ttl_s)
+        expires_at = self._clock.now() + timedelta(seconds=ttl_s)
         if not self._grants.add(token_digest(token), resource.id, expires_at):
             raise UnknownResource(ref)  # forgotten since it was read
         return IssuedGrant(token, resource.ref, expires_at)
@@ -306,7 +311,7 @@ class ResourceCatalog:
         if found is None:
             raise GrantRefused(GrantRefusal.UNKNOWN)
         grant, row = found
-        if grant.expires_at <= utcnow():
+        if grant.expires_at <= self._clock.now():
             raise GrantRefused(GrantRefusal.EXPIRED)
         resource = _resource(row)
         if resource.deleted_at is not None:
@@ -323,7 +328,7 @@ class ResourceCatalog:
         return self._grants.revoke_for_resources([r.id for r in resources], tenant_id)
 
     def purge_expired_grants(self, now: datetime | None = None) -> int:
-        return self._grants.purge_expired(now or utcnow())
+        return self._grants.purge_expired(now or self._clock.now())
 
 
 def _position(moment: datetime | None, resource_id: str) -> Position:

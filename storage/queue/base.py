@@ -25,19 +25,13 @@ _DOTTED_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 class QueueName(StrEnum):
-    """The spec's queues (task.go); ``low`` is the maintenance queue."""
+    """The queues some task is enqueued to, in the workers' default priority order; ``low``
+    is the maintenance queue. The spec's other queues (task.go) join when their first task
+    does, so no worker listens on a queue nothing feeds."""
 
     DEFAULT = "default"
-    CHAT_ATTACHMENT = "chat_attachment"
-    POSTPROCESS = "postprocess"
     SUMMARY = "summary"
-    MULTIMODAL = "multimodal"
-    QUESTION = "question"
-    GRAPH = "graph"
-    WIKI = "wiki"
     LOW = "low"
-    SYNC = "sync"
-    MEMORY = "memory"
 
 
 class QueueError(SluiceError):

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from uuid import uuid4
 
+from core.clock import SYSTEM_CLOCK, Clock
 from storage.queue.base import (
     PICKUP_GRACE_S,
     AttemptInfo,
@@ -65,7 +66,7 @@ class _Task:
     attempt: int = 1
     # Set by cancel_group: the task is stopped, not failed (no retry, no dead letter).
     cancelled: threading.Event = field(default_factory=threading.Event)
-    # When a pool thread took it (monotonic clock); 0 while waiting.
+    # When a pool thread took it (the queue's clock, monotonic); 0 while waiting.
     taken_at: float = 0.0
 
 
@@ -86,12 +87,16 @@ class LiteTaskQueue:
         workers_per_queue: Mapping[QueueName, int] | None = None,
         shutdown_grace_s: float = 10.0,
         pickup_grace_s: float = PICKUP_GRACE_S,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._workers = {**DEFAULT_WORKERS_PER_QUEUE, **(workers_per_queue or {})}
         if any(count < 1 for count in self._workers.values()):
             raise ValueError("workers_per_queue values must be >= 1")
         self._shutdown_grace_s = shutdown_grace_s
         self._pickup_grace_s = pickup_grace_s
+        # Judges the pickup grace (how long a just-taken task still counts as queued). Retry
+        # delays and time limits are waits of real threads and stay on real time.
+        self._clock = clock
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._lanes: dict[QueueName, _Lane] = {}
@@ -142,7 +147,7 @@ class LiteTaskQueue:
 
     def is_queued(self, group: str) -> bool:
         with self._lock:
-            since = time.monotonic() - self._pickup_grace_s
+            since = self._clock.monotonic() - self._pickup_grace_s
             just_taken = [task for task in self._running if task.taken_at > since]
             return any(
                 task.spec.group == group for task in (*self._waiting_tasks(), *just_taken)
@@ -224,7 +229,7 @@ class LiteTaskQueue:
                 task = self._take(lane)
                 if task is None:
                     return
-                task.taken_at = time.monotonic()
+                task.taken_at = self._clock.monotonic()
                 self._running.add(task)
             error = self._attempt(task)
             self._settle(lane, task, error)

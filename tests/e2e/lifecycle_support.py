@@ -121,13 +121,6 @@ def stored_files(stack: Stack) -> set[Path]:
     return {p for p in stack.storage_dir.rglob("*") if p.is_file() and ".staging" not in p.parts}
 
 
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
-
-
 class SpanRecorder:
     """Follows one WatchSpans stream on a thread: the latest span of each name, and when
     each change arrived."""

@@ -33,9 +33,9 @@ from tests.e2e.lifecycle_support import (
     searchable_chunk_ids,
     slow_to_embed,
     slow_to_read,
-    wait_until,
 )
 from tests.e2e.stacks import Stack
+from tests.support.waiting import wait_until
 
 STOP_WITHIN_S = 2.0
 INDEX_VISIBILITY_S = 15.0

@@ -25,9 +25,9 @@ from tests.e2e.lifecycle_support import (
     searchable_chunk_ids,
     slow_to_embed,
     stored_files,
-    wait_until,
 )
 from tests.e2e.stacks import Stack
+from tests.support.waiting import wait_until
 
 INDEX_VISIBILITY_S = 15.0
 

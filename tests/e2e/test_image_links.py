@@ -28,9 +28,10 @@ from storage.db.repositories.resources import StorageResourceRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.backends import build_file_service
 from storage.files.resource_catalog import ResourceCatalog
-from tests.e2e.lifecycle_support import done, html_with_image, wait_until
+from tests.e2e.lifecycle_support import done, html_with_image
 from tests.e2e.stacks import Stack, disk_and_objects_stack
 from tests.support.s3_server import S3Server
+from tests.support.waiting import wait_until
 from workers.settings import Settings
 
 OTHER_BACKEND = {"disk": "objects", "objects": "disk"}

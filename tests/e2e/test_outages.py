@@ -14,10 +14,10 @@ from google.rpc import error_details_pb2
 from sluice_client import SluiceClient, Unavailable
 from sluice_client._proto.sluice import v1
 
-from tests.e2e.lifecycle_support import wait_until
 from tests.e2e.stacks import lite_stack
 from tests.support.databases import locked_out, postgres_role_database
 from tests.support.processes import Process, free_port, python, wait_for_port
+from tests.support.waiting import wait_until
 
 _LISTENING = r"listening on [\d.]+:(\d+)"
 

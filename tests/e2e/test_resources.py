@@ -40,9 +40,10 @@ from storage.db.repositories.resources import KNOWLEDGE_IMAGE, StorageResourceRe
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.backends import build_file_service
 from storage.files.resource_catalog import ResourceCatalog, resource_ref
-from tests.e2e.lifecycle_support import done, html_with_image, notes, wait_until
+from tests.e2e.lifecycle_support import done, html_with_image, notes
 from tests.e2e.stacks import Stack, disk_and_objects_stack
 from tests.support.s3_server import S3Server
+from tests.support.waiting import wait_until
 from workers.settings import Settings
 
 BACKENDS = ("disk", "objects")

@@ -29,10 +29,10 @@ from tests.e2e.lifecycle_support import (
     notes,
     searchable_chunk_ids,
     stored_files,
-    wait_until,
 )
 from tests.e2e.stacks import Stack, disk_and_objects_stack
 from tests.support.s3_server import S3Server
+from tests.support.waiting import wait_until
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING

@@ -13,9 +13,7 @@ import io
 import os
 import re
 import signal
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 from sluice_client import SluiceClient
@@ -24,17 +22,11 @@ from sluice_client._proto.sluice import v1
 from tests.e2e.stacks import full_stack
 from tests.support.databases import locked_out, postgres_role_database
 from tests.support.processes import Process
+from tests.support.waiting import wait_until
 
 RETRY_DELAY_S = 3
 WAIT_S = 180
 LOCKED_OUT = "is not permitted to log in"
-
-
-def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.1)
 
 
 def _has_line(process: Process, pattern: str) -> bool:
@@ -80,7 +72,7 @@ def test_an_attempt_that_cannot_reach_the_database_is_retried_in_the_same_round(
             with locked_out(database):
                 # Thawed while locked out: the attempt fails on the database and is put back.
                 os.killpg(worker.pid, signal.SIGCONT)
-                _wait_until(
+                wait_until(
                     lambda: _has_line(worker, retry_scheduled),
                     60,
                     "the failed attempt is scheduled for a retry",

@@ -28,10 +28,10 @@ from sluice_client import DataLoss, InvalidArgument, ResourceExhausted, SluiceCl
 from sluice_client._proto.sluice import v1
 from sluice_client.errors import translated_rpc_errors
 
-from tests.e2e.lifecycle_support import wait_until
 from tests.e2e.stacks import MAX_UPLOAD_BYTES, Stack, full_stack, lite_stack
 from tests.support.databases import REDIS_URL
 from tests.support.processes import PYTHONPATH, REPO, Process, python
+from tests.support.waiting import wait_until
 
 # A gRPC message limit under the upload limit, so one frame can be too big for gRPC alone.
 MAX_MESSAGE_BYTES = 1 << 20

@@ -7,33 +7,16 @@ from __future__ import annotations
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 
 from server.services.image_links import with_image_urls
-from storage.db.migrate import upgrade_to_head
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext
-from workers.settings import Settings
-from workers.wiring import build_context
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"picture bytes " * 64
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
-    )
-    yield context
-    context.close()
 
 
 def _image(ctx: WorkerContext, tenant_id: str, owner_id: str, data: bytes = PNG) -> str:

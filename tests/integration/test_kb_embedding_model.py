@@ -3,34 +3,15 @@ multilingual default on their row, older ones keep MiniLM through later updates.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
 from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
-from storage.db.migrate import upgrade_to_head
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext
 from workers.pipeline.effective_config import embedding_model_of
-from workers.settings import Settings
-from workers.wiring import build_context
 
 MINILM_KEY = "local/all-MiniLM-L6-v2/384"
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
-    )
-    yield context
-    context.close()
 
 
 @pytest.fixture

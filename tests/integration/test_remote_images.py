@@ -1,4 +1,4 @@
-"""store_images end to end: the docreader's frames, inline image data and remote images all end
+"""Document images end to end: the docreader's frames, inline data and remote images all end
 up in real storage with the Markdown linking their catalog references — a remote image the
 SSRF policy refuses never reaches its server, proved by a canary server that records every
 request, and an image the catalog fails to record leaves no file behind."""
@@ -9,9 +9,8 @@ import base64
 import hashlib
 import io
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,16 +19,22 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
 from tests.support.http_server import RecordingServer, Reply
 from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
 from workers.net.ssrf import UrlPolicy
-from workers.pipeline.images import DocumentImages, StoredImage, store_images
-from workers.settings import Settings
-from workers.wiring import build_context
+from workers.pipeline.images import DocumentImages, StoredImage, StoredImages
+
+
+def _store_images(
+    ctx: WorkerContext, knowledge: Any, markdown: str, images: Iterable[DocumentImage]
+) -> StoredImages:
+    """The images stage's use of DocumentImages: frames as they arrive, then the Markdown."""
+    intake = DocumentImages(ctx, knowledge)
+    for image in images:
+        intake.add(image)
+    return intake.finish(markdown)
 
 
 def _server(host: str, routes: dict[str, Reply] | None = None) -> RecordingServer:
@@ -69,26 +74,8 @@ def _png(width: int, height: int, seed: int) -> bytes:
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    from storage.db.migrate import upgrade_to_head
-
-    settings = Settings.from_env(
-        env={
-            "SLUICE_DATA_DIR": str(tmp_path),
-            "SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1",
-            "SLUICE_FETCH_TIMEOUT_S": "5",
-        }
-    )
-    settings.storage.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings,
-        queue=LiteTaskQueue(),
-        publisher=InMemoryEventBus(),
-        docreader_target="127.0.0.1:9",
-    )
-    yield context
-    context.close()
+def ctx_env() -> dict[str, str]:
+    return {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1", "SLUICE_FETCH_TIMEOUT_S": "5"}
 
 
 @pytest.fixture
@@ -171,7 +158,7 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
             yield DocumentImage(ref, data, "image/png", *size, is_original, page=2)
 
     try:
-        result = store_images(ctx, knowledge, markdown, frames())
+        result = _store_images(ctx, knowledge, markdown, frames())
     finally:
         origin.close()
 
@@ -231,7 +218,7 @@ def test_a_document_whose_remote_images_all_fail_still_gets_its_markdown(
         "![down](http://127.0.0.1:9/a.png) ![bad](data:image/png;base64,@@@) "
         "![nothing](relative/path.png)"
     )
-    result = store_images(ctx, knowledge, markdown, [])
+    result = _store_images(ctx, knowledge, markdown, [])
     assert result.markdown == "![down](http://127.0.0.1:9/a.png) bad ![nothing](relative/path.png)"
     assert (result.remote_failed, result.invalid_dropped, result.stored) == (1, 1, [])
 
@@ -246,7 +233,7 @@ def test_an_image_the_catalog_cannot_record_leaves_no_file_behind(
         session.execute(text("DROP TABLE storage_resources"))
 
     with pytest.raises(OperationalError, match="storage_resources"):
-        store_images(ctx, knowledge, "![figure](image-1.png)", [
+        _store_images(ctx, knowledge, "![figure](image-1.png)", [
             DocumentImage("image-1.png", figure, "image/png", 120, 90, False, page=1)
         ])
 

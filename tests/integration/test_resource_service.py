@@ -4,7 +4,7 @@ leaves nothing behind), and listing and granting are scoped to the caller's tena
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -20,27 +20,11 @@ from server.services.identity import Identity
 from server.services.ingest import IngestService, UploadPlan
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.resources import ResourceCatalogService
-from storage.db.migrate import upgrade_to_head
 from storage.db.repositories.resources import KNOWLEDGE_FILES
-from storage.events.memory_bus import InMemoryEventBus
 from storage.files.resource_catalog import is_resource_ref
-from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext
-from workers.settings import Settings
-from workers.wiring import build_context
 
 NOTES = b"# Skerries\n\nThe skerry light is checked at dusk.\n"
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
-    )
-    yield context
-    context.close()
 
 
 def _tenant(ctx: WorkerContext) -> Identity:

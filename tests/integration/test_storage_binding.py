@@ -4,7 +4,6 @@ and what happens when the configuration no longer has the backend a knowledge ba
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -16,30 +15,17 @@ from server.api.rpc import translated
 from server.services.identity import Identity
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
-from storage.db.migrate import upgrade_to_head
-from storage.events.memory_bus import InMemoryEventBus
 from storage.files.backend_scoped import UnknownBackendError
-from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext
-from workers.settings import Settings
-from workers.wiring import build_context
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
+def ctx_env(tmp_path: Path) -> dict[str, str]:
     backends = {
         "disk": {"provider": "local", "dir": str(tmp_path / "disk")},
         "archive": {"provider": "local", "dir": str(tmp_path / "archive")},
     }
-    settings = Settings.from_env(
-        env={"SLUICE_DATA_DIR": str(tmp_path), "SLUICE_STORAGE_BACKENDS": json.dumps(backends)}
-    )
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
-    )
-    yield context
-    context.close()
+    return {"SLUICE_STORAGE_BACKENDS": json.dumps(backends)}
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ database error), and a web page, like a download, needs its knowledge base's sto
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -20,40 +20,16 @@ from server.api.rpc import translated
 from server.services.identity import Identity
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
-from storage.db.migrate import upgrade_to_head
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
-from tests.integration.storage.conftest import empty_database_url
 from workers.context import WorkerContext
-from workers.settings import Settings
-from workers.wiring import build_context
 
 # A public IP literal: accepted without any DNS lookup (nothing is fetched at creation).
 PUBLIC_PAGE = "http://93.184.216.34/article"
 
 
-@pytest.fixture(scope="module", params=("postgresql", "sqlite"))
-def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    with empty_database_url(request.param, tmp_path_factory.mktemp("db")) as url:
-        upgrade_to_head(url)
-        yield url
-
-
 @pytest.fixture
-def ctx(database_url: str, tmp_path: Path) -> Iterator[WorkerContext]:
+def ctx_env(database_url: str, tmp_path: Path) -> dict[str, str]:
     backends = {"disk": {"provider": "local", "dir": str(tmp_path / "disk")}}
-    settings = Settings.from_env(env={
-        "SLUICE_DATA_DIR": str(tmp_path),
-        "SLUICE_DATABASE_URL": database_url,
-        "SLUICE_STORAGE_BACKENDS": json.dumps(backends),
-    })
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target="x:1"
-    )
-    yield context
-    context.close()
+    return {"SLUICE_DATABASE_URL": database_url, "SLUICE_STORAGE_BACKENDS": json.dumps(backends)}
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Throwaway PostgreSQL databases and Redis key prefixes, one per test session."""
+"""Throwaway PostgreSQL (or SQLite) databases and Redis key prefixes."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import psycopg
 import redis
@@ -25,6 +26,16 @@ def postgres_database() -> Iterator[str]:
     finally:
         with psycopg.connect(ADMIN_DSN, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def empty_database_url(backend: str, directory: Path) -> Iterator[str]:
+    """A database of ``backend`` ("postgresql" or "sqlite") with no tables, removed afterwards."""
+    if backend == "postgresql":
+        with postgres_database() as url:
+            yield url
+    else:
+        yield f"sqlite:///{directory / f'sluice-{uuid.uuid4().hex[:8]}.db'}"
 
 
 @dataclass(frozen=True)
@@ -74,14 +85,17 @@ def locked_out(database: RoleDatabase) -> Iterator[None]:
 
 @contextmanager
 def redis_prefix() -> Iterator[str]:
-    """Yields a key prefix; every key under it is deleted afterwards."""
+    """Yields a key prefix; every key under it, and RQ's record of its queues, is deleted
+    afterwards."""
     prefix = f"sluice-test-{uuid.uuid4().hex[:10]}"
     try:
         yield prefix
     finally:
         client = redis.Redis.from_url(REDIS_URL)
         # RQ keys embed the queue name, which embeds the prefix.
-        for pattern in (f"{prefix}*", f"*{prefix}*"):
-            for key in client.scan_iter(match=pattern, count=1000):
-                client.delete(key)
+        for key in client.scan_iter(match=f"*{prefix}*", count=1000):
+            client.delete(key)
+        for member in client.smembers("rq:queues"):
+            if prefix.encode() in member:
+                client.srem("rq:queues", member)
         client.close()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-from storage.db.models import Knowledge, utcnow
+from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import IN_FLIGHT, HousekeepingRepository
 from workers import task_specs
 from workers.context import WorkerContext
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
     repo = HousekeepingRepository(ctx.db)
-    started = utcnow()
+    started = ctx.clock.now()
     report: Counter[str] = Counter()
     for row in repo.stale(IN_FLIGHT, started):
         try:

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from storage.db.models import utcnow
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers.context import WorkerContext
 from workers.housekeeping.deletions import sweep_deletions
@@ -40,7 +39,7 @@ class RoundReport:
 
 
 def run_round(ctx: WorkerContext, now: datetime | None = None) -> RoundReport:
-    moment = now or utcnow()
+    moment = now or ctx.clock.now()
     repo = HousekeepingRepository(ctx.db)
     report = RoundReport(
         stalled=_guarded("A (stuck documents)", sweep_stalled, ctx, repo, moment),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -83,17 +83,6 @@ class StoredImages:
     remote_fetched: int = 0
     remote_refused: int = 0  # by the SSRF policy
     remote_failed: int = 0  # network, HTTP status, size, not an image, over the per-document cap
-
-
-def store_images(
-    ctx: WorkerContext, knowledge: Any, markdown: str, images: Iterable[DocumentImage]
-) -> StoredImages:
-    """Store the document's images and return the Markdown linking to the stored copies
-    (by their resource references)."""
-    intake = DocumentImages(ctx, knowledge)
-    for image in images:
-        intake.add(image)
-    return intake.finish(markdown)
 
 
 def _no_check() -> None:

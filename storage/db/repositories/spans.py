@@ -15,8 +15,9 @@ from typing import Any
 from sqlalchemy import func, inspect, select, update
 from sqlalchemy.orm import Session
 
+from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.engine import Database
-from storage.db.models import Knowledge, Span, new_id, utcnow
+from storage.db.models import Knowledge, Span, new_id
 from storage.db.sql import dialect_insert
 from storage.db.statuses import OPEN_SPAN_STATUSES
 
@@ -46,8 +47,10 @@ def _next_sequences(session: Session, knowledge_id: str, count: int = 1) -> int:
 
 
 class SpanRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, clock: Clock = SYSTEM_CLOCK) -> None:
         self._db = db
+        # Stamps the heartbeats (updated_at) that stall verdicts and housekeeping judge.
+        self._clock = clock
 
     def upsert(self, knowledge_id: str, attempt: int, name: str, **fields: Any) -> Span:
         """Insert the span, or update ``fields`` of the existing one, atomically (ON CONFLICT),
@@ -56,7 +59,7 @@ class SpanRepository:
         unknown = fields.keys() - _SETTABLE
         if unknown:
             raise TypeError(f"span fields not settable: {sorted(unknown)}")
-        now = utcnow()
+        now = self._clock.now()
         with self._db.session() as session:
             sequence = _next_sequences(session, knowledge_id)
             values: dict[str, Any] = {
@@ -129,7 +132,7 @@ class SpanRepository:
             )
             .order_by(Span.created_at, Span.name)
         )
-        now = utcnow()
+        now = self._clock.now()
         with self._db.session() as session:
             # The knowledge's row first (a bump by 0 locks it), as every span write does: one
             # lock order, and no span of it changes under us from then on.

@@ -1,36 +1,15 @@
-"""A real docreader gRPC server on loopback, started in-process for each test module."""
+"""Clients of the module's docreader server (the shared ``docreader_target`` fixture)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import grpc
 import pytest
 from sluice.docreader.v1 import docreader_pb2_grpc
 
-from server.docreader.server import build_docreader_server
+from tests.support.fixtures import DOCREADER_MESSAGE_LIMIT as MESSAGE_LIMIT
 from workers.docreader_client import DocReaderClient
-
-MESSAGE_LIMIT = 4 << 20
-
-
-@pytest.fixture(scope="module")
-def storage_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("storage")
-
-
-@pytest.fixture(scope="module")
-def docreader_target(storage_dir: Path) -> Iterator[str]:
-    server, port = build_docreader_server(
-        "127.0.0.1:0", max_workers=4, storage_base_dir=str(storage_dir),
-        max_message_bytes=MESSAGE_LIMIT,
-    )
-    server.start()
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        server.stop(grace=None).wait()
 
 
 @pytest.fixture()

@@ -13,7 +13,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
-from server.docreader.server import build_docreader_server
+from tests.support.docreader import docreader_server
 from workers.docreader_client import DocReaderClient, DocumentImage, ReadConfig
 
 PAGES = 500
@@ -40,18 +40,10 @@ def _scanned_pdf(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[DocReaderClient]:
-    server, port = build_docreader_server(
-        "127.0.0.1:0", max_workers=2, storage_base_dir=None, max_message_bytes=MESSAGE_LIMIT,
-        memory_cap_mb=MEMORY_CAP_MB, parse_timeout_s=600,
-    )
-    server.start()
-    try:
-        with DocReaderClient(
-            f"127.0.0.1:{port}", timeout_s=600, max_message_bytes=MESSAGE_LIMIT
-        ) as reader:
-            yield reader
-    finally:
-        server.stop(grace=None).wait()
+    with docreader_server(
+        max_message_bytes=MESSAGE_LIMIT, memory_cap_mb=MEMORY_CAP_MB, parse_timeout_s=600
+    ) as target, DocReaderClient(target, timeout_s=600, max_message_bytes=MESSAGE_LIMIT) as reader:
+        yield reader
 
 
 def test_every_page_of_a_500_page_scan_comes_back(client: DocReaderClient, tmp_path: Path) -> None:

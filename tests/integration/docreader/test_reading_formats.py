@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
-from tests.integration.docreader.conftest import MESSAGE_LIMIT
+from tests.support.fixtures import DOCREADER_MESSAGE_LIMIT as MESSAGE_LIMIT
 from tests.unit.docreader.images import data_uri, gif_bytes, png_bytes
 from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadConfig, ReadOutcome
 

@@ -10,7 +10,9 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import docx
 import psutil
@@ -22,7 +24,7 @@ from reportlab.pdfgen import canvas
 
 from server.docreader.parsers.office.libreoffice import convert_with_libreoffice
 from server.docreader.safety.limits import ParseLimits
-from server.docreader.server import build_docreader_server
+from tests.support.docreader import docreader_server
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, DocReaderClient
 
 LIMIT = 16 << 20
@@ -46,32 +48,17 @@ def _scanned_pdf(pages: int) -> bytes:
     return buffer.getvalue()
 
 
-def _serve(**kwargs: object) -> tuple[object, str]:
-    server, port = build_docreader_server(
-        "127.0.0.1:0", max_workers=2, storage_base_dir=None, max_message_bytes=LIMIT,
-        **kwargs,  # type: ignore[arg-type]
-    )
-    server.start()
-    return server, f"127.0.0.1:{port}"
-
-
 @pytest.fixture()
 def make_client() -> Iterator[object]:
-    servers: list[object] = []
-    clients: list[DocReaderClient] = []
+    with ExitStack() as started:
 
-    def make(**kwargs: object) -> DocReaderClient:
-        server, target = _serve(**kwargs)
-        servers.append(server)
-        client = DocReaderClient(target, timeout_s=120, max_message_bytes=LIMIT)
-        clients.append(client)
-        return client
+        def make(**kwargs: Any) -> DocReaderClient:
+            target = started.enter_context(docreader_server(max_message_bytes=LIMIT, **kwargs))
+            return started.enter_context(
+                DocReaderClient(target, timeout_s=120, max_message_bytes=LIMIT)
+            )
 
-    yield make
-    for client in clients:
-        client.close()
-    for server in servers:
-        server.stop(grace=None).wait()  # type: ignore[attr-defined]
+        yield make
 
 
 def _parse_children() -> list[psutil.Process]:

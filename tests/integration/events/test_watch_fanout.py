@@ -17,18 +17,15 @@ from sluice.v1 import common_pb2, knowledge_pb2
 from server.api.watch import INBOX_ITEMS, SpanWatcher
 from server.api.watch_encoding import SharedEncodings
 from server.api.watch_state import KnownSpans, read_state
-from storage.db.migrate import upgrade_to_head
 from storage.events.base import ProgressEvent
 from storage.events.memory_bus import InMemoryEventBus
 from storage.events.redis_bus import RedisEventBus
-from storage.queue.lite import LiteTaskQueue
 from tests.integration.housekeeping.conftest import Scope, add_knowledge, make_settings
-from tests.integration.storage.conftest import empty_database_url
-from tests.support.databases import REDIS_URL, redis_prefix
+from tests.support.databases import REDIS_URL, empty_database_url, redis_prefix
+from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
 from workers.pipeline.spans import ROOT, SpanTracker, span_event
 from workers.pipeline.state import KnowledgeState
-from workers.wiring import build_context
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
 SPAN = knowledge_pb2.WATCH_EVENT_TYPE_SPAN
@@ -65,13 +62,9 @@ def subscriptions(bus: Bus, knowledge_id: str) -> int:
 @pytest.fixture
 def ctx(tmp_path: Path, bus: Bus) -> Iterator[WorkerContext]:
     with empty_database_url("sqlite", tmp_path) as url:
-        upgrade_to_head(url)
         settings = make_settings(url, tmp_path, mode="lite")
-        context = build_context(
-            settings, queue=LiteTaskQueue(), publisher=bus, docreader_target="127.0.0.1:9"
-        )
-        yield context
-        context.close()
+        with worker_context(settings, publisher=bus) as context:
+            yield context
 
 
 @pytest.fixture

@@ -1,28 +1,27 @@
-"""A worker context on real parts for the housekeeping sweeps: a migrated PostgreSQL or
-SQLite database, the RQ queue on the real Redis (own key prefix), milvus-lite in this
+"""A worker context on real parts for the housekeeping sweeps: the shared migrated PostgreSQL
+or SQLite database, the RQ queue on the real Redis (own key prefix), milvus-lite in this
 process, and helpers that lay out rows and spans as a crashed worker would leave them."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from redis import Redis
 from sqlalchemy import delete, update
 
-from storage.db.migrate import upgrade_to_head
+from core.clock import SYSTEM_CLOCK, Clock, ManualClock
 from storage.db.models import Knowledge, Span
 from storage.db.repositories.chunks import NewChunk
-from storage.events.base import ProgressEvent
 from storage.index.milvus_index import IndexRow
 from storage.queue.rq_queue import RQTaskQueue
-from tests.integration.storage.conftest import empty_database_url
 from tests.support.databases import REDIS_URL
+from tests.support.worker_context import RecordingPublisher, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
@@ -35,41 +34,10 @@ from workers.settings_groups import (
     QueueSettings,
     StorageSettings,
 )
-from workers.wiring import build_context
 
 STALE_AFTER_S = 60
 MODEL_KEY = "test/housekeeping/4"
 DIMENSION = 4
-
-
-class RecordingPublisher:
-    def __init__(self) -> None:
-        self.events: list[ProgressEvent] = []
-
-    def publish(self, event: ProgressEvent) -> None:
-        self.events.append(event)
-
-
-@pytest.fixture(scope="module", params=("postgresql", "sqlite"))
-def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    with empty_database_url(request.param, tmp_path_factory.mktemp("db")) as url:
-        upgrade_to_head(url)
-        yield url
-
-
-@pytest.fixture
-def key_prefix() -> Iterator[str]:
-    prefix = f"sluice-hk-{uuid.uuid4().hex[:10]}"
-    yield prefix
-    client = Redis.from_url(REDIS_URL)
-    for key in client.scan_iter(match=f"*{prefix}*", count=1000):
-        client.delete(key)
-    for member in client.smembers("rq:queues"):
-        if prefix.encode() in member:
-            client.srem("rq:queues", member)
-    client.close()
 
 
 def make_settings(
@@ -100,21 +68,29 @@ def make_settings(
 
 
 @pytest.fixture
-def ctx(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[WorkerContext]:
-    settings = make_settings(database_url, tmp_path, key_prefix=key_prefix)
-    context = build_context(
-        settings,
+def ctx(
+    database_url: str, key_prefix: str, tmp_path: Path, clock: ManualClock
+) -> Iterator[WorkerContext]:
+    with housekeeping_context(database_url, tmp_path, key_prefix, clock=clock) as context:
+        context.index.ensure_collection(MODEL_KEY, DIMENSION)
+        # Sweeps look at every row: each test starts from an empty table (spans and chunks
+        # go with their knowledge).
+        with context.db.session() as session:
+            session.execute(delete(Knowledge))
+        yield context
+
+
+def housekeeping_context(
+    database_url: str, data_dir: Path, key_prefix: str, *, clock: Clock = SYSTEM_CLOCK,
+    **overrides: Any,
+) -> AbstractContextManager[WorkerContext]:
+    """Full mode's parts: the RQ queue on the real Redis under ``key_prefix``."""
+    return worker_context(
+        make_settings(database_url, data_dir, key_prefix=key_prefix, **overrides),
         queue=RQTaskQueue(REDIS_URL, key_prefix=key_prefix),
         publisher=RecordingPublisher(),
-        docreader_target=settings.docreader.docreader_address,
+        clock=clock,
     )
-    context.index.ensure_collection(MODEL_KEY, DIMENSION)
-    # Sweeps look at every row: each test starts from an empty table (spans and chunks go
-    # with their knowledge).
-    with context.db.session() as session:
-        session.execute(delete(Knowledge))
-    yield context
-    context.close()
 
 
 @dataclass(frozen=True)

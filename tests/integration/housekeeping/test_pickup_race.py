@@ -7,7 +7,6 @@ re-enqueue goes to the front of its queue, not behind the backlog."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import pytest
 from redis import Redis
@@ -31,10 +30,9 @@ QUIET_S = STALE_AFTER_S + 600
 
 
 @pytest.fixture
-def redis() -> Iterator[Redis]:
-    client = Redis.from_url(REDIS_URL)
-    yield client
-    client.close()
+def redis(redis_client: Redis) -> Redis:
+    """The shared Redis client, by the name these tests use."""
+    return redis_client
 
 
 def _default(redis: Redis, key_prefix: str) -> Queue:

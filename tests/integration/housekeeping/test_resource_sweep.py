@@ -3,7 +3,6 @@ sweep C hands back as failed."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -11,26 +10,23 @@ from pathlib import Path
 
 import pytest
 
+from core.clock import ManualClock
 from storage.db.models import utcnow
 from storage.db.repositories.resources import KNOWLEDGE_FILES, KNOWLEDGE_ORIGINAL
 from storage.files.access_grants import GrantRefusal, GrantRefused
 from storage.files.backends import LocalBackendSpec
 from storage.files.resource_catalog import DeletedResource, UnknownResource
-from storage.queue.rq_queue import RQTaskQueue
 from tests.integration.housekeeping.conftest import (
     STALE_AFTER_S,
-    RecordingPublisher,
     Scope,
     add_knowledge,
     backdate,
-    make_settings,
+    housekeeping_context,
 )
-from tests.support.databases import REDIS_URL
 from workers.context import WorkerContext
 from workers.housekeeping.resources import FAILED_DELETES_PER_BACKEND, RECORDS_PER_ROUND
 from workers.housekeeping.rounds import run_round
 from workers.lifecycle.deletion import mark_deleting
-from workers.wiring import build_context
 
 
 def _stored(ctx: WorkerContext, scope: Scope, owner_id: str) -> str:
@@ -67,7 +63,7 @@ def _known(ctx: WorkerContext, ref: str) -> bool:
 
 
 def test_d_purges_expired_grants_and_forgets_old_tombstones_with_their_files(
-    ctx: WorkerContext, scope: Scope
+    ctx: WorkerContext, scope: Scope, clock: ManualClock
 ) -> None:
     deleted_owner = str(uuid.uuid4())
     tombstone = _stored(ctx, scope, deleted_owner)
@@ -76,7 +72,7 @@ def test_d_purges_expired_grants_and_forgets_old_tombstones_with_their_files(
     short = ctx.catalog.create_grant(live, 1)
     long = ctx.catalog.create_grant(live, 3600)
     ctx.catalog.mark_deleted(KNOWLEDGE_FILES, [deleted_owner])
-    time.sleep(1.2)
+    clock.advance(1.2)
 
     report = run_round(ctx)
 
@@ -173,16 +169,11 @@ def test_d_forgets_records_whose_files_cannot_be_reached_and_gets_past_them(
 
 @pytest.fixture
 def two_disks(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[WorkerContext]:
-    settings = make_settings(
-        database_url, tmp_path, key_prefix=key_prefix, storage_default_backend="a",
+    with housekeeping_context(
+        database_url, tmp_path, key_prefix, storage_default_backend="a",
         storage_backends={d: LocalBackendSpec(tmp_path / d) for d in ("a", "b")},
-    )
-    context = build_context(
-        settings, queue=RQTaskQueue(REDIS_URL, key_prefix=key_prefix),
-        publisher=RecordingPublisher(), docreader_target=settings.docreader.docreader_address,
-    )
-    yield context
-    context.close()
+    ) as context:
+        yield context
 
 
 def test_d_a_backend_whose_deletes_fail_does_not_hold_back_the_others(

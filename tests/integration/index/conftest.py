@@ -1,5 +1,5 @@
-"""The index in both of its modes: milvus-lite in this process on a `.db` directory, and a
-`milvus-lite server` child process reached over http."""
+"""The index in both of its modes: milvus-lite in this process on a `.db` directory, and the
+shared `milvus-lite server` child process (``milvus_server_uri``) reached over http."""
 
 from __future__ import annotations
 
@@ -10,26 +10,8 @@ from pathlib import Path
 import pytest
 
 from storage.index.milvus_index import IndexRow, MilvusIndex
-from tests.support.processes import Process, free_port, python, wait_for_port
 
 MODES = ("file", "server")
-
-
-@pytest.fixture(scope="module")
-def milvus_server_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    data_dir = tmp_path_factory.mktemp("milvus-server") / "data"
-    server = Process(
-        "milvus-lite server",
-        python("-m", "milvus_lite", "server", "--data-dir", str(data_dir),
-               "--host", "127.0.0.1", "--port", str(port)),
-        {},
-    )
-    try:
-        wait_for_port(port, 60, server.proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

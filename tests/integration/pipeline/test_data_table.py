@@ -18,13 +18,12 @@ from typing import Any
 import pytest
 
 from server.docreader.markdown.tables import markdown_table
-from storage.db.migrate import upgrade_to_head
 from storage.db.models import Knowledge
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
-from tests.integration.storage.conftest import empty_database_url
 from tests.support.http_server import BackgroundHttpServer
-from workers.context import WorkerContext, install_context
+from tests.support.worker_context import worker_context
+from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.payloads import DataTableSummaryPayload
@@ -37,7 +36,6 @@ from workers.pipeline.state import KnowledgeState
 from workers.pipeline.table_profile import TableProfile
 from workers.settings import Settings
 from workers.settings_groups import ModelSettings, OutboundSettings, StorageSettings
-from workers.wiring import build_context
 
 MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 CHUNKING = {"chunk_size": 300, "chunk_overlap": 60}
@@ -68,36 +66,22 @@ def csv_markdown(text: str) -> str:
     return markdown_table(list(csv.reader(io.StringIO(text))))
 
 
-@pytest.fixture(scope="module", params=("postgresql", "sqlite"))
-def ctx(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[WorkerContext]:
+@pytest.fixture(scope="module")
+def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("data-table")
-    with empty_database_url(request.param, data_dir) as url:
-        upgrade_to_head(url)
-        settings = Settings(
-            data_dir=data_dir,
-            storage=StorageSettings(
-                database_url=url,
-                milvus_uri=str(data_dir / "milvus.db"),
-                storage_dir=data_dir / "files",
-            ),
-            models=ModelSettings(embed_batch_size=4),
-            # The embedding endpoints these tests start listen on 127.0.0.1.
-            outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
-        )
-        context = build_context(
-            settings,
-            queue=LiteTaskQueue(),
-            publisher=InMemoryEventBus(),
-            docreader_target="127.0.0.1:9",
-        )
-        install_context(context)
-        try:
-            yield context
-        finally:
-            install_context(None)
-            context.close()
+    settings = Settings(
+        data_dir=data_dir,
+        storage=StorageSettings(
+            database_url=database_url,
+            milvus_uri=str(data_dir / "milvus.db"),
+            storage_dir=data_dir / "files",
+        ),
+        models=ModelSettings(embed_batch_size=4),
+        # The embedding endpoints these tests start listen on 127.0.0.1.
+        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
+    )
+    with worker_context(settings, install=True) as context:
+        yield context
 
 
 def _knowledge_base(

@@ -8,11 +8,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.integration.docreader.conftest import (  # noqa: F401  (the fixtures)
-    client,
-    docreader_target,
-    storage_dir,
-)
+from tests.integration.docreader.conftest import client  # noqa: F401  (the fixture)
 from tests.integration.pipeline.test_data_table import (
     CHUNKING,
     ctx,  # noqa: F401  (the fixture)

@@ -13,19 +13,16 @@ from typing import Any
 
 import pytest
 
-from storage.db.migrate import upgrade_to_head
 from storage.db.models import Knowledge
-from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
-from tests.integration.storage.conftest import empty_database_url
 from tests.support.openai_embeddings import EmbeddingServer
+from tests.support.worker_context import worker_context
 from workers import task_specs
-from workers.context import WorkerContext, install_context
+from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import restart_processing
 from workers.settings import Settings
 from workers.settings_groups import ModelSettings, OutboundSettings, QueueSettings, StorageSettings
-from workers.wiring import build_context
 
 BATCH = 4
 PARAGRAPHS = 14  # 14 chunks: batches of 4, 4, 4 and 2
@@ -34,37 +31,23 @@ CHUNKING = {"chunk_size": 100, "chunk_overlap": 0}
 TRIES_PER_REQUEST = 5
 
 
-@pytest.fixture(scope="module", params=("postgresql", "sqlite"))
-def ctx(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[WorkerContext]:
+@pytest.fixture(scope="module")
+def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("resume")
-    with empty_database_url(request.param, data_dir) as url:
-        upgrade_to_head(url)
-        settings = Settings(
-            data_dir=data_dir,
-            storage=StorageSettings(
-                database_url=url,
-                milvus_uri=str(data_dir / "milvus.db"),
-                storage_dir=data_dir / "files",
-            ),
-            models=ModelSettings(embed_batch_size=BATCH),
-            queue=QueueSettings(document_process_retries=1, document_process_retry_delays_s=(0,)),
-            # The embedding endpoints these tests start listen on 127.0.0.1.
-            outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
-        )
-        context = build_context(
-            settings,
-            queue=LiteTaskQueue(),
-            publisher=InMemoryEventBus(),
-            docreader_target="127.0.0.1:9",
-        )
-        install_context(context)
-        try:
-            yield context
-        finally:
-            install_context(None)
-            context.close()
+    settings = Settings(
+        data_dir=data_dir,
+        storage=StorageSettings(
+            database_url=database_url,
+            milvus_uri=str(data_dir / "milvus.db"),
+            storage_dir=data_dir / "files",
+        ),
+        models=ModelSettings(embed_batch_size=BATCH),
+        queue=QueueSettings(document_process_retries=1, document_process_retry_delays_s=(0,)),
+        # The embedding endpoints these tests start listen on 127.0.0.1.
+        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
+    )
+    with worker_context(settings, install=True) as context:
+        yield context
 
 
 def paragraphs(tag: str = "") -> str:

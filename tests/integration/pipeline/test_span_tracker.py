@@ -14,18 +14,8 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
-from storage.events.base import ProgressEvent
+from tests.support.worker_context import RecordingPublisher
 from workers.pipeline.spans import STAGES, SpanTracker, span_to_dict
-
-
-class RecordingPublisher:
-    """An EventPublisher that keeps what it was given."""
-
-    def __init__(self) -> None:
-        self.events: list[ProgressEvent] = []
-
-    def publish(self, event: ProgressEvent) -> None:
-        self.events.append(event)
 
 
 @pytest.fixture

@@ -3,36 +3,10 @@ older round, must not touch what exists now."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline.document import process_document
 from workers.pipeline.failure import mark_attempt_failed
-from workers.settings import Settings
-from workers.wiring import build_context
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    from storage.db.migrate import upgrade_to_head
-
-    settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    settings.storage.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings,
-        queue=LiteTaskQueue(),
-        publisher=InMemoryEventBus(),
-        docreader_target="127.0.0.1:9",
-    )
-    yield context
-    context.close()
 
 
 def _knowledge(ctx: WorkerContext, attempt: int, status: str) -> DocumentProcessPayload:

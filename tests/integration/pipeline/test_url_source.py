@@ -21,11 +21,9 @@ from sqlalchemy.exc import IntegrityError
 from server.api.errors import ApiError
 from server.api.rpc import translated
 from server.services.url_import import checked_import_url
-from storage.db.migrate import upgrade_to_head
 from storage.db.repositories.resources import KNOWLEDGE_FILES
-from storage.events.memory_bus import InMemoryEventBus
-from storage.queue.lite import LiteTaskQueue
 from tests.support.http_server import RecordingServer, Reply
+from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
 from workers.extensions import WEB_PAGE_TYPE
 from workers.net.service_ports import runtime_service_ports
@@ -39,7 +37,6 @@ from workers.pipeline.errors import (
 )
 from workers.pipeline.url_source import fetch_url_knowledge, placeholder_title, record_page_title
 from workers.settings import Settings
-from workers.wiring import build_context
 
 CAP = 64 * 1024
 PDF = b"%PDF-1.4\n" + bytes(range(256)) * 100  # about 25 KiB
@@ -100,21 +97,12 @@ def server() -> Iterator[RecordingServer]:
 
 
 @pytest.fixture
-def ctx(tmp_path: Path) -> Iterator[WorkerContext]:
-    settings = Settings.from_env(env={
-        "SLUICE_DATA_DIR": str(tmp_path),
+def ctx_env() -> dict[str, str]:
+    return {
         "SLUICE_SSRF_ALLOW_HOSTS": "localhost",
         "SLUICE_URL_DOWNLOAD_MAX_BYTES": str(CAP),
         "SLUICE_URL_IMPORT_TIMEOUT_S": "10",
-    })
-    settings.storage.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(),
-        docreader_target="127.0.0.1:9",
-    )
-    yield context
-    context.close()
+    }
 
 
 Make = Callable[..., Any]
@@ -324,13 +312,7 @@ def test_a_closed_context_no_longer_blocks_its_milvus_lite_port(tmp_path: Path) 
     """The port pymilvus served the file on is freed with the context: a later server that
     binds it (another process's, or a test's) is not mistaken for one of ours."""
     settings = Settings.from_env(env={"SLUICE_DATA_DIR": str(tmp_path)})
-    settings.storage.storage_dir.mkdir(parents=True)
-    upgrade_to_head(settings.storage.database_url)
-    context = build_context(
-        settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(),
-        docreader_target="127.0.0.1:9",
-    )
-    port = context.index.local_server_port
-    assert port is not None and port in runtime_service_ports()
-    context.close()
+    with worker_context(settings) as context:
+        port = context.index.local_server_port
+        assert port is not None and port in runtime_service_ports()
     assert port not in runtime_service_ports()

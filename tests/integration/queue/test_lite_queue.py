@@ -1,4 +1,5 @@
-"""LiteTaskQueue: the RQ adapter's semantics, in process, with the same handlers."""
+"""LiteTaskQueue where it is its own (threads, time limits, close, lanes); what it shares with
+the RQ adapter is in test_queue_contract.py."""
 
 from __future__ import annotations
 
@@ -6,16 +7,15 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from storage.queue.base import NotInTaskError, QueueError, QueueName, TaskSpec
+from core.clock import ManualClock
+from storage.queue.base import QueueError, QueueName
 from storage.queue.lite import LiteTaskQueue
-from tests.integration.queue.conftest import wait_until
+from tests.integration.queue.contract import H, events, spec
 from tests.integration.queue.handlers import read_log
-
-H = "tests.integration.queue.handlers"
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture
@@ -23,73 +23,6 @@ def queue() -> Iterator[LiteTaskQueue]:
     task_queue = LiteTaskQueue(shutdown_grace_s=2.0)
     yield task_queue
     task_queue.close()
-
-
-def spec(handler: str, payload: dict[str, Any], **options: Any) -> TaskSpec:
-    options.setdefault("queue", QueueName.DEFAULT)
-    return TaskSpec(handler=f"{H}.{handler}", payload=payload, **options)
-
-
-def events(path: Path, name: str) -> list[dict[str, Any]]:
-    return [entry for entry in read_log(path) if entry["event"] == name]
-
-
-def test_task_runs_with_its_payload_and_attempt(queue: LiteTaskQueue, tmp_path: Path) -> None:
-    log = tmp_path / "log"
-    job_id = queue.enqueue(spec("record", {"log": str(log), "value": "hello"}))
-
-    assert queue.join(5)
-
-    [entry] = read_log(log)
-    assert entry["value"] == "hello"
-    assert entry["job_id"] == job_id
-    assert (entry["attempt"], entry["max_attempts"], entry["is_last"]) == (1, 1, True)
-
-
-def test_failing_task_runs_four_attempts_and_dead_letters_once(
-    queue: LiteTaskQueue, tmp_path: Path
-) -> None:
-    log, final_log = tmp_path / "log", tmp_path / "final"
-    queue.enqueue(
-        spec(
-            "fail_always",
-            {"log": str(log), "final_log": str(final_log), "value": "k1"},
-            job_id="doc-k1",
-            group="k1",
-            max_retries=3,
-            on_final_failure=f"{H}.record_final_failure",
-        )
-    )
-
-    assert queue.join(5)
-
-    attempts = events(log, "attempt")
-    assert [a["attempt"] for a in attempts] == [1, 2, 3, 4]
-    assert [a["is_last"] for a in attempts] == [False, False, False, True]
-    [final] = read_log(final_log)
-    assert final["error"] == "RuntimeError: boom k1"
-    assert not queue.is_queued("k1")
-
-
-def test_task_that_succeeds_on_a_retry_is_not_dead_lettered(
-    queue: LiteTaskQueue, tmp_path: Path
-) -> None:
-    log, final_log = tmp_path / "log", tmp_path / "final"
-    queue.enqueue(
-        spec(
-            "fail_until",
-            {"log": str(log), "final_log": str(final_log), "succeed_on": 3},
-            max_retries=3,
-            on_final_failure=f"{H}.record_final_failure",
-        )
-    )
-
-    assert queue.join(5)
-
-    assert [(e["event"], e["attempt"]) for e in read_log(log)] == [
-        ("attempt", 1), ("attempt", 2), ("ran", 3),
-    ]
-    assert read_log(final_log) == []
 
 
 def test_handler_that_exits_or_cannot_be_imported_only_fails_its_task(
@@ -145,27 +78,6 @@ def test_timeout_fails_each_attempt(queue: LiteTaskQueue, tmp_path: Path) -> Non
     wait_until(lambda: len(events(log, "cancelled")) == 2, timeout=2)
 
 
-def test_retry_waits_its_interval_and_counts_as_queued(
-    queue: LiteTaskQueue, tmp_path: Path
-) -> None:
-    log = tmp_path / "log"
-    queue.enqueue(
-        spec("fail_until", {"log": str(log), "succeed_on": 2}, group="k", max_retries=1,
-             retry_intervals=(1,))
-    )
-    wait_until(lambda: len(events(log, "attempt")) == 1)
-    # Between the first attempt's failure and the retry, the task counts as queued (the
-    # failing attempt itself is running, not queued, so wait for it to be rescheduled).
-    wait_until(lambda: queue.is_queued("k"))
-    assert not events(log, "ran")
-
-    assert queue.join(5)
-
-    [failed], [ran] = events(log, "attempt"), events(log, "ran")
-    assert ran["at"] - failed["at"] >= 0.9
-    assert not queue.is_queued("k")
-
-
 def test_job_id_deduplicates_while_active_and_reruns_afterwards(
     queue: LiteTaskQueue, tmp_path: Path
 ) -> None:
@@ -186,8 +98,10 @@ def test_job_id_deduplicates_while_active_and_reruns_afterwards(
 
 def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
     log = tmp_path / "log"
+    clock = ManualClock()
     queue = LiteTaskQueue(
-        workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0, pickup_grace_s=0.5
+        workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0, pickup_grace_s=0.5,
+        clock=clock,
     )
     try:
         # One thread, busy with a task that runs until it is cancelled.
@@ -196,7 +110,7 @@ def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
         wait_until(lambda: len(events(log, "started")) == 1)
         # Just taken, it may not have written its first heartbeat: it still counts.
         assert queue.is_queued("blocker")
-        time.sleep(0.6)
+        clock.advance(0.6)
         for index in range(3):
             queue.enqueue(spec("record", {"log": str(log), "value": f"a{index}"}, group="a"))
         queue.enqueue(spec("record", {"log": str(log), "value": "b"}, group="b"))
@@ -279,13 +193,6 @@ def test_close_drops_waiting_tasks_and_stops_its_threads(tmp_path: Path) -> None
     assert events(log, "cancelled") != []
     assert events(log, "ran") == []
     assert not [t for t in threading.enumerate() if t.name.startswith("sluice-lite-")]
-
-
-def test_task_context_is_unavailable_outside_a_handler(queue: LiteTaskQueue) -> None:
-    with pytest.raises(NotInTaskError):
-        queue.attempt_info()
-    with pytest.raises(NotInTaskError):
-        queue.cancel_requested()
 
 
 def test_close_interrupts_a_running_handler_at_its_checkpoint(tmp_path: Path) -> None:

@@ -14,8 +14,9 @@ import pytest
 from storage.queue.base import QueueName, TaskSpec
 from storage.queue.rq_queue import RQTaskQueue
 from tests.chaos.redis_server import RedisServer, redis_server
-from tests.integration.queue.conftest import WorkerProcesses, wait_until
 from tests.integration.queue.handlers import read_log
+from tests.support.rq_workers import WorkerProcesses
+from tests.support.waiting import wait_until
 
 H = "tests.integration.queue.handlers"
 

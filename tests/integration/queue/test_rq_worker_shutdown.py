@@ -18,8 +18,10 @@ from rq.job import Job
 
 from storage.queue.base import QueueName, TaskSpec
 from storage.queue.rq_queue import SERIALIZER, RQTaskQueue
-from tests.integration.queue.conftest import REDIS_URL, WorkerProcesses, wait_until
 from tests.integration.queue.handlers import read_log
+from tests.support.databases import REDIS_URL
+from tests.support.rq_workers import WorkerProcesses
+from tests.support.waiting import wait_until
 
 H = "tests.integration.queue.handlers"
 RETRIES = 3

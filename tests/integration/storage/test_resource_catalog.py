@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from core.clock import ManualClock
 from storage.db.engine import Database
 from storage.db.models import AccessGrant, utcnow
 from storage.db.repositories.access_grants import AccessGrantRepository
@@ -47,9 +47,11 @@ def files(tmp_path: Path) -> BackendScopedFileService:
 
 
 @pytest.fixture
-def catalog(database: Database, files: BackendScopedFileService) -> ResourceCatalog:
+def catalog(
+    database: Database, files: BackendScopedFileService, clock: ManualClock
+) -> ResourceCatalog:
     return ResourceCatalog(
-        StorageResourceRepository(database), AccessGrantRepository(database), files
+        StorageResourceRepository(database), AccessGrantRepository(database), files, clock=clock
     )
 
 
@@ -218,14 +220,14 @@ def test_a_grant_opens_its_resource_and_only_its_digest_is_stored(
 
 
 def test_a_grant_is_refused_once_expired_and_purged_after(
-    catalog: ResourceCatalog, files: BackendScopedFileService, scope: Scope
+    catalog: ResourceCatalog, files: BackendScopedFileService, scope: Scope, clock: ManualClock
 ) -> None:
     ref = _original(catalog, files, scope)
     short = catalog.create_grant(ref, 1)
     long = catalog.create_grant(ref, 3600)
     assert catalog.check_grant(short.token).ref == ref
 
-    time.sleep(1.2)
+    clock.advance(1.2)
 
     with pytest.raises(GrantRefused) as refused:
         catalog.check_grant(short.token)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
+from core.clock import ManualClock
 from storage.db.engine import Database
 from storage.db.models import Knowledge
 from storage.db.repositories.knowledges import KnowledgeRepository
@@ -20,8 +20,10 @@ def knowledge_in(database: Database, scope: Scope) -> Knowledge:
     )
 
 
-def test_upsert_inserts_then_updates_the_same_row(database: Database, scope: Scope) -> None:
-    repo = SpanRepository(database)
+def test_upsert_inserts_then_updates_the_same_row(
+    database: Database, scope: Scope, clock: ManualClock
+) -> None:
+    repo = SpanRepository(database, clock=clock)
     knowledge = knowledge_in(database, scope)
     started = datetime.now(UTC)
 
@@ -43,7 +45,7 @@ def test_upsert_inserts_then_updates_the_same_row(database: Database, scope: Sco
         None,
     )
 
-    time.sleep(0.01)
+    clock.advance(0.01)
     second = repo.upsert(knowledge.id, 1, "docreader", status="done", output={"chars": 42})
     assert second.id == first.id
     # Fields not given keep their values; updated_at is the heartbeat and always moves.
@@ -73,12 +75,14 @@ def test_concurrent_upserts_of_one_span_make_one_row(database: Database, scope: 
     assert len(repo.list(knowledge.id, 1, tenant_id=None)) == 1
 
 
-def test_list_is_per_attempt_in_creation_order(database: Database, scope: Scope) -> None:
-    repo = SpanRepository(database)
+def test_list_is_per_attempt_in_creation_order(
+    database: Database, scope: Scope, clock: ManualClock
+) -> None:
+    repo = SpanRepository(database, clock=clock)
     knowledge = knowledge_in(database, scope)
     for name in ("knowledge_processing", "docreader", "chunking"):
         repo.upsert(knowledge.id, 1, name)
-        time.sleep(0.002)
+        clock.advance(0.002)
     repo.upsert(knowledge.id, 2, "knowledge_processing", kind="root")
 
     assert [s.name for s in repo.list(knowledge.id, 1, tenant_id=None)] == [
@@ -90,15 +94,17 @@ def test_list_is_per_attempt_in_creation_order(database: Database, scope: Scope)
     assert repo.list(knowledge.id, 3, tenant_id=None) == []
 
 
-def test_latest_attempt_and_last_activity(database: Database, scope: Scope) -> None:
-    repo = SpanRepository(database)
+def test_latest_attempt_and_last_activity(
+    database: Database, scope: Scope, clock: ManualClock
+) -> None:
+    repo = SpanRepository(database, clock=clock)
     knowledge = knowledge_in(database, scope)
     assert repo.latest_attempt(knowledge.id) == 0
     assert repo.last_activity(knowledge.id, 1) is None
 
     repo.upsert(knowledge.id, 1, "docreader")
     repo.upsert(knowledge.id, 3, "docreader")
-    time.sleep(0.01)
+    clock.advance(0.01)
     beat = repo.upsert(knowledge.id, 1, "chunking")
 
     assert repo.latest_attempt(knowledge.id) == 3

@@ -1,5 +1,4 @@
-"""Shared fixtures of the queue tests: a unique Redis key prefix (cleaned afterwards), RQ
-worker processes started with ``subprocess``, and polling helpers."""
+"""Real RQ worker processes (``run_worker`` in child processes) for the queue tests."""
 
 from __future__ import annotations
 
@@ -7,18 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from uuid import uuid4
 
-import pytest
-from redis import Redis
-
 from storage.queue.base import QueueName
-
-REDIS_URL = os.environ.get("SLUICE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from tests.support.databases import REDIS_URL
+from tests.support.processes import PYTHONPATH, REPO
 
 _WORKER_SCRIPT = """
 import sys
@@ -29,45 +22,6 @@ run_worker(url, prefix, [QueueName(q) for q in queues.split(",")], burst=burst =
            simple=simple == "1", name=name, logging_level="WARNING",
            shutdown_grace_s=float(grace))
 """
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
-        time.sleep(0.05)
-
-
-def clean_redis(redis: Redis, prefix: str) -> None:
-    for key in redis.scan_iter(match=f"*{prefix}*", count=1000):
-        redis.delete(key)
-    for member in redis.smembers("rq:queues"):
-        if prefix.encode() in member:
-            redis.srem("rq:queues", member)
-
-
-@pytest.fixture
-def redis_client() -> Iterator[Redis]:
-    client = Redis.from_url(REDIS_URL)
-    yield client
-    client.close()
-
-
-def _new_prefix(redis: Redis, request: pytest.FixtureRequest) -> str:
-    prefix = f"sluice_test_{uuid4().hex[:8]}"
-    request.addfinalizer(lambda: clean_redis(redis, prefix))
-    return prefix
-
-
-@pytest.fixture
-def key_prefix(redis_client: Redis, request: pytest.FixtureRequest) -> str:
-    return _new_prefix(redis_client, request)
-
-
-@pytest.fixture
-def other_key_prefix(redis_client: Redis, request: pytest.FixtureRequest) -> str:
-    return _new_prefix(redis_client, request)
 
 
 class WorkerProcesses:
@@ -86,8 +40,7 @@ class WorkerProcesses:
         redis_url: str = REDIS_URL,
         shutdown_grace_s: float = 30.0,
     ) -> subprocess.Popen[str]:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "clients/python")])
+        env = {**os.environ, "PYTHONPATH": PYTHONPATH}
         process = subprocess.Popen(
             [
                 sys.executable, "-c", _WORKER_SCRIPT, redis_url, prefix,
@@ -95,7 +48,7 @@ class WorkerProcesses:
                 "1" if simple else "0", f"w{uuid4().hex[:8]}", str(shutdown_grace_s),
             ],
             env=env,
-            cwd=REPO_ROOT,
+            cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -129,10 +82,3 @@ class WorkerProcesses:
             if process.poll() is None:
                 process.kill()
                 process.communicate(timeout=10)
-
-
-@pytest.fixture
-def workers() -> Iterator[WorkerProcesses]:
-    processes = WorkerProcesses()
-    yield processes
-    processes.close()
