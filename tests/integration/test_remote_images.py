@@ -27,7 +27,7 @@ from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
 from workers.net.ssrf import UrlPolicy
-from workers.pipeline.images import DocumentImages, StoredImage, store_images
+from workers.pipeline.reading.images import DocumentImages, StoredImage, store_images
 from workers.settings import Settings
 from workers.wiring import build_context
 

@@ -3,7 +3,7 @@ moves: no warning while the work fits, a warning once it cannot, nothing without
 
 from __future__ import annotations
 
-from workers.pipeline.time_limit import TimeBudget
+from workers.pipeline.round.time_limit import TimeBudget
 
 
 class Clock:

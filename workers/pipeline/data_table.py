@@ -29,18 +29,18 @@ from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.statuses import ChunkType, ParseStatus, Stage
 from workers.context import WorkerContext
 from workers.payloads import DataTableSummaryPayload
-from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current, row_is_current
-from workers.pipeline.chunk_indexing import index_chunks
-from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
+from workers.pipeline.chunks.indexing import index_chunks
+from workers.pipeline.chunks.stitching import TextSlice, rebuild_markdown
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.errors import Superseded
-from workers.pipeline.markdown_tables import tables_in
-from workers.pipeline.resume import PlannedChunk
-from workers.pipeline.round_cleanup import close_round_spans, stop_reason
-from workers.pipeline.spans import SpanTracker
+from workers.pipeline.markdown.tables import tables_in
+from workers.pipeline.round.checkpoint import RoundCheckpoint, round_is_current, row_is_current
+from workers.pipeline.round.cleanup import close_round_spans, stop_reason
+from workers.pipeline.round.errors import Superseded
+from workers.pipeline.round.resume import PlannedChunk
+from workers.pipeline.round.spans import SpanTracker
 from workers.pipeline.stages import chunk_id
-from workers.pipeline.table_profile import TableProfile, profile_table
-from workers.pipeline.table_text import (
+from workers.pipeline.tables.profile import TableProfile, profile_table
+from workers.pipeline.tables.text import (
     ProfileSummarizer,
     TableSummarizer,
     column_text,

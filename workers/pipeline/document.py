@@ -29,20 +29,20 @@ from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.net.retry_notices import observe_retries
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline import stages
-from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.errors import StageError, Superseded
-from workers.pipeline.resume import PlannedChunk
-from workers.pipeline.round_cleanup import (
+from workers.pipeline.round.checkpoint import RoundCheckpoint, round_is_current
+from workers.pipeline.round.cleanup import (
     INTERRUPTED,
     INTERRUPTED_MESSAGE,
     close_round_spans,
     remove_round_products,
     stop_reason,
 )
-from workers.pipeline.spans import SpanTracker
-from workers.pipeline.state import KnowledgeState
-from workers.pipeline.time_limit import TimeBudget
+from workers.pipeline.round.errors import StageError, Superseded
+from workers.pipeline.round.resume import PlannedChunk
+from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.state import KnowledgeState
+from workers.pipeline.round.time_limit import TimeBudget
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,20 @@ from workers.chunker.html_tables import normalize_html_tables
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
 from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError
-from workers.pipeline.checkpoint import RoundCheckpoint
-from workers.pipeline.chunk_indexing import index_chunks
+from workers.pipeline.chunks.indexing import index_chunks
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import (
+from workers.pipeline.reading.images import DocumentImages
+from workers.pipeline.reading.transcription import transcribe
+from workers.pipeline.reading.url_source import (
+    PAGE_FILE_NAME,
+    PAGE_FILE_TYPE,
+    FetchedUrl,
+    fetch_url_knowledge,
+    record_page_title,
+)
+from workers.pipeline.round.checkpoint import RoundCheckpoint
+from workers.pipeline.round.cleanup import remove_round_products
+from workers.pipeline.round.errors import (
     ChunkingFailed,
     DocReaderFailed,
     EmbeddingFailed,
@@ -25,19 +35,9 @@ from workers.pipeline.errors import (
     ModelEndpointRefused,
     Superseded,
 )
-from workers.pipeline.images import DocumentImages
-from workers.pipeline.resume import ChunkPlan, PlannedChunk, parse_fingerprint
-from workers.pipeline.round_cleanup import remove_round_products
-from workers.pipeline.spans import SpanTracker
-from workers.pipeline.time_limit import TimeBudget
-from workers.pipeline.transcription import transcribe
-from workers.pipeline.url_source import (
-    PAGE_FILE_NAME,
-    PAGE_FILE_TYPE,
-    FetchedUrl,
-    fetch_url_knowledge,
-    record_page_title,
-)
+from workers.pipeline.round.resume import ChunkPlan, PlannedChunk, parse_fingerprint
+from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.time_limit import TimeBudget
 
 # Chunk ids are derived, not random, so a retried attempt rewrites the same rows and index
 # entries instead of adding new ones.

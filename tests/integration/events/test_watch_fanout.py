@@ -26,8 +26,8 @@ from tests.integration.housekeeping.conftest import Scope, add_knowledge, make_s
 from tests.integration.storage.conftest import empty_database_url
 from tests.support.databases import REDIS_URL, redis_prefix
 from workers.context import WorkerContext
-from workers.pipeline.spans import ROOT, SpanTracker, span_event
-from workers.pipeline.state import KnowledgeState
+from workers.pipeline.round.spans import ROOT, SpanTracker, span_event
+from workers.pipeline.round.state import KnowledgeState
 from workers.wiring import build_context
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT

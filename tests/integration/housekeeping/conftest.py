@@ -26,7 +26,7 @@ from tests.support.databases import REDIS_URL
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
-from workers.pipeline.spans import ROOT, STAGES
+from workers.pipeline.round.spans import ROOT, STAGES
 from workers.pipeline.stages import chunk_id
 from workers.settings import Settings
 from workers.wiring import build_context

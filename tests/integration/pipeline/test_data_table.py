@@ -31,10 +31,10 @@ from workers.payloads import DataTableSummaryPayload
 from workers.pipeline import stages
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.round_cleanup import remove_round_products
-from workers.pipeline.spans import SpanTracker
-from workers.pipeline.state import KnowledgeState
-from workers.pipeline.table_profile import TableProfile
+from workers.pipeline.round.cleanup import remove_round_products
+from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.state import KnowledgeState
+from workers.pipeline.tables.profile import TableProfile
 from workers.settings import Settings
 from workers.wiring import build_context
 

@@ -15,7 +15,7 @@ from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import ProgressEvent
-from workers.pipeline.spans import STAGES, SpanTracker, span_to_dict
+from workers.pipeline.round.spans import STAGES, SpanTracker, span_to_dict
 
 
 class RecordingPublisher:

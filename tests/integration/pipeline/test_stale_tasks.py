@@ -13,7 +13,7 @@ from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline.document import process_document
-from workers.pipeline.failure import mark_attempt_failed
+from workers.pipeline.round.failure import mark_attempt_failed
 from workers.settings import Settings
 from workers.wiring import build_context
 

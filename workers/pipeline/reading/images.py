@@ -44,7 +44,7 @@ from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import FetchError, fetch
 from workers.net.ssrf import SsrfBlocked
-from workers.pipeline.markdown_images import (
+from workers.pipeline.markdown.images import (
     Edit,
     ImageLink,
     apply_edits,

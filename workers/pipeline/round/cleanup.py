@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
-from workers.pipeline.spans import publish_spans
+from workers.pipeline.round.spans import publish_spans
 
 CANCELLED = "CANCELLED"
 SUPERSEDED = "SUPERSEDED"
