@@ -27,7 +27,7 @@ from workers import task_specs
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline.round.spans import ROOT, STAGES
-from workers.pipeline.stages import chunk_id
+from workers.pipeline.stages.chunking import chunk_id
 from workers.settings import Settings
 from workers.wiring import build_context
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from storage.index.milvus_index import IndexRow
-from workers.context import WorkerContext
+from storage.db.models import Knowledge
+from storage.index.milvus_index import IndexRow, MilvusIndex
+from workers.embedding.base import Embedder
 from workers.pipeline.effective_config import EmbeddingModel
 
 # The index's source type of a chunk's own row (spec: types.ChunkSourceType).
@@ -38,54 +39,69 @@ class IndexOutcome:
     dimension: int
 
 
-def index_chunks(
-    ctx: WorkerContext,
-    knowledge: Any,
-    model_key: str,
-    model: EmbeddingModel,
-    chunks: Sequence[IndexableChunk],
-    *,
-    check: Callable[[], None],
-    on_progress: Callable[[int], None] | None = None,
-    start: int = 0,
-) -> IndexOutcome:
-    """Embed ``chunks`` from position ``start`` on (those before are indexed already) with
-    ``model`` and upsert them into the collection of ``model_key``; ``check`` raises to
-    stop, ``on_progress`` gets the count indexed so far after each batch's index write.
-    Raises EmbeddingError when the model fails, IndexStoreError when the index does."""
-    embedder = ctx.embedders.get(model)
-    ctx.index.ensure_collection(model_key, embedder.dimension)
-    batch_size = ctx.settings.embed_batch_size
-    title = knowledge.title or knowledge.file_name or ""
-    done = start
-    for first in range(start, len(chunks), batch_size):
-        batch = chunks[first : first + batch_size]
-        check()
-        texts = [embedding_text(title, c) for c in batch]
-        vectors = embedder.embed_documents(texts)
-        check()
-        ctx.index.upsert(
-            model_key,
-            [
-                IndexRow(
-                    id=c.id,
-                    tenant_id=knowledge.tenant_id,
-                    knowledge_base_id=knowledge.knowledge_base_id,
-                    knowledge_id=knowledge.id,
-                    chunk_id=c.id,
-                    source_type=CHUNK_SOURCE,
-                    is_enabled=True,
-                    content=c.content,
-                    keyword_text=text,
-                    vector=v,
-                )
-                for c, text, v in zip(batch, texts, vectors, strict=True)
-            ],
-        )
-        done += len(batch)
-        if on_progress is not None:
-            on_progress(done)
-    return IndexOutcome(indexed=done, dimension=embedder.dimension)
+class EmbedderProvider(Protocol):
+    """The embedder of a model configuration (EmbedderCache: one per process and model)."""
+
+    def get(self, model: EmbeddingModel) -> Embedder: ...
+
+
+@dataclass(frozen=True)
+class ChunkIndexer:
+    """Embeds chunks with the model a knowledge base names and writes them to its index
+    collection, ``batch_size`` chunks at a time."""
+
+    embedders: EmbedderProvider
+    index: MilvusIndex
+    batch_size: int
+
+    def index_chunks(
+        self,
+        knowledge: Knowledge,
+        model_key: str,
+        model: EmbeddingModel,
+        chunks: Sequence[IndexableChunk],
+        *,
+        check: Callable[[], None],
+        on_progress: Callable[[int], None] | None = None,
+        start: int = 0,
+    ) -> IndexOutcome:
+        """Embed ``chunks`` from position ``start`` on (those before are indexed already)
+        with ``model`` and upsert them into the collection of ``model_key``; ``check``
+        raises to stop, ``on_progress`` gets the count indexed so far after each batch's
+        index write. Raises EmbeddingError when the model fails, IndexStoreError when the
+        index does."""
+        embedder = self.embedders.get(model)
+        self.index.ensure_collection(model_key, embedder.dimension)
+        title = knowledge.title or knowledge.file_name or ""
+        done = start
+        for first in range(start, len(chunks), self.batch_size):
+            batch = chunks[first : first + self.batch_size]
+            check()
+            texts = [embedding_text(title, c) for c in batch]
+            vectors = embedder.embed_documents(texts)
+            check()
+            self.index.upsert(
+                model_key,
+                [
+                    IndexRow(
+                        id=c.id,
+                        tenant_id=knowledge.tenant_id,
+                        knowledge_base_id=knowledge.knowledge_base_id,
+                        knowledge_id=knowledge.id,
+                        chunk_id=c.id,
+                        source_type=CHUNK_SOURCE,
+                        is_enabled=True,
+                        content=c.content,
+                        keyword_text=text,
+                        vector=v,
+                    )
+                    for c, text, v in zip(batch, texts, vectors, strict=True)
+                ],
+            )
+            done += len(batch)
+            if on_progress is not None:
+                on_progress(done)
+        return IndexOutcome(indexed=done, dimension=embedder.dimension)
 
 
 def embedding_text(title: str, chunk: IndexableChunk) -> str:

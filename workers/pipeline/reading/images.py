@@ -28,9 +28,9 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from storage.files.base import StorageError
 from storage.files.image_bytes import (
@@ -86,7 +86,7 @@ class StoredImages:
 
 
 def store_images(
-    ctx: WorkerContext, knowledge: Any, markdown: str, images: Iterable[DocumentImage]
+    ctx: WorkerContext, knowledge: Knowledge, markdown: str, images: Iterable[DocumentImage]
 ) -> StoredImages:
     """Store the document's images and return the Markdown linking to the stored copies
     (by their resource references)."""
@@ -107,7 +107,7 @@ class DocumentImages:
     def __init__(
         self,
         ctx: WorkerContext,
-        knowledge: Any,
+        knowledge: Knowledge,
         *,
         before_fetch: Callable[[], None] = _no_check,
         base_url: str = "",
@@ -148,7 +148,7 @@ class _ImageStore:
     def __init__(
         self,
         ctx: WorkerContext,
-        knowledge: Any,
+        knowledge: Knowledge,
         result: StoredImages,
         before_fetch: Callable[[], None] = _no_check,
         base_url: str = "",
