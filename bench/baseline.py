@@ -16,7 +16,7 @@ from workers.settings import Settings
 
 
 def embedding_texts(file_name: str, markdown: str) -> list[str]:
-    """What the pipeline embeds for an uploaded Markdown file (workers/pipeline/stages.py):
+    """What the pipeline embeds for an uploaded Markdown file (pipeline/chunks/indexing.py):
     default chunking, then title (the file name, as the API sets it), heading breadcrumbs
     and content joined by newlines."""
     config = ChunkerConfig(chunk_size=DEFAULT_CHUNK_SIZE, chunk_overlap=DEFAULT_CHUNK_OVERLAP)

@@ -46,7 +46,7 @@ def _ours() -> _Splitter:
     config = ChunkerConfig(chunk_size=CHUNK_SIZE, chunk_overlap=CHUNK_OVERLAP)
 
     def split(text: str) -> list[int]:
-        # What the chunking stage runs (workers/pipeline/stages.py).
+        # What the chunking stage runs (workers/pipeline/stages/chunking.py).
         return [len(c.content) for c in split_markdown(normalize_html_tables(text), config)]
 
     return _Splitter("sluice", split)

@@ -4,7 +4,7 @@ Pipeline: a deterministic Markdown corpus is uploaded to a full deployment (API,
 RQ workers, milvus-lite server, PostgreSQL, Redis); chunks/s = the chunks the pipeline wrote
 (the chunking spans' `chunks_written`) / the wall time from the first upload to the last
 completion. Baseline: the default local model alone embedding the very same texts (chunked and
-titled as workers/pipeline/stages.py does, in the same batches), measured while the stack is
+titled as pipeline/chunks/indexing.py does, in the same batches), measured while the stack is
 not running: once before it starts and once after it has stopped, so both phases get the
 same two cores. The faster of the two is the baseline (a neighbour can only slow a run down,
 so it is the less disturbed one); a gap between them, or CPU used outside the stack during

@@ -16,7 +16,7 @@ from workers.payloads import (
 )
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
-from workers.pipeline.failure import mark_attempt_failed
+from workers.pipeline.round.failure import mark_attempt_failed
 
 
 def process_document(payload: dict[str, Any]) -> None:

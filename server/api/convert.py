@@ -128,7 +128,7 @@ def knowledge(row: Any, tag_ids: list[str] | None = None) -> knowledge_pb2.Knowl
 
 
 def span(data: Mapping[str, Any]) -> knowledge_pb2.Span:
-    """A span's JSON form (workers.pipeline.spans.span_to_dict) → message."""
+    """A span's JSON form (workers.pipeline.round.spans.span_to_dict) → message."""
     inputs, outputs = struct_pb2.Struct(), struct_pb2.Struct()
     inputs.update(_bounded_fields(data.get("input")))
     outputs.update(_bounded_fields(data.get("output")))

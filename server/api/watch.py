@@ -29,9 +29,9 @@ from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
 from server.api.watch_state import DocState, SpanState, Watermark
 from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
-from workers.pipeline.round_cleanup import STOP_GRACE_S
-from workers.pipeline.spans import OPEN_STATUSES
-from workers.pipeline.state import TERMINAL
+from workers.pipeline.round.cleanup import STOP_GRACE_S
+from workers.pipeline.round.spans import OPEN_STATUSES
+from workers.pipeline.round.state import TERMINAL
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
 SPAN = knowledge_pb2.WATCH_EVENT_TYPE_SPAN

@@ -11,7 +11,7 @@ from sluice.v1 import knowledge_pb2
 
 from server.api import convert
 from workers.context import WorkerContext
-from workers.pipeline.spans import span_to_dict
+from workers.pipeline.round.spans import span_to_dict
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,13 @@ from server.services.tags import knowledge_message
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
-from workers.pipeline.round_cleanup import (
+from workers.pipeline.round.cleanup import (
     CANCELLED,
     STOP_GRACE_S,
     close_round_spans,
     remove_round_products,
 )
-from workers.pipeline.state import IN_FLIGHT
+from workers.pipeline.round.state import IN_FLIGHT
 
 log = logging.getLogger(__name__)
 

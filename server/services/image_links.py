@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from storage.files.base import FileService, StorageError
 from storage.files.resource_catalog import SCHEME, ResourceCatalog, is_resource_ref
-from workers.pipeline.markdown_images import (
+from workers.pipeline.markdown.images import (
     ImageLink,
     apply_edits,
     drop_image,

@@ -43,7 +43,7 @@ from workers.extensions import (
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.net.ssrf import UrlPolicy
 from workers.pipeline.download_gate import planned_download
-from workers.pipeline.url_source import placeholder_title
+from workers.pipeline.reading.url_source import placeholder_title
 
 
 @dataclass(frozen=True)

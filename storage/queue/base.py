@@ -9,7 +9,8 @@ them where they run.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -118,6 +119,9 @@ class AttemptInfo:
     max_attempts: int
     # The attempt's time limit (0: none known), so long work can say before it is hit.
     timeout_s: int = 0
+    # When the limit's clock started (time.monotonic), as the adapter set the attempt up:
+    # before the handler is imported and its context built, which count against it.
+    started_at: float = field(default_factory=time.monotonic, compare=False)
 
     @property
     def is_last_attempt(self) -> bool:

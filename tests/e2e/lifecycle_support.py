@@ -19,7 +19,7 @@ from sluice_client._proto.sluice import v1
 from storage.index.milvus_index import MilvusIndex
 from tests.e2e.stacks import Stack
 from workers.pipeline.effective_config import DEFAULT_EMBEDDING
-from workers.pipeline.stages import chunk_id
+from workers.pipeline.stages.chunking import chunk_id
 
 WAIT_S = 240.0
 MODEL_KEY = DEFAULT_EMBEDDING.key  # the model new knowledge bases get

@@ -24,7 +24,7 @@ from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
 from workers.net.ssrf import UrlPolicy
-from workers.pipeline.images import DocumentImages, StoredImage, StoredImages
+from workers.pipeline.reading.images import DocumentImages, StoredImage, StoredImages
 
 
 def _store_images(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from workers.chunker import ChunkerConfig, split_markdown
-from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
-from workers.pipeline.markdown_tables import tables_in
+from workers.pipeline.chunks.stitching import TextSlice, rebuild_markdown
+from workers.pipeline.markdown.tables import tables_in
 
 HEADER = "| id | name | amount |\n| --- | --- | --- |\n"
 ROWS = [f"| {n} | item {n} | {n * 37 % 1000} |" for n in range(120)]

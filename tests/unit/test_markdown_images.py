@@ -17,7 +17,7 @@ from storage.files.image_bytes import (
     image_size,
     sniff_image_type,
 )
-from workers.pipeline.markdown_images import ImageLink, find_bare_image_data, find_image_links
+from workers.pipeline.markdown.images import ImageLink, find_bare_image_data, find_image_links
 
 
 def _png(width: int = 80, height: int = 60, seed: int = 0) -> bytes:

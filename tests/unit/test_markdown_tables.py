@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from server.docreader.markdown.tables import markdown_table
-from workers.pipeline.markdown_tables import MarkdownTable, tables_in
+from workers.pipeline.markdown.tables import MarkdownTable, tables_in
 
 
 def test_a_csv_table_without_heading() -> None:

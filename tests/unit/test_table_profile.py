@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from workers.pipeline.cell_values import parse_number
-from workers.pipeline.markdown_tables import MarkdownTable
-from workers.pipeline.table_profile import (
+from workers.pipeline.markdown.tables import MarkdownTable
+from workers.pipeline.tables.cell_values import parse_number
+from workers.pipeline.tables.profile import (
     ColumnType,
     column_names,
     profile_column,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from workers.pipeline.markdown_tables import MarkdownTable
-from workers.pipeline.table_profile import profile_column, profile_table
-from workers.pipeline.table_text import (
+from workers.pipeline.markdown.tables import MarkdownTable
+from workers.pipeline.tables.profile import profile_column, profile_table
+from workers.pipeline.tables.text import (
     ProfileSummarizer,
     column_text,
     summary_text,

@@ -3,7 +3,7 @@ moves: no warning while the work fits, a warning once it cannot, nothing without
 
 from __future__ import annotations
 
-from workers.pipeline.time_limit import TimeBudget
+from workers.pipeline.round.time_limit import TimeBudget
 
 
 class Clock:
@@ -47,3 +47,21 @@ def test_a_projection_past_the_limit_warns_before_it_is_hit() -> None:
 def test_no_known_limit_reports_nothing() -> None:
     budget = TimeBudget(limit_s=0, started_at=0.0, clock=Clock())
     assert budget.report(10, 100) == {}
+
+
+def test_the_budget_is_spent_once_the_limit_is_reached() -> None:
+    clock = Clock()
+    budget = TimeBudget(limit_s=10, started_at=clock.now, clock=clock)
+    clock.now += 9.0
+    assert not budget.spent()
+    clock.now += 0.6  # within the margin of the limit: the alarm may already have struck
+    assert budget.spent()
+    clock.now += 5.0
+    assert budget.spent()
+
+
+def test_without_a_limit_the_budget_is_never_spent() -> None:
+    clock = Clock()
+    budget = TimeBudget(limit_s=0, started_at=clock.now, clock=clock)
+    clock.now += 1e6
+    assert not budget.spent()

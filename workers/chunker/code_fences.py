@@ -4,7 +4,7 @@ A piece that does not start where its fence starts gets the fence's opening line
 front (```` ```python ````, ``~~~``, the same marker), and a chunk that ends inside the fence
 gets a closing line (``\\n`` and the marker) after it, so every chunk renders as code in its
 language. The pieces cover the fence with a single line break between two of them, so the
-offsets name the source exactly and the text can be rebuilt from them (``chunk_stitching``).
+offsets name the source exactly and the text can be rebuilt from them (``chunks.stitching``).
 
 A piece, with what it adds, is at most the chunk size. A code line that does not fit alone
 is cut after the last space or tab that keeps the piece within the size, or else at the size

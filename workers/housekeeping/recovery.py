@@ -26,8 +26,8 @@ from workers.context import WorkerContext
 from workers.housekeeping.stall_site import StallSite
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
-from workers.pipeline.round_cleanup import remove_round_products
-from workers.pipeline.spans import ROOT, publish_spans
+from workers.pipeline.round.cleanup import remove_round_products
+from workers.pipeline.round.spans import ROOT, publish_spans
 
 log = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from workers.housekeeping.stall_site import locate
 from workers.housekeeping.summaries import fail_open_summaries
 from workers.housekeeping.wording import restart_message
 from workers.lifecycle.enqueue import document_process_payload
-from workers.pipeline.round_cleanup import INTERRUPTED
-from workers.pipeline.spans import ROOT
+from workers.pipeline.round.cleanup import INTERRUPTED
+from workers.pipeline.round.spans import ROOT
 
 log = logging.getLogger(__name__)
 

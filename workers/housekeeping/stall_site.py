@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from workers.pipeline.spans import OPEN_STATUSES, ROOT, STAGES
+from workers.pipeline.round.spans import OPEN_STATUSES, ROOT, STAGES
 
 
 class SpanLike(Protocol):

@@ -28,7 +28,7 @@ from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
 from workers.lifecycle.files import remove_knowledge_files
-from workers.pipeline.state import IN_FLIGHT
+from workers.pipeline.round.state import IN_FLIGHT
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Removing the images a knowledge's rounds extracted (recorded by pipeline.images)."""
+"""Removing the images a knowledge's rounds extracted (recorded by pipeline.reading.images)."""
 
 from __future__ import annotations
 

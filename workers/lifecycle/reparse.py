@@ -20,8 +20,8 @@ from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.lifecycle.images import remove_extracted_images
-from workers.pipeline.round_cleanup import SUPERSEDED, close_round_spans, remove_round_products
-from workers.pipeline.state import IN_FLIGHT
+from workers.pipeline.round.cleanup import SUPERSEDED, close_round_spans, remove_round_products
+from workers.pipeline.round.state import IN_FLIGHT
 
 
 class RestartOutcome(StrEnum):

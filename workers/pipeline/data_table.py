@@ -1,13 +1,11 @@
 """datatable:summary — the tables of a tabular knowledge (csv, xlsx, xls) profiled into
 ``table_summary`` and ``table_column`` chunks, so questions about a table's columns,
-ranges and frequent values find an answer (spec: TypeDataTableSummary).
+ranges and frequent values find an answer (spec: TypeDataTableSummary): the stages of
+``table_stages`` given to a ``DataTableRound``.
 
-The tables are read back from the round's own text chunks, rebuilt exactly by their
-recorded ranges (``chunk_stitching``), not by parsing the file again: no second docreader
-call, nothing to disagree with what was indexed, and no dependence on how the chunker
-split, overlapped or headed the table's pieces. Each table gets one summary chunk, then
-one chunk per column (whose parent is the summary), numbered after the text chunks so a
-listing shows them last, with ids from ``chunk_id`` so a retry rewrites the same rows.
+The tables are read back from the round's own text chunks (``stages.table_profiles``);
+each gets one summary chunk, then one chunk per column (``stages.table_chunks``), embedded
+and indexed (``stages.table_index``).
 
 The task runs after the round's document task, while the round is processing, finalizing
 or completed. It writes only while the knowledge is still at its attempt in one of those
@@ -23,39 +21,42 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
 
-from storage.db.repositories.chunks import ChunkRepository, NewChunk
-from storage.db.statuses import ChunkType, ParseStatus, Stage
+from storage.db.statuses import Stage as StageName
 from workers.context import WorkerContext
 from workers.payloads import DataTableSummaryPayload
-from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current, row_is_current
-from workers.pipeline.chunk_indexing import index_chunks
-from workers.pipeline.chunk_stitching import TextSlice, rebuild_markdown
+from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.errors import Superseded
-from workers.pipeline.markdown_tables import tables_in
-from workers.pipeline.resume import PlannedChunk
-from workers.pipeline.round_cleanup import close_round_spans, stop_reason
-from workers.pipeline.spans import SpanTracker
-from workers.pipeline.stages import chunk_id
-from workers.pipeline.table_profile import TableProfile, profile_table
-from workers.pipeline.table_text import (
-    ProfileSummarizer,
-    TableSummarizer,
-    column_text,
-    summary_text,
-    table_label,
+from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
+from workers.pipeline.round.runner import RoundRunner, Stage
+from workers.pipeline.round.spans import SpanTracker, StepSpans
+from workers.pipeline.stages.table_chunks import (
+    TABLE_CHUNK_TYPES,
+    WRITABLE_STATUSES,
+    TableChunksStage,
 )
+from workers.pipeline.stages.table_index import TableIndexStage
+from workers.pipeline.stages.table_profiles import TableProfilesStage
+from workers.pipeline.stages.work import TableWork
+from workers.pipeline.tables.text import ProfileSummarizer, TableSummarizer
 
 log = logging.getLogger(__name__)
 
-WRITABLE_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING, ParseStatus.COMPLETED)
-TABLE_CHUNK_TYPES = (ChunkType.TABLE_SUMMARY, ChunkType.TABLE_COLUMN)
-WORKBOOK_TYPES = frozenset({"xlsx", "xls"})
 # The round's span tree gets this step under its postprocess stage.
 STEP_SPAN = "postprocess.datatable"
 STEP_FAILED = "DATA_TABLE_FAILED"
+
+
+def table_stages(
+    ctx: WorkerContext, checkpoint: RoundCheckpoint, summarizer: TableSummarizer
+) -> Sequence[Stage[TableWork]]:
+    """The data-table task: its stages in order, each given what it uses."""
+    indexer = ChunkIndexer(ctx.embedders, ctx.index, ctx.settings.models.embed_batch_size)
+    return (
+        TableProfilesStage(ctx.chunks),
+        TableChunksStage(ctx.chunks, summarizer),
+        TableIndexStage(indexer, checkpoint),
+    )
 
 
 def summarize_data_tables(
@@ -82,158 +83,70 @@ def summarize_data_tables(
         log.info("knowledge %s: its knowledge base is gone", knowledge.id)
         return 0
     config = resolve(kb.config or {}, knowledge.process_overrides)
-    tracker = SpanTracker(
-        ctx.spans, ctx.publisher, tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
-        attempt=attempt,
-    )
-    tracker.begin_step(
-        STEP_SPAN,
-        stage=Stage.POSTPROCESS,
-        parent_id=_stage_span_id(ctx, knowledge.id, attempt, Stage.POSTPROCESS),
-        inputs={"file_name": knowledge.file_name or "", "file_type": knowledge.file_type or ""},
-    )
-    repo = ctx.chunks
-    model_key = kb.embedding_model_key
-    guard = RoundCheckpoint(ctx, knowledge.id, attempt, statuses=WRITABLE_STATUSES)
-    planned: list[PlannedChunk] = []
-    try:
-        profiles, first_index = _round_tables(repo, knowledge.id, attempt)
-        planned, rows = table_chunks(
-            knowledge, attempt, profiles, first_index, summarizer or ProfileSummarizer()
+    work = TableWork(knowledge, attempt, config, kb.embedding_model_key)
+    checkpoint = RoundCheckpoint(ctx, knowledge.id, attempt, statuses=WRITABLE_STATUSES)
+    stages = table_stages(ctx, checkpoint, summarizer or ProfileSummarizer())
+    task = DataTableRound(ctx, work, checkpoint, stages)
+    if not task.execute(work):
+        return 0
+    task.step.close()
+    log.info("knowledge %s attempt %s: %d tables profiled into %d chunks", knowledge.id,
+             attempt, len(work.profiles), len(work.rows))
+    return len(work.rows)
+
+
+class DataTableRound(RoundRunner[TableWork]):
+    """What the ends of the task mean: done (the step ends with its counts), failed (the
+    step fails and the queue retries), stopped (the round was taken over)."""
+
+    def __init__(
+        self,
+        ctx: WorkerContext,
+        work: TableWork,
+        checkpoint: RoundCheckpoint,
+        stages: Sequence[Stage[TableWork]],
+    ) -> None:
+        knowledge = work.knowledge
+        self.tracker = SpanTracker(
+            ctx.spans, ctx.publisher, tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
+            attempt=work.attempt,
         )
-        if not repo.replace_of_types(
-            knowledge.id, attempt, TABLE_CHUNK_TYPES, rows, statuses=WRITABLE_STATUSES
-        ):
-            raise Superseded(knowledge.id)
-        indexed = 0
-        if planned and config.needs_embedding:
-            indexed = index_chunks(
-                ctx, knowledge, model_key, config.embedding, planned, check=guard.check
-            ).indexed
+        self.step = StepSpans(self.tracker, STEP_SPAN)
+        super().__init__(
+            ctx, knowledge.id, work.attempt, self.step, stages, statuses=WRITABLE_STATUSES
+        )
+        self.checkpoint = checkpoint
+
+    def open(self, work: TableWork) -> None:
+        knowledge = work.knowledge
+        self.tracker.begin_step(
+            STEP_SPAN,
+            stage=StageName.POSTPROCESS,
+            parent_id=self._stage_span_id(StageName.POSTPROCESS),
+            inputs={"file_name": knowledge.file_name or "", "file_type": knowledge.file_type or ""},
+        )
+
+    def between_stages(self, done: Stage[TableWork], work: TableWork) -> None:
+        """Nothing to ask: the write is guarded itself and the index checks every batch."""
+
+    def finish(self, work: TableWork) -> None:
         # A round ended while we indexed was cleaned by the chunks it found, maybe before
         # our index rows existed.
-        guard.check(fresh=True)
-    except Superseded:
-        _remove_written(ctx, repo, knowledge.id, attempt, model_key, planned)
-        _close_taken_over(ctx, knowledge.id, attempt)
-        log.info("knowledge %s attempt %s: taken over, table chunks removed", knowledge.id,
-                 attempt)
-        return 0
-    except Exception as exc:
-        _remove_written(ctx, repo, knowledge.id, attempt, model_key, planned)
-        # Failing because the round was taken over meanwhile is a stop, not a retry.
-        if not round_is_current(ctx, knowledge.id, attempt, WRITABLE_STATUSES):
-            _close_taken_over(ctx, knowledge.id, attempt)
-            log.info("knowledge %s attempt %s: taken over while failing", knowledge.id, attempt)
-            return 0
-        tracker.fail(STEP_SPAN, STEP_FAILED, f"{type(exc).__name__}: {exc}")
-        raise
-    summaries = sum(row.chunk_type == ChunkType.TABLE_SUMMARY for row in rows)
-    tracker.end(
-        STEP_SPAN,
-        {
-            "tables": len(profiles),
-            "table_summary_chunks": summaries,
-            "table_column_chunks": len(rows) - summaries,
-            "chunks_indexed": indexed,
-        },
-    )
-    log.info("knowledge %s attempt %s: %d tables profiled into %d chunks", knowledge.id,
-             attempt, len(profiles), len(rows))
-    return len(rows)
+        self.checkpoint.check(fresh=True)
 
+    def remove_written(self, work: TableWork) -> None:
+        """This task's rows only, index first (as round cleanup): the round's text chunks
+        belong to whoever ends or keeps the round."""
+        if work.planned and work.model_key:
+            self.ctx.index.delete_by_chunk_ids(work.model_key, [p.id for p in work.planned])
+        self.ctx.chunks.delete_of_types(work.knowledge.id, work.attempt, TABLE_CHUNK_TYPES)
 
-def table_chunks(
-    knowledge: Any,
-    attempt: int,
-    profiles: Sequence[TableProfile],
-    first_index: int,
-    summarizer: TableSummarizer,
-) -> tuple[list[PlannedChunk], list[NewChunk]]:
-    """Per table its summary chunk, then its column chunks, indexed from ``first_index``."""
-    document = knowledge.file_name or knowledge.title or "the file"
-    workbook = (knowledge.file_type or "").lower() in WORKBOOK_TYPES
-    planned: list[PlannedChunk] = []
-    rows: list[NewChunk] = []
+    def failed(self, exc: Exception, work: TableWork) -> None:
+        self.remove_written(work)
+        self.tracker.fail(STEP_SPAN, STEP_FAILED, f"{type(exc).__name__}: {exc}")
+        raise exc
 
-    def add(chunk_type: str, content: str, parent: str | None, meta: dict[str, Any]) -> str:
-        index = first_index + len(rows)
-        new_id = chunk_id(knowledge.id, attempt, chunk_type, index)
-        planned.append(PlannedChunk(new_id, index, content, ""))
-        rows.append(
-            NewChunk(
-                id=new_id,
-                tenant_id=knowledge.tenant_id,
-                knowledge_base_id=knowledge.knowledge_base_id,
-                knowledge_id=knowledge.id,
-                attempt=attempt,
-                chunk_index=index,
-                chunk_type=chunk_type,
-                content=content,
-                parent_chunk_id=parent,
-                meta=meta,
-            )
-        )
-        return new_id
-
-    for position, profile in enumerate(profiles, start=1):
-        label = table_label(
-            profile, document, position=position, count=len(profiles), workbook=workbook
-        )
-        where = {"table": position, "title": profile.title}
-        summary_id = add(
-            ChunkType.TABLE_SUMMARY,
-            summary_text(profile, label, summarizer.summarize(profile, label)),
-            None,
-            {**where, "rows": profile.row_count, "columns": profile.column_count},
-        )
-        for column in profile.columns:
-            add(
-                ChunkType.TABLE_COLUMN,
-                column_text(column, label),
-                summary_id,
-                {**where, "column": column.name, "type": str(column.type)},
-            )
-    return planned, rows
-
-
-def _round_tables(
-    repo: ChunkRepository, knowledge_id: str, attempt: int
-) -> tuple[list[TableProfile], int]:
-    """The profiles of the tables in the round's text, and the first chunk index after
-    its text chunks."""
-    texts = repo.list_of_types(knowledge_id, attempt, (ChunkType.TEXT,))
-    markdown = rebuild_markdown(
-        [TextSlice(c.chunk_index, c.content, c.start_at, c.end_at) for c in texts]
-    )
-    profiles = [profile_table(table) for table in tables_in(markdown)]
-    return profiles, max((c.chunk_index for c in texts), default=-1) + 1
-
-
-def _stage_span_id(ctx: WorkerContext, knowledge_id: str, attempt: int, stage: str) -> str | None:
-    """The id of the round's span of ``stage``; None for a round without one."""
-    spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
-    return next((s.id for s in spans if s.name == stage), None)
-
-
-def _close_taken_over(ctx: WorkerContext, knowledge_id: str, attempt: int) -> None:
-    """Close the round's open spans (this step's among them) with why it stopped; a
-    knowledge that is gone took its spans with it."""
-    reason = stop_reason(ctx, knowledge_id, attempt)
-    if reason is not None:
-        close_round_spans(ctx, knowledge_id, attempt, *reason)
-
-
-def _remove_written(
-    ctx: WorkerContext,
-    repo: ChunkRepository,
-    knowledge_id: str,
-    attempt: int,
-    model_key: str,
-    planned: Sequence[PlannedChunk],
-) -> None:
-    """This task's rows only, index first (as round_cleanup): the round's text chunks
-    belong to whoever ends or keeps the round."""
-    if planned and model_key:
-        ctx.index.delete_by_chunk_ids(model_key, [p.id for p in planned])
-    repo.delete_of_types(knowledge_id, attempt, TABLE_CHUNK_TYPES)
+    def _stage_span_id(self, stage: str) -> str | None:
+        """The id of the round's span of ``stage``; None for a round without one."""
+        spans = self.ctx.spans.list(self.knowledge_id, self.attempt, tenant_id=None)
+        return next((s.id for s in spans if s.name == stage), None)

@@ -1,57 +1,80 @@
 """document:process — one knowledge through docreader → chunking → embedding → multimodal →
-postprocess, for one attempt (spec: «Основной конвейер обработки»).
+postprocess, for one attempt (spec: «Основной конвейер обработки»): the stages of
+``document_stages`` given to a ``DocumentRound``.
 
 Failure semantics: a stage error on a non-final queue attempt fails its span, records the
 failed try as a ``retry.{n}`` step, keeps what the round wrote and re-raises so the queue
 retries — the next try goes on from the last indexed batch of the same parse
-(``resume.py``); on the final attempt the round's products are removed and the knowledge
-is marked failed with the reason. A knowledge that is gone, superseded by a newer attempt,
-cancelled or being deleted ends the task quietly: the round checks for that at its
-checkpoints (``RoundCheckpoint``), removes what it wrote and closes its open spans as
-cancelled, which is what watchers see as the moment the work stopped. A try told to stop
-while its round stays current (its time limit passed) leaves the round to the try that
-follows. A worker shutting down stops the round at the same checkpoints (or, at the end of
-its grace, wherever it is): what it wrote stays for the next try to resume from, its open
-spans close as INTERRUPTED_BY_SHUTDOWN, and TaskInterrupted tells the queue to hand the
+(``round.resume``); on the final attempt the round's products are removed and the knowledge
+is marked failed with the reason. A stage that fails once its try's time limit is spent
+failed because of the limit, whatever the call it was in reported. A knowledge that is gone,
+superseded by a newer attempt, cancelled or being deleted ends the task quietly: the round
+checks for that at its checkpoints (``RoundCheckpoint``), removes what it wrote and closes
+its open spans as cancelled, which is what watchers see as the moment the work stopped. A try
+told to stop while its round stays current (its time limit passed) leaves the round to the
+try that follows. A worker shutting down stops the round at the same checkpoints (or, at the
+end of its grace, wherever it is): what it wrote stays for the next try to resume from, its
+open spans close as INTERRUPTED_BY_SHUTDOWN, and TaskInterrupted tells the queue to hand the
 task back, at the front, without using up an attempt.
 """
 
 from __future__ import annotations
 
 import logging
-import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
-from workers.extensions import DATA_TABLE_EXTENSIONS
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.net.retry_notices import observe_retries
 from workers.payloads import DocumentProcessPayload
-from workers.pipeline import stages
-from workers.pipeline.checkpoint import RoundCheckpoint, round_is_current
+from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.errors import StageError, Superseded
-from workers.pipeline.resume import PlannedChunk
-from workers.pipeline.round_cleanup import (
+from workers.pipeline.round.checkpoint import RoundCheckpoint
+from workers.pipeline.round.cleanup import (
     INTERRUPTED,
     INTERRUPTED_MESSAGE,
+    RoundProducts,
     close_round_spans,
-    remove_round_products,
-    stop_reason,
 )
-from workers.pipeline.spans import SpanTracker
-from workers.pipeline.state import KnowledgeState
-from workers.pipeline.time_limit import TimeBudget
+from workers.pipeline.round.errors import StageError, Superseded, TimeLimitExceeded
+from workers.pipeline.round.runner import RoundRunner, Stage
+from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.state import KnowledgeState
+from workers.pipeline.round.time_limit import TimeBudget
+from workers.pipeline.stages.chunking import ChunkingStage
+from workers.pipeline.stages.docreader import DocReaderStage
+from workers.pipeline.stages.embedding import EmbeddingStage
+from workers.pipeline.stages.multimodal import MultimodalStage
+from workers.pipeline.stages.postprocess import PostprocessStage
+from workers.pipeline.stages.work import DocumentWork
 
 log = logging.getLogger(__name__)
 
 # The error code of a try stopped while its round goes on in a later try.
 TRY_STOPPED = "TRY_STOPPED"
+# Searchable as soon as indexing is done, before enrichment (spec).
+SEARCHABLE_AFTER = "embedding"
+
+
+def document_stages(
+    ctx: WorkerContext, checkpoint: RoundCheckpoint, budget: TimeBudget
+) -> Sequence[Stage[DocumentWork]]:
+    """The document pipeline: its stages in order, each given what it uses."""
+    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+    indexer = ChunkIndexer(ctx.embedders, ctx.index, ctx.settings.models.embed_batch_size)
+    return (
+        DocReaderStage(ctx, checkpoint),
+        ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products),
+        EmbeddingStage(indexer, ctx.index_checkpoints, checkpoint, budget),
+        MultimodalStage(),
+        PostprocessStage(),
+    )
 
 
 def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> None:
-    started_at = time.monotonic()
     # Reads of the tenant/knowledge raise on transient DB errors, so the queue retries.
     knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if knowledge is None:
@@ -67,137 +90,132 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         return
     config = resolve(kb.config or {}, knowledge.process_overrides)
     queue_try = _queue_try(ctx)
-    tracker = SpanTracker(
-        ctx.spans,
-        ctx.publisher,
-        tenant_id=knowledge.tenant_id,
-        knowledge_id=knowledge.id,
-        attempt=payload.attempt,
-        queue_try=queue_try.attempt_number,
-    )
     checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
-    budget = TimeBudget(queue_try.timeout_s, started_at)
-    model_key = kb.embedding_model_key
-    chunks: list[PlannedChunk] = []
-    tracker.open(_root_inputs(knowledge, payload, queue_try))
-    try:
-        with observe_retries(tracker.record_retry):
-            markdown = stages.read_document(ctx, tracker, checkpoint, knowledge, config)
-            state.ensure_current()
-            # A URL download sets its file's name and type only now (a csv behind a link).
-            knowledge = ctx.knowledges.get(knowledge.id, None) or knowledge
-            plan = stages.chunk_document(ctx, tracker, knowledge, model_key, markdown, config)
-            chunks = plan.chunks
-            state.ensure_current()
-            stages.embed_and_index(
-                ctx, tracker, checkpoint, knowledge, model_key, plan, config, budget
-            )
-        state.enable()
-        tracker.skip("multimodal", _multimodal_skip_reason(config.enable_multimodel))
-        tracker.skip("postprocess", _postprocess_skip_reason(knowledge))
-        if not state.complete():
-            raise Superseded(knowledge.id)
-        enqueue_data_table_summary_if_needed(ctx, knowledge, payload.attempt)
-        tracker.close("done")
-    except TaskInterrupted:
-        _hand_back(ctx, knowledge.id, payload.attempt)
-        raise
-    except Superseded as exc:
-        if round_is_current(ctx, knowledge.id, payload.attempt):
-            # A long call stopped by the shutdown poll (docreader, download) ends as Superseded.
-            if checkpoint.shutdown_requested():
-                _hand_back(ctx, knowledge.id, payload.attempt)
-                raise TaskInterrupted(f"knowledge {knowledge.id}: worker shutting down") from exc
-            _leave_to_next_try(tracker, queue_try)
+    budget = TimeBudget(queue_try.timeout_s, queue_try.started_at)
+    work = DocumentWork(knowledge, payload.attempt, config, kb.embedding_model_key)
+    DocumentRound(
+        ctx, work, state, queue_try, checkpoint, budget, document_stages(ctx, checkpoint, budget)
+    ).execute(work)
+
+
+class DocumentRound(RoundRunner[DocumentWork]):
+    """What the ends of a document's round mean: done (completed, searchable), failed
+    (retried, or final), stopped (left to the next try, handed back, or taken over)."""
+
+    def __init__(
+        self,
+        ctx: WorkerContext,
+        work: DocumentWork,
+        state: KnowledgeState,
+        queue_try: AttemptInfo,
+        checkpoint: RoundCheckpoint,
+        budget: TimeBudget,
+        stages: Sequence[Stage[DocumentWork]],
+    ) -> None:
+        knowledge = work.knowledge
+        self.tracker = SpanTracker(
+            ctx.spans,
+            ctx.publisher,
+            tenant_id=knowledge.tenant_id,
+            knowledge_id=knowledge.id,
+            attempt=work.attempt,
+            queue_try=queue_try.attempt_number,
+        )
+        super().__init__(ctx, knowledge.id, work.attempt, self.tracker, stages)
+        self.state = state
+        self.products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+        self.queue_try = queue_try
+        self.checkpoint = checkpoint
+        self.budget = budget
+
+    def open(self, work: DocumentWork) -> None:
+        self.tracker.open(_root_inputs(work, self.queue_try))
+
+    @contextmanager
+    def observing(self) -> Iterator[None]:
+        with observe_retries(self.tracker.record_retry):
+            yield
+
+    def between_stages(self, done: Stage[DocumentWork], work: DocumentWork) -> None:
+        if done.name == SEARCHABLE_AFTER:
+            self.state.enable()
+        else:
+            self.state.ensure_current()
+
+    def finish(self, work: DocumentWork) -> None:
+        if not self.state.complete():
+            raise Superseded(self.knowledge_id)
+        enqueue_data_table_summary_if_needed(self.ctx, work.knowledge, self.attempt)
+        self.tracker.close("done")
+
+    def remove_written(self, work: DocumentWork) -> None:
+        self.products.remove(
+            self.knowledge_id, self.attempt, work.model_key, known_chunk_ids=work.planned_chunk_ids
+        )
+
+    def interrupted(self) -> None:
+        """The worker shuts down: the round says why it stopped and keeps what it indexed,
+        for the worker that takes the task next to resume from; the row stays processing at
+        this attempt."""
+        close_round_spans(
+            self.ctx, self.knowledge_id, self.attempt, INTERRUPTED, INTERRUPTED_MESSAGE
+        )
+        log.warning("knowledge %s attempt %s: %s", self.knowledge_id, self.attempt,
+                    INTERRUPTED_MESSAGE)
+
+    def stopped(self, exc: Superseded, work: DocumentWork) -> None:
+        if not self.is_current():
+            self.taken_over(work)
             return
-        _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
-    except Exception as exc:
-        # A write that failed because the round was taken over meanwhile (its row deleted
-        # under it, say) is a stop, not a failure to retry.
-        if not round_is_current(ctx, knowledge.id, payload.attempt):
-            log.info("knowledge %s attempt %s taken over: %s", knowledge.id, payload.attempt, exc)
-            _stop_quietly(ctx, knowledge.id, payload.attempt, model_key, chunks)
-            return
-        if not isinstance(exc, StageError):
-            stage = tracker.running_stage() or "docreader"
-            log.exception("unexpected error in %s for knowledge %s", stage, knowledge.id)
+        # A long call stopped by the shutdown poll (docreader, download) ends as Superseded.
+        if self.checkpoint.shutdown_requested():
+            self.interrupted()
+            raise TaskInterrupted(f"knowledge {self.knowledge_id}: worker shutting down") from exc
+        self._leave_to_next_try()
+
+    def _leave_to_next_try(self) -> None:
+        """This try was told to stop but the round is still current (the queue abandoned it
+        after its time limit, or its worker is shutting down): what it wrote and the round's
+        spans are the next try's to carry on; only the stop itself is recorded."""
+        stage = self.tracker.running_stage() or "docreader"
+        self.tracker.record_failed_try(
+            stage,
+            TRY_STOPPED,
+            "this try was stopped before it finished (its time limit passed or its worker is "
+            "shutting down); the next try goes on from the last indexed batch",
+            self.queue_try.max_attempts,
+        )
+        log.info("knowledge %s attempt %s: try %s stopped; the round goes on",
+                 self.knowledge_id, self.attempt, self.queue_try.attempt_number)
+
+    def failed(self, exc: Exception, work: DocumentWork) -> None:
+        stage = self.tracker.running_stage() or "docreader"
+        if self.budget.spent():
+            log.warning("knowledge %s: %s failed past the try's time limit: %s: %s",
+                        self.knowledge_id, stage, type(exc).__name__, exc)
+            exc = TimeLimitExceeded(stage, self.budget.limit_s)
+        elif not isinstance(exc, StageError):
+            log.exception("unexpected error in %s for knowledge %s", stage, self.knowledge_id)
             exc = StageError(stage, f"{type(exc).__name__}: {exc}")
-        _handle_failure(ctx, state, tracker, knowledge, model_key, chunks, exc)
+        self._end_failed_try(exc, work)
 
-
-def _postprocess_skip_reason(knowledge: Any) -> str:
-    # A table's summary runs later as its own task, recorded as a step under this stage.
-    if (knowledge.file_type or "").lower() in DATA_TABLE_EXTENSIONS:
-        return "the table summary runs as its own task (step postprocess.datatable)"
-    return "no enrichment is configured for this knowledge"
-
-
-def _stop_quietly(
-    ctx: WorkerContext,
-    knowledge_id: str,
-    attempt: int,
-    model_key: str,
-    chunks: list[PlannedChunk],
-) -> None:
-    """The round was taken over: no retry, no failure, and nothing half-written left."""
-    remove_round_products(
-        ctx, knowledge_id, attempt, model_key, known_chunk_ids=[c.id for c in chunks]
-    )
-    reason = stop_reason(ctx, knowledge_id, attempt)
-    if reason is not None:
-        close_round_spans(ctx, knowledge_id, attempt, *reason)
-    log.info("knowledge %s attempt %s stopped: %s", knowledge_id, attempt, reason)
-
-
-def _hand_back(ctx: WorkerContext, knowledge_id: str, attempt: int) -> None:
-    """The worker shuts down: the round says why it stopped and keeps what it indexed, for
-    the worker that takes the task next to resume from; the row stays processing at this
-    attempt."""
-    close_round_spans(ctx, knowledge_id, attempt, INTERRUPTED, INTERRUPTED_MESSAGE)
-    log.warning("knowledge %s attempt %s: %s", knowledge_id, attempt, INTERRUPTED_MESSAGE)
-
-
-def _leave_to_next_try(tracker: SpanTracker, queue_try: AttemptInfo) -> None:
-    """This try was told to stop but the round is still current (the queue abandoned it
-    after its time limit, or its worker is shutting down): what it wrote and the round's
-    spans are the next try's to carry on; only the stop itself is recorded."""
-    stage = tracker.running_stage() or "docreader"
-    tracker.record_failed_try(
-        stage,
-        TRY_STOPPED,
-        "this try was stopped before it finished (its time limit passed or its worker is "
-        "shutting down); the next try goes on from the last indexed batch",
-        queue_try.max_attempts,
-    )
-    log.info("knowledge %s attempt %s: try %s stopped; the round goes on",
-             tracker.knowledge_id, tracker.attempt, queue_try.attempt_number)
-
-
-def _handle_failure(
-    ctx: WorkerContext,
-    state: KnowledgeState,
-    tracker: SpanTracker,
-    knowledge: Any,
-    model_key: str,
-    chunks: list[PlannedChunk],
-    exc: StageError,
-) -> None:
-    message = f"{exc.stage}: {exc}"
-    attempt = ctx.queue.attempt_info()
-    if not attempt.is_last_attempt and not exc.permanent:
-        # What this try wrote stays: the next one resumes from its last indexed batch.
-        retry_note = f"queue attempt {attempt.attempt_number}, will retry"
-        tracker.fail(exc.stage, exc.code, f"{exc} ({retry_note})")
-        tracker.record_failed_try(exc.stage, exc.code, str(exc), attempt.max_attempts)
-        raise exc
-    # Compensate: no half-written chunks or index rows of this round survive its failure.
-    remove_round_products(
-        ctx, knowledge.id, tracker.attempt, model_key, known_chunk_ids=[c.id for c in chunks]
-    )
-    tracker.fail(exc.stage, exc.code, str(exc))
-    tracker.cancel_open("UPSTREAM_FAILED", f"{exc.stage} failed")
-    tracker.close("failed", code=exc.code, message=message)
-    state.fail(message)
+    def _end_failed_try(self, exc: StageError, work: DocumentWork) -> None:
+        """Retried while the queue has tries left and the error may pass; else final."""
+        tracker = self.tracker
+        message = f"{exc.stage}: {exc}"
+        attempt = self.ctx.queue.attempt_info()
+        if not attempt.is_last_attempt and not exc.permanent:
+            # What this try wrote stays: the next one resumes from its last indexed batch.
+            retry_note = f"queue attempt {attempt.attempt_number}, will retry"
+            tracker.fail(exc.stage, exc.code, f"{exc} ({retry_note})")
+            tracker.record_failed_try(exc.stage, exc.code, str(exc), attempt.max_attempts)
+            raise exc
+        # Compensate: no half-written chunks or index rows of this round survive its failure.
+        self.remove_written(work)
+        tracker.fail(exc.stage, exc.code, str(exc))
+        tracker.cancel_open("UPSTREAM_FAILED", f"{exc.stage} failed")
+        tracker.close("failed", code=exc.code, message=message)
+        self.state.fail(message)
 
 
 def _queue_try(ctx: WorkerContext) -> AttemptInfo:
@@ -207,22 +225,15 @@ def _queue_try(ctx: WorkerContext) -> AttemptInfo:
         return AttemptInfo("", None, 1, 1)
 
 
-def _root_inputs(
-    knowledge: Any, payload: DocumentProcessPayload, queue_try: AttemptInfo
-) -> dict[str, Any]:
+def _root_inputs(work: DocumentWork, queue_try: AttemptInfo) -> dict[str, Any]:
+    knowledge = work.knowledge
     return {
         "file_name": knowledge.file_name or "",
         "file_type": knowledge.file_type or "",
         "is_url": knowledge.type == "url",
         "type": knowledge.type,
-        "attempt": payload.attempt,
+        "attempt": work.attempt,
         "queue_try": queue_try.attempt_number,
         "max_queue_tries": queue_try.max_attempts,
         "time_limit_s": queue_try.timeout_s,
     }
-
-
-def _multimodal_skip_reason(enabled: bool) -> str:
-    if enabled:
-        return "the document has no images"
-    return "multimodal processing is not enabled"

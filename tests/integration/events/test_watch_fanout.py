@@ -24,8 +24,8 @@ from tests.integration.housekeeping.conftest import Scope, add_knowledge, make_s
 from tests.support.databases import REDIS_URL, empty_database_url, redis_prefix
 from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
-from workers.pipeline.spans import ROOT, SpanTracker, span_event
-from workers.pipeline.state import KnowledgeState
+from workers.pipeline.round.spans import ROOT, SpanTracker, span_event
+from workers.pipeline.round.state import KnowledgeState
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
 SPAN = knowledge_pb2.WATCH_EVENT_TYPE_SPAN

@@ -25,8 +25,8 @@ from tests.support.worker_context import RecordingPublisher, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
-from workers.pipeline.spans import ROOT, STAGES
-from workers.pipeline.stages import chunk_id
+from workers.pipeline.round.spans import ROOT, STAGES
+from workers.pipeline.stages.chunking import chunk_id
 from workers.settings import Settings
 from workers.settings_groups import (
     DocreaderSettings,

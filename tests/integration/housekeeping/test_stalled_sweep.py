@@ -25,7 +25,7 @@ from tests.support.processes import free_port
 from workers.context import WorkerContext
 from workers.housekeeping.rounds import run_round
 from workers.housekeeping.wording import iso_z
-from workers.pipeline.spans import STAGES
+from workers.pipeline.round.spans import STAGES
 
 QUIET_S = STALE_AFTER_S + 600  # well past the threshold
 THRESHOLD = "1m0s"  # go_duration(STALE_AFTER_S)

@@ -27,13 +27,15 @@ from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.payloads import DataTableSummaryPayload
-from workers.pipeline import stages
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.round_cleanup import remove_round_products
-from workers.pipeline.spans import SpanTracker
-from workers.pipeline.state import KnowledgeState
-from workers.pipeline.table_profile import TableProfile
+from workers.pipeline.round.cleanup import RoundProducts, remove_round_products
+from workers.pipeline.round.runner import run_stage
+from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.state import KnowledgeState
+from workers.pipeline.stages.chunking import ChunkingStage, chunk_id
+from workers.pipeline.stages.work import DocumentWork
+from workers.pipeline.tables.profile import TableProfile
 from workers.settings import Settings
 from workers.settings_groups import ModelSettings, OutboundSettings, StorageSettings
 
@@ -126,7 +128,10 @@ def processed_knowledge(
         ctx.spans, ctx.publisher, tenant_id=tenant, knowledge_id=row.id, attempt=1
     )
     tracker.open({"file_name": file_name})
-    stages.chunk_document(ctx, tracker, row, model_key, markdown, resolve(kb.config, None))
+    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+    chunking = ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products)
+    work = DocumentWork(row, 1, resolve(kb.config, None), model_key, markdown=markdown)
+    run_stage(tracker, chunking, work)
     state = KnowledgeState(ctx, row.id, 1)
     state.enable()
     assert state.complete()
@@ -183,7 +188,7 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
 
     # Listed after the text chunks, with the ids chunk_id() gives them.
     assert summary.chunk_index == max(c.chunk_index for c in texts) + 1
-    assert summary.id == stages.chunk_id(row.id, 1, "table_summary", summary.chunk_index)
+    assert summary.id == chunk_id(row.id, 1, "table_summary", summary.chunk_index)
 
     assert sorted(ctx.index.ids_for_knowledge(MODEL_KEY, row.id)) == sorted(c.id for c in chunks)
     step = spans_of(ctx, row.id)[STEP]

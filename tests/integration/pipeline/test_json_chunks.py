@@ -16,7 +16,7 @@ from tests.integration.pipeline.test_data_table import (
 )
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderClient, ReadConfig
-from workers.pipeline.chunk_indexing import embedding_text
+from workers.pipeline.chunks.indexing import embedding_text
 
 SIZE = CHUNKING["chunk_size"]
 ORDERS = 16

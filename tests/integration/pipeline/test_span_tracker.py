@@ -15,7 +15,7 @@ from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tenants import TenantRepository
 from tests.support.worker_context import RecordingPublisher
-from workers.pipeline.spans import STAGES, SpanTracker, span_to_dict
+from workers.pipeline.round.spans import STAGES, SpanTracker, span_to_dict
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
 from workers.pipeline.document import process_document
-from workers.pipeline.failure import mark_attempt_failed
+from workers.pipeline.round.failure import mark_attempt_failed
 
 
 def _knowledge(ctx: WorkerContext, attempt: int, status: str) -> DocumentProcessPayload:

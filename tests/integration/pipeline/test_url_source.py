@@ -28,14 +28,18 @@ from workers.context import WorkerContext
 from workers.extensions import WEB_PAGE_TYPE
 from workers.net.service_ports import runtime_service_ports
 from workers.pipeline.effective_config import resolve
-from workers.pipeline.errors import (
+from workers.pipeline.reading.url_source import (
+    fetch_url_knowledge,
+    placeholder_title,
+    record_page_title,
+)
+from workers.pipeline.round.errors import (
     ModelMissing,
     Superseded,
     UnsupportedDownload,
     UrlFetchFailed,
     UrlRefused,
 )
-from workers.pipeline.url_source import fetch_url_knowledge, placeholder_title, record_page_title
 from workers.settings import Settings
 
 CAP = 64 * 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workers.housekeeping.stall_site import StallSite, locate
-from workers.pipeline.spans import STAGES
+from workers.pipeline.round.spans import STAGES
 
 
 @dataclass

@@ -23,8 +23,8 @@ from datetime import datetime
 from decimal import Context, Decimal
 from enum import StrEnum
 
-from workers.pipeline.cell_values import is_missing, parse_boolean, parse_dates, parse_number
-from workers.pipeline.markdown_tables import MarkdownTable
+from workers.pipeline.markdown.tables import MarkdownTable
+from workers.pipeline.tables.cell_values import is_missing, parse_boolean, parse_dates, parse_number
 
 TOP_VALUES = 5
 SAMPLE_VALUES = 5
@@ -76,7 +76,7 @@ class TableProfile:
     title: str
     row_count: int
     columns: tuple[ColumnProfile, ...]
-    # The table's title lines and merged ranges, as written above it (see markdown_tables).
+    # The table's title lines and merged ranges, as written above it (see markdown.tables).
     caption: str = ""
     merged_cells: str = ""
 

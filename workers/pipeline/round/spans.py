@@ -287,3 +287,29 @@ class SpanTracker:
         self._ids[name] = row.id
         self._publisher.publish(span_event(row))
         return row
+
+
+class StepSpans:
+    """A task recorded as one step span of a round (``begin_step`` already called): its
+    stages write nothing of their own; their outputs are gathered, and written when
+    ``close`` ends the step."""
+
+    def __init__(self, tracker: SpanTracker, step: str) -> None:
+        self._tracker = tracker
+        self._step = step
+        self._outputs: dict[str, Any] = {}
+
+    def begin(self, stage: str, inputs: Mapping[str, Any]) -> None:
+        pass
+
+    def progress(self, stage: str, outputs: Mapping[str, Any]) -> None:
+        pass
+
+    def end(self, stage: str, outputs: Mapping[str, Any]) -> None:
+        self._outputs.update(outputs)
+
+    def skip(self, stage: str, reason: str) -> None:
+        pass
+
+    def close(self) -> None:
+        self._tracker.end(self._step, self._outputs)

@@ -6,10 +6,14 @@ clean up after a cancel)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
+from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.events.base import ProgressEvent
+from storage.index.milvus_index import MilvusIndex
 from workers.context import WorkerContext
-from workers.pipeline.spans import publish_spans
+from workers.pipeline.round.spans import publish_spans
 
 CANCELLED = "CANCELLED"
 SUPERSEDED = "SUPERSEDED"
@@ -24,6 +28,37 @@ INTERRUPTED_MESSAGE = (
 STOP_GRACE_S = 5.0
 
 
+@dataclass(frozen=True)
+class RoundProducts:
+    """A round's chunks, their index rows and its index checkpoint: what ending it removes."""
+
+    index_checkpoints: IndexCheckpointRepository
+    chunks: ChunkRepository
+    index: MilvusIndex
+
+    def remove(
+        self,
+        knowledge_id: str,
+        attempt: int,
+        model_key: str,
+        *,
+        and_older: bool = False,
+        known_chunk_ids: Iterable[str] = (),
+    ) -> None:
+        """The index checkpoint first (no try may resume onto what is being removed), then
+        index rows, then the chunk rows they were found by, so a failure in between leaves
+        both for the next cleanup rather than orphaned index rows. ``known_chunk_ids`` are
+        ids the caller wrote to the index itself, whose chunk rows may already be gone — or
+        taken over by a newer round that resumed from them, whose index rows they are now."""
+        self.index_checkpoints.delete(knowledge_id, attempt, and_older=and_older)
+        chunk_ids = set(self.chunks.ids_of_attempt(knowledge_id, attempt, and_older=and_older))
+        known = set(known_chunk_ids) - chunk_ids
+        chunk_ids.update(known - self.chunks.owned_by_newer_rounds(knowledge_id, attempt, known))
+        if chunk_ids and model_key:
+            self.index.delete_by_chunk_ids(model_key, sorted(chunk_ids))
+        self.chunks.delete_attempt(knowledge_id, attempt, and_older=and_older)
+
+
 def remove_round_products(
     ctx: WorkerContext,
     knowledge_id: str,
@@ -33,18 +68,10 @@ def remove_round_products(
     and_older: bool = False,
     known_chunk_ids: Iterable[str] = (),
 ) -> None:
-    """The index checkpoint first (no try may resume onto what is being removed), then index
-    rows, then the chunk rows they were found by, so a failure in between leaves both for
-    the next cleanup rather than orphaned index rows. ``known_chunk_ids`` are ids the caller
-    wrote to the index itself, whose chunk rows may already be gone — or taken over by a
-    newer round that resumed from them, whose index rows they are now."""
-    ctx.index_checkpoints.delete(knowledge_id, attempt, and_older=and_older)
-    chunk_ids = set(ctx.chunks.ids_of_attempt(knowledge_id, attempt, and_older=and_older))
-    known = set(known_chunk_ids) - chunk_ids
-    chunk_ids.update(known - ctx.chunks.owned_by_newer_rounds(knowledge_id, attempt, known))
-    if chunk_ids and model_key:
-        ctx.index.delete_by_chunk_ids(model_key, sorted(chunk_ids))
-    ctx.chunks.delete_attempt(knowledge_id, attempt, and_older=and_older)
+    """RoundProducts.remove for callers holding the whole context (API, housekeeping)."""
+    RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index).remove(
+        knowledge_id, attempt, model_key, and_older=and_older, known_chunk_ids=known_chunk_ids
+    )
 
 
 def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[str, str] | None:

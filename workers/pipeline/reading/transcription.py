@@ -10,7 +10,7 @@ from workers.asr.errors import AsrError
 from workers.docreader_client import ReadOutcome
 from workers.net.ssrf import UrlPolicy
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import DocReaderFailed, ModelEndpointRefused
+from workers.pipeline.round.errors import DocReaderFailed, ModelEndpointRefused
 
 # Statuses worth another attempt: the provider was busy or timed out.
 _RETRYABLE_STATUSES = frozenset({0, 408, 429})

@@ -47,7 +47,6 @@ from workers.extensions import WEB_PAGE_TYPE, UnsupportedFileType
 from workers.model_prechecks import missing_model
 from workers.net.safe_fetch import FetchError, StreamedResponse, open_stream
 from workers.net.ssrf import Resolver, SsrfBlocked
-from workers.pipeline.checkpoint import ROUND_STATUSES
 from workers.pipeline.download_gate import (
     MAGIC_HEAD_BYTES,
     DownloadName,
@@ -56,7 +55,8 @@ from workers.pipeline.download_gate import (
     checked_download,
 )
 from workers.pipeline.effective_config import EffectiveConfig
-from workers.pipeline.errors import (
+from workers.pipeline.round.checkpoint import ROUND_STATUSES
+from workers.pipeline.round.errors import (
     EmptyDocument,
     ModelMissing,
     Superseded,

@@ -1,7 +1,8 @@
-"""Whether a long embedding will fit in its try's time limit, said on the span before the
+"""A try's time limit. Whether a long embedding will fit in it, said on the span before the
 limit is hit: after each batch the embedding stage projects, from this try's own
 throughput, when the rest would be done, and warns when that is past the limit (the next
-try then goes on from the last checkpoint instead of starting over)."""
+try then goes on from the last checkpoint instead of starting over). And whether it is spent
+when a stage fails: then the limit is why, whatever the interrupted call reported."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 
 # Too few batches measure startup more than throughput.
 MIN_BATCHES_FOR_PROJECTION = 2
+# A failure this close to the limit is taken for the limit's.
+SPENT_MARGIN_S = 0.5
 
 
 @dataclass
@@ -24,6 +27,11 @@ class TimeBudget:
     _first_done: int | None = field(default=None, init=False)
     _first_at: float = field(default=0.0, init=False)
     _batches: int = field(default=0, init=False)
+
+    def spent(self) -> bool:
+        """Whether the try's time is up (within SPENT_MARGIN_S: the queue arms its alarm a
+        moment before the attempt's clock is read)."""
+        return self.limit_s > 0 and self.clock() - self.started_at >= self.limit_s - SPENT_MARGIN_S
 
     def report(self, done: int, total: int) -> dict[str, Any]:
         """Span fields after a batch: the limit, the time left, the projection, a warning."""

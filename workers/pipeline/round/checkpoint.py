@@ -18,7 +18,7 @@ from storage.db.models import Knowledge
 from storage.db.statuses import ParseStatus
 from storage.queue.base import NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
-from workers.pipeline.errors import Superseded
+from workers.pipeline.round.errors import Superseded
 
 # Checks cost a Redis EXISTS and a primary-key SELECT; checkpoints closer together than this
 # reuse the last answer.

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
-from workers.pipeline.checkpoint import round_is_current
-from workers.pipeline.errors import Superseded
+from workers.pipeline.round.checkpoint import round_is_current
+from workers.pipeline.round.errors import Superseded
 from workers.public_text import without_temp_paths
 
 IN_FLIGHT = ("pending", "processing", "finalizing")

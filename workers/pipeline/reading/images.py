@@ -28,9 +28,9 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from storage.files.base import StorageError
 from storage.files.image_bytes import (
@@ -44,7 +44,7 @@ from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import FetchError, fetch
 from workers.net.ssrf import SsrfBlocked
-from workers.pipeline.markdown_images import (
+from workers.pipeline.markdown.images import (
     Edit,
     ImageLink,
     apply_edits,
@@ -96,7 +96,7 @@ class DocumentImages:
     def __init__(
         self,
         ctx: WorkerContext,
-        knowledge: Any,
+        knowledge: Knowledge,
         *,
         before_fetch: Callable[[], None] = _no_check,
         base_url: str = "",
@@ -137,7 +137,7 @@ class _ImageStore:
     def __init__(
         self,
         ctx: WorkerContext,
-        knowledge: Any,
+        knowledge: Knowledge,
         result: StoredImages,
         before_fetch: Callable[[], None] = _no_check,
         base_url: str = "",

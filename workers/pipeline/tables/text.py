@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from workers.pipeline.table_profile import ColumnProfile, ColumnType, TableProfile
+from workers.pipeline.tables.profile import ColumnProfile, ColumnType, TableProfile
 
 # The summary lists and describes at most this many columns; the column chunks cover all.
 MAX_LISTED_COLUMNS = 100

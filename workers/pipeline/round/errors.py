@@ -79,3 +79,14 @@ class EmbeddingFailed(StageError):
 
 class Superseded(SluiceError):
     """A newer attempt (reparse), a cancel or a delete took the knowledge over: stop quietly."""
+
+
+class TimeLimitExceeded(StageError):
+    """The try's time limit passed while the stage ran. The limit strikes inside whatever
+    call is running (RQ's alarm raised in a Milvus upsert comes back as an index error), so
+    a stage that fails once its try's time is spent failed because of the limit."""
+
+    code = "TIME_LIMIT_EXCEEDED"
+
+    def __init__(self, stage: str, limit_s: int) -> None:
+        super().__init__(stage, f"this try exceeded its {limit_s}s time limit")

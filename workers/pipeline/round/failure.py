@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from workers.context import WorkerContext
 from workers.payloads import DocumentProcessPayload
-from workers.pipeline.spans import publish_spans
-from workers.pipeline.state import KnowledgeState
+from workers.pipeline.round.spans import publish_spans
+from workers.pipeline.round.state import KnowledgeState
 
 
 def mark_attempt_failed(ctx: WorkerContext, payload: DocumentProcessPayload, error: str) -> None:

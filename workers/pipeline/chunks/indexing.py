@@ -1,0 +1,110 @@
+"""Embedding chunks and writing them to the index, batch by batch: the one code path for
+every chunk that is searched (the text chunks of the embedding stage, the data-table
+chunks, later enrichment chunks).
+
+Each batch is indexed as soon as it is embedded, and the caller's ``check`` runs before
+and after embedding each batch, so a round told to stop indexes nothing beyond a batch it
+may be writing at that moment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from storage.db.models import Knowledge
+from storage.index.milvus_index import IndexRow, MilvusIndex
+from workers.embedding.base import Embedder
+from workers.pipeline.effective_config import EmbeddingModel
+
+# The index's source type of a chunk's own row (spec: types.ChunkSourceType).
+CHUNK_SOURCE = "chunk"
+
+
+class IndexableChunk(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def context_header(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class IndexOutcome:
+    indexed: int
+    dimension: int
+
+
+class EmbedderProvider(Protocol):
+    """The embedder of a model configuration (EmbedderCache: one per process and model)."""
+
+    def get(self, model: EmbeddingModel) -> Embedder: ...
+
+
+@dataclass(frozen=True)
+class ChunkIndexer:
+    """Embeds chunks with the model a knowledge base names and writes them to its index
+    collection, ``batch_size`` chunks at a time."""
+
+    embedders: EmbedderProvider
+    index: MilvusIndex
+    batch_size: int
+
+    def index_chunks(
+        self,
+        knowledge: Knowledge,
+        model_key: str,
+        model: EmbeddingModel,
+        chunks: Sequence[IndexableChunk],
+        *,
+        check: Callable[[], None],
+        on_progress: Callable[[int], None] | None = None,
+        start: int = 0,
+    ) -> IndexOutcome:
+        """Embed ``chunks`` from position ``start`` on (those before are indexed already)
+        with ``model`` and upsert them into the collection of ``model_key``; ``check``
+        raises to stop, ``on_progress`` gets the count indexed so far after each batch's
+        index write. Raises EmbeddingError when the model fails, IndexStoreError when the
+        index does."""
+        embedder = self.embedders.get(model)
+        self.index.ensure_collection(model_key, embedder.dimension)
+        title = knowledge.title or knowledge.file_name or ""
+        done = start
+        for first in range(start, len(chunks), self.batch_size):
+            batch = chunks[first : first + self.batch_size]
+            check()
+            texts = [embedding_text(title, c) for c in batch]
+            vectors = embedder.embed_documents(texts)
+            check()
+            self.index.upsert(
+                model_key,
+                [
+                    IndexRow(
+                        id=c.id,
+                        tenant_id=knowledge.tenant_id,
+                        knowledge_base_id=knowledge.knowledge_base_id,
+                        knowledge_id=knowledge.id,
+                        chunk_id=c.id,
+                        source_type=CHUNK_SOURCE,
+                        is_enabled=True,
+                        content=c.content,
+                        keyword_text=text,
+                        vector=v,
+                    )
+                    for c, text, v in zip(batch, texts, vectors, strict=True)
+                ],
+            )
+            done += len(batch)
+            if on_progress is not None:
+                on_progress(done)
+        return IndexOutcome(indexed=done, dimension=embedder.dimension)
+
+
+def embedding_text(title: str, chunk: IndexableChunk) -> str:
+    """Title + heading breadcrumbs + content, as the spec's EmbeddingContent(): the text both
+    embedded and matched by keyword search."""
+    return "\n".join(part for part in (title, chunk.context_header, chunk.content) if part)
