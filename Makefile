@@ -35,6 +35,7 @@ proto-check: proto
 lint: $(STAMP) typecheck
 	$(BIN)/ruff check .
 	$(BIN)/buf lint
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy .

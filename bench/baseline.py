@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core import local_models
+from core.effective_config import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from core.local_models import LocalModel
 from workers.chunker import ChunkerConfig, split_markdown
 from workers.chunker.html_tables import normalize_html_tables
-from workers.embedding import local_models
 from workers.embedding.base import Embedder
 from workers.embedding.factory import new_local_embedder
-from workers.embedding.local_models import LocalModel
-from workers.pipeline.effective_config import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from workers.settings import Settings
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from bench.baseline import embedding_texts
 from bench.corpus import markdown_document
 from bench.upload_stream import rss_kib
+from core.local_models import DEFAULT as DEFAULT_MODEL
 from storage.index.milvus_index import IndexRow, MilvusIndex
-from workers.embedding.local_models import DEFAULT as DEFAULT_MODEL
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings
 

@@ -36,9 +36,9 @@ from sluice_client._proto.sluice import v1
 from bench.baseline import batch_size, embed_document, embedding_texts, warm_embedder
 from bench.corpus import markdown_document
 from bench.report import verdict, write_result
+from core import local_models
+from core.local_models import LocalModel
 from tests.e2e.stacks import full_stack
-from workers.embedding import local_models
-from workers.embedding.local_models import LocalModel
 
 NAME = "ingest_throughput"
 TARGET_RATIO = 0.85

@@ -56,7 +56,7 @@ def deep_markdown(sections: int) -> str:
 _RAW_PEAK = """
 import json, resource, sys
 from bench.baseline import embedding_texts
-from workers.embedding import local_models
+from core import local_models
 from workers.embedding.factory import new_local_embedder
 texts = embedding_texts("deep.md", open(sys.argv[1], encoding="utf-8").read())
 embedder = new_local_embedder(local_models.DEFAULT, batch_size=32)

@@ -21,11 +21,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from bench.report import verdict, write_result
+from core import local_models
+from core.local_models import LocalModel
 from tests.integration.embedding.test_local_use import PASSAGES, QUESTIONS
-from workers.embedding import local_models
 from workers.embedding.base import Embedder
 from workers.embedding.factory import new_local_embedder
-from workers.embedding.local_models import LocalModel
 
 NAME = "model_speed"
 # The default may be this much slower than MiniLM before ingestion suffers visibly.

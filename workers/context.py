@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.clock import SYSTEM_CLOCK, Clock
+from core.effective_config import EmbeddingModel
+from core.ssrf.url_policy import UrlPolicy
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
@@ -32,8 +34,6 @@ from workers.docreader_client import DocReaderClient
 from workers.embedding.base import Embedder
 from workers.embedding.factory import build_embedder
 from workers.net.service_ports import discard_service_port
-from workers.net.ssrf import UrlPolicy
-from workers.pipeline.effective_config import EmbeddingModel
 from workers.settings import Settings
 
 

@@ -28,8 +28,8 @@ from pydantic_settings import (
 )
 
 from core.errors import SluiceError
+from core.ssrf.url_policy import DEFAULT_BLOCKED_PORTS, UrlPolicy
 from workers.net.service_ports import runtime_service_ports
-from workers.net.ssrf import DEFAULT_BLOCKED_PORTS, UrlPolicy
 from workers.settings_env import (
     describe,
     read_environment,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from core.ssrf.url_policy import UrlPolicy
 from storage.files.backends import DEFAULT_LOCAL_BACKEND_ID, BackendSpec, LocalBackendSpec
-from workers.net.ssrf import UrlPolicy
 from workers.settings_types import (
     Address,
     BackendSpecs,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-from storage.queue.base import QueueName, TaskSpec
-from workers.payloads import (
+from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
     KnowledgeListDeletePayload,
 )
+from storage.queue.base import QueueName, TaskSpec
 from workers.settings import Settings
 
 # Maintenance batches: retried (each is idempotent), and bounded well below a document's.

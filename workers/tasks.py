@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from workers.context import current_context
-from workers.lifecycle.batches import delete_listed, reparse_batch
-from workers.payloads import (
+from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
     KnowledgeListDeletePayload,
 )
+from workers.context import current_context
+from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
 from workers.pipeline.round.failure import mark_attempt_failed

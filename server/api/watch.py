@@ -23,6 +23,7 @@ from collections.abc import AsyncGenerator, Iterable
 
 from sluice.v1 import knowledge_pb2
 
+from core.statuses import OPEN_SPAN_STATUSES, TERMINAL, ParseStatus
 from server.api import convert
 from server.api.watch_encoding import SharedEncodings, message_key
 from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
@@ -30,8 +31,6 @@ from server.api.watch_state import DocState, SpanState, Watermark
 from storage.events.base import EventSubscriber
 from workers.context import WorkerContext
 from workers.pipeline.round.cleanup import STOP_GRACE_S
-from workers.pipeline.round.spans import OPEN_STATUSES
-from workers.pipeline.round.state import TERMINAL
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
 SPAN = knowledge_pb2.WATCH_EVENT_TYPE_SPAN
@@ -91,7 +90,7 @@ class _Stream:
         return self.message(SNAPSHOT, self.spans.values())
 
     def open_spans(self) -> bool:
-        return any(span.status in OPEN_STATUSES for span in self.spans.values())
+        return any(span.status in OPEN_SPAN_STATUSES for span in self.spans.values())
 
     def apply(self, items: Iterable[InboxItem], feed: Feed) -> bytes | None:
         """Take in ``items``; the one message that shows what they changed, if anything: a
@@ -126,7 +125,7 @@ class _Stream:
     def _apply_read(self, state: DocState) -> list[SpanState] | None:
         """The spans this read shows newer; None when the stream moved to its attempt."""
         if state.deleted:
-            self.parse_status = "deleting"
+            self.parse_status = ParseStatus.DELETING
             return []
         if state.watermark < self._read_watermark:
             return []  # an older read than one already applied
@@ -186,7 +185,7 @@ class _Ending:
         self._terminal_since: float | None = None
 
     def reached(self, stream: _Stream) -> bool:
-        if stream.parse_status == "deleting":
+        if stream.parse_status == ParseStatus.DELETING:
             return True
         if stream.parse_status not in TERMINAL:
             self._terminal_since = None

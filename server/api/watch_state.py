@@ -9,6 +9,7 @@ from typing import Any
 
 from sluice.v1 import knowledge_pb2
 
+from core.statuses import ParseStatus
 from server.api import convert
 from workers.context import WorkerContext
 from workers.pipeline.round.spans import span_to_dict
@@ -51,7 +52,7 @@ class DocState:
 
     @property
     def deleted(self) -> bool:
-        return self.parse_status == "deleting"
+        return self.parse_status == ParseStatus.DELETING
 
 
 class KnownSpans:
@@ -87,7 +88,7 @@ def read_state(
     checked that its caller owns the knowledge, and one read serves all of its streams."""
     row = ctx.knowledges.get(knowledge_id, None)
     if row is None:
-        return DocState(0, attempt, "deleting", "", "")
+        return DocState(0, attempt, ParseStatus.DELETING, "", "")
     chosen = attempt or row.attempt
     spans = {}
     for span_row in ctx.spans.list(knowledge_id, chosen, tenant_id=None):

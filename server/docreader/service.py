@@ -22,13 +22,13 @@ from typing import IO, NoReturn
 import grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
+from core.public_text import without_temp_paths
 from server.docreader.errors import DocReaderError, InputTooLargeError, InvalidRequestError
 from server.docreader.frames import read_result, result_frames
 from server.docreader.ocr import installed_languages
 from server.docreader.reader import DocumentReader, ReadSettings
 from server.docreader.sandbox.runner import ParseResult
 from server.docreader.sources import request_source
-from workers.public_text import without_temp_paths
 
 logger = logging.getLogger(__name__)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from sluice.v1 import knowledge_pb2
 
 from core.errors import Aborted, FailedPrecondition, NotFound
+from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus, SummaryStatus
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from server.services.tags import knowledge_message
@@ -32,7 +33,6 @@ from workers.pipeline.round.cleanup import (
     close_round_spans,
     remove_round_products,
 )
-from workers.pipeline.round.state import IN_FLIGHT
 
 log = logging.getLogger(__name__)
 
@@ -63,17 +63,17 @@ class CancelService:
     def cancel(self, identity: Identity, knowledge_id: str) -> Cancellation:
         before = self._move_to_cancelled(owned_knowledge(self._ctx, identity, knowledge_id))
         ctx, attempt = self._ctx, before.attempt
-        ctx.knowledges.close_open_summary(before.id, "none")
+        ctx.knowledges.close_open_summary(before.id, SummaryStatus.NONE)
         ctx.queue.cancel_group(before.id)
         ctx.publisher.publish(
-            ProgressEvent(before.id, attempt, "state", {"parse_status": "cancelled"})
+            ProgressEvent(before.id, attempt, "state", {"parse_status": ParseStatus.CANCELLED})
         )
-        if before.parse_status != "finalizing":
+        if before.parse_status != ParseStatus.FINALIZING:
             kb = ctx.knowledge_bases.get(before.tenant_id, before.knowledge_base_id)
             model_key = kb.embedding_model_key if kb is not None else ""
             remove_round_products(ctx, before.id, attempt, model_key)
         held: HeldRound | None = HeldRound(before.id, attempt)
-        if before.parse_status == "pending":
+        if before.parse_status == ParseStatus.PENDING:
             close_round_spans(ctx, before.id, attempt, CANCELLED, _MESSAGE)
             held = None
         row = ctx.knowledges.get(before.id, before.tenant_id)
@@ -93,18 +93,18 @@ class CancelService:
                     f"this one is {row.parse_status}",
                 )
             fields: dict[str, object] = {"pending_subtasks_count": 0, "error_message": ""}
-            if row.parse_status != "finalizing":  # not indexed completely: not searchable
-                fields["enable_status"] = "disabled"
+            if row.parse_status != ParseStatus.FINALIZING:  # not indexed completely: not searchable
+                fields["enable_status"] = EnableStatus.DISABLED
             if self._ctx.knowledges.transition(
                 row.id,
                 from_statuses=(row.parse_status,),
-                to_status="cancelled",
+                to_status=ParseStatus.CANCELLED,
                 attempt=row.attempt,
                 **fields,
             ):
                 return row
             fresh = self._ctx.knowledges.get(row.id, row.tenant_id)
-            if fresh is None or fresh.parse_status == "deleting":
+            if fresh is None or fresh.parse_status == ParseStatus.DELETING:
                 raise NotFound("sluice.v1.Knowledge", row.id)
             row = fresh
         raise Aborted("CONCURRENT_CHANGE", row.id, "the knowledge kept changing; retry")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.chunking_limits import chunking_violations
+from core.effective_config import resolve
 from core.errors import InvalidArgument
-from workers.chunker.limits import chunking_violations
-from workers.pipeline.effective_config import resolve
 
 
 def check_effective_chunking(

@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.errors import InvalidArgument, NotFound
+from core.payloads import KnowledgeListDeletePayload
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked, mark_deleting
-from workers.payloads import KnowledgeListDeletePayload
 
 log = logging.getLogger(__name__)
 

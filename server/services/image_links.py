@@ -16,15 +16,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from storage.files.base import FileService, StorageError
-from storage.files.resource_catalog import SCHEME, ResourceCatalog, is_resource_ref
-from workers.pipeline.markdown.images import (
+from core.markdown_images import (
     ImageLink,
     apply_edits,
     drop_image,
     find_image_links,
     replace_target,
 )
+from storage.files.base import FileService, StorageError
+from storage.files.resource_catalog import SCHEME, ResourceCatalog, is_resource_ref
 
 log = logging.getLogger(__name__)
 

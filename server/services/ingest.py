@@ -19,6 +19,14 @@ from typing import Any
 from sluice.v1 import config_pb2, knowledge_pb2
 
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from core.extensions import (
+    WEB_PAGE_TYPE,
+    UnsupportedFileType,
+    file_type_of,
+    validate_import_file_type,
+)
+from core.ssrf.url_policy import UrlPolicy
+from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
 from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
 from server.services.identity import Identity
@@ -34,14 +42,7 @@ from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
 from storage.files.base import StoredFile, Upload
 from storage.files.keys import content_type_of, safe_file_name
 from workers.context import WorkerContext
-from workers.extensions import (
-    WEB_PAGE_TYPE,
-    UnsupportedFileType,
-    file_type_of,
-    validate_import_file_type,
-)
 from workers.lifecycle.enqueue import enqueue_processing
-from workers.net.ssrf import UrlPolicy
 from workers.pipeline.download_gate import planned_download
 from workers.pipeline.reading.url_source import placeholder_title
 
@@ -146,7 +147,7 @@ class IngestService:
             id=plan.knowledge_id,
             tenant_id=plan.tenant_id,
             knowledge_base_id=plan.knowledge_base_id,
-            type="file",
+            type=KnowledgeType.FILE,
             title=plan.title,
             file_name=plan.file_name,
             file_type=plan.file_type,
@@ -154,9 +155,9 @@ class IngestService:
             file_hash=stored.md5,
             file_path=file_path,
             storage_size=stored.size,
-            parse_status="pending",
-            enable_status="disabled",
-            summary_status="none",
+            parse_status=ParseStatus.PENDING,
+            enable_status=EnableStatus.DISABLED,
+            summary_status=SummaryStatus.NONE,
             meta=plan.metadata,
             channel=plan.channel,
             attempt=1,
@@ -194,14 +195,14 @@ class IngestService:
             id=str(uuid.uuid4()),
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
-            type="url",
+            type=KnowledgeType.URL,
             source=url.normalized,
             title=request.title.strip() or default_title,
             file_name=download.file_name if download is not None else "",
             file_type=file_type,
-            parse_status="pending",
-            enable_status="disabled",
-            summary_status="none",
+            parse_status=ParseStatus.PENDING,
+            enable_status=EnableStatus.DISABLED,
+            summary_status=SummaryStatus.NONE,
             channel=request.channel,
             attempt=1,
             process_overrides=overrides,
@@ -233,14 +234,14 @@ class IngestService:
             id=str(uuid.uuid4()),
             tenant_id=kb.tenant_id,
             knowledge_base_id=kb.id,
-            type="manual",
+            type=KnowledgeType.MANUAL,
             title=request.title.strip(),
             content=request.content,
             file_type="md",
             file_size=len(request.content.encode()),
-            parse_status="pending" if publish else "draft",
-            enable_status="disabled",
-            summary_status="none",
+            parse_status=ParseStatus.PENDING if publish else ParseStatus.DRAFT,
+            enable_status=EnableStatus.DISABLED,
+            summary_status=SummaryStatus.NONE,
             channel=request.channel,
             attempt=1 if publish else 0,
             process_overrides=checked_overrides(
@@ -257,7 +258,7 @@ class IngestService:
     ) -> knowledge_pb2.Knowledge:
         """Title, content and publishing; the tags stay as created (the request has none)."""
         row = self._ctx.knowledges.get(request.id, identity.scope)
-        manual = row if row is not None and row.type == "manual" else None
+        manual = row if row is not None and row.type == KnowledgeType.MANUAL else None
         row = visible(identity, manual, "sluice.v1.Knowledge", request.id)
         fields: dict[str, Any] = {}
         if request.title.strip():
@@ -272,7 +273,7 @@ class IngestService:
             return convert.knowledge(
                 self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
             )
-        if row.parse_status != "draft":
+        if row.parse_status != ParseStatus.DRAFT:
             raise FailedPrecondition(
                 "NOT_A_DRAFT", row.id, f"knowledge is {row.parse_status}, not a draft; use Reparse"
             )
@@ -285,7 +286,11 @@ class IngestService:
         )
         attempt = self._ctx.knowledges.next_attempt(row.id)
         if not self._ctx.knowledges.transition(
-            row.id, from_statuses=("draft",), to_status="pending", attempt=attempt, **fields
+            row.id,
+            from_statuses=(ParseStatus.DRAFT,),
+            to_status=ParseStatus.PENDING,
+            attempt=attempt,
+            **fields,
         ):
             raise FailedPrecondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
         return self._enqueue(

@@ -8,7 +8,15 @@ from typing import Any
 from google.protobuf import field_mask_pb2
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
+from core.effective_config import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_EMBEDDING,
+    embedding_model_of,
+)
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from core.local_models import UnknownLocalModel, local_model
+from core.ssrf.url_policy import UrlPolicy
 from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
 from server.services.identity import Identity
@@ -19,15 +27,6 @@ from server.services.paging import fitted, next_page_token, requested_page, resp
 from server.services.parts import KnowledgeBaseParts
 from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
-from workers.embedding.base import EmbeddingError
-from workers.embedding.local_models import local_model
-from workers.net.ssrf import UrlPolicy
-from workers.pipeline.effective_config import (
-    DEFAULT_CHUNK_OVERLAP,
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_EMBEDDING,
-    embedding_model_of,
-)
 
 MAX_NAME_CHARS = 255
 EMBEDDING_PROVIDERS = frozenset({"local", "openai"})
@@ -82,7 +81,7 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
     if embedding.provider == "local":
         try:
             shipped = local_model(embedding.model)
-        except EmbeddingError as exc:
+        except UnknownLocalModel as exc:
             raise InvalidArgument.field("config.embedding.model", str(exc)) from exc
         if embedding.dimensions not in (0, shipped.dimension):
             raise InvalidArgument.field(

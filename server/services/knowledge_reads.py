@@ -7,6 +7,7 @@ import json
 
 from sluice.v1 import knowledge_pb2 as pb
 
+from core.statuses import EnableStatus
 from server.api import convert
 from server.services.identity import Identity
 from server.services.image_links import with_image_urls
@@ -17,7 +18,6 @@ from server.services.progress import read_spans
 from server.services.request_limits import MAX_KEYWORD_CHARS, MAX_TAG_ID_CHARS, check_max_chars
 from server.services.tags import knowledge_message, knowledge_messages
 from storage.db.models import Knowledge
-from storage.db.statuses import EnableStatus
 from workers.context import WorkerContext
 
 

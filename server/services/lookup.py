@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol, TypeVar
 
 from core.errors import InvalidArgument, NotFound
+from core.statuses import ParseStatus
 from server.services.identity import Identity
 from server.services.parts import KnowledgeParts
 from storage.db.models import Knowledge
@@ -35,6 +36,6 @@ def owned_knowledge(
     if not knowledge_id:
         raise InvalidArgument.field(field, "is required")
     row = ctx.knowledges.get(knowledge_id, identity.scope)
-    if row is not None and row.parse_status == "deleting":
+    if row is not None and row.parse_status == ParseStatus.DELETING:
         row = None
     return visible(identity, row, "sluice.v1.Knowledge", knowledge_id)

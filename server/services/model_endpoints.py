@@ -10,8 +10,10 @@ from collections.abc import Iterator
 from google.protobuf.message import Message
 from sluice.v1 import config_pb2
 
+from core.ssrf.guard import Resolver, validate_url
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from server.services.url_import import url_refused
-from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy, validate_url
 
 REFUSED_REASON = "MODEL_ENDPOINT_REFUSED"
 

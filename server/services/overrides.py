@@ -11,12 +11,12 @@ from typing import Any
 from sluice.v1 import config_pb2
 
 from core.errors import FailedPrecondition, InvalidArgument
+from core.model_prechecks import missing_model
+from core.ssrf.url_policy import UrlPolicy
 from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
-from workers.model_prechecks import missing_model
-from workers.net.ssrf import UrlPolicy
 
 # Every Knowledge message carries its overrides: they stay small, as configs are.
 MAX_PROCESS_CONFIG_BYTES = 16 * 1024

@@ -7,10 +7,10 @@ from typing import Any
 
 from sluice.v1 import common_pb2, knowledge_pb2
 
+from core.statuses import IN_FLIGHT
 from server.api import convert
 from workers.context import WorkerContext
 from workers.pipeline.round.spans import span_to_dict
-from workers.pipeline.round.state import IN_FLIGHT
 
 
 def read_spans(ctx: WorkerContext, row: Any, attempt: int) -> knowledge_pb2.GetSpansResponse:

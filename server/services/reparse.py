@@ -14,6 +14,8 @@ from typing import Any
 from sluice.v1 import config_pb2, knowledge_pb2
 
 from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from core.payloads import BatchReparsePayload
+from core.statuses import ParseStatus
 from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
 from server.services.identity import Identity
@@ -25,9 +27,8 @@ from storage.db.models import Knowledge
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.reparse import RestartOutcome, restart_processing
-from workers.payloads import BatchReparsePayload
 
-_NOT_REPARSED = ("deleting", "draft")
+_NOT_REPARSED = (ParseStatus.DELETING, ParseStatus.DRAFT)
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class ReparseService:
         self, identity: Identity, request: knowledge_pb2.ReparseRequest
     ) -> knowledge_pb2.Knowledge:
         row = owned_knowledge(self._ctx, identity, request.id)
-        if row.parse_status == "draft":
+        if row.parse_status == ParseStatus.DRAFT:
             raise _draft(row.id)
         # New overrides replace the stored ones; without them the stored ones are used.
         kb = self._kbs.get_row(identity, row.knowledge_base_id)

@@ -8,6 +8,7 @@ from typing import Any
 
 from sluice.v1 import search_pb2
 
+from core.effective_config import embedding_model_of
 from core.errors import FailedPrecondition, InvalidArgument
 from server.services.identity import Identity
 from server.services.image_links import with_image_urls
@@ -16,7 +17,6 @@ from server.services.model_endpoints import REFUSED_REASON
 from server.services.paging import fitted, response_budget
 from server.services.parts import SearchParts
 from workers.embedding.base import EmbeddingEndpointRefused
-from workers.pipeline.effective_config import embedding_model_of
 
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100

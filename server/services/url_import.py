@@ -8,7 +8,8 @@ from."""
 from __future__ import annotations
 
 from core.errors import InvalidArgument
-from workers.net.ssrf import Resolver, SsrfBlocked, ValidatedUrl, validate_url
+from core.ssrf.guard import Resolver, ValidatedUrl, validate_url
+from core.ssrf.hosts import SsrfBlocked
 from workers.settings import Settings
 
 # Longer is no URL anyone means to import (browsers and servers stop at about this much).

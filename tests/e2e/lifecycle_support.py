@@ -16,9 +16,9 @@ from pathlib import Path
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
+from core.effective_config import DEFAULT_EMBEDDING
 from storage.index.milvus_index import MilvusIndex
 from tests.e2e.stacks import Stack
-from workers.pipeline.effective_config import DEFAULT_EMBEDDING
 from workers.pipeline.stages.chunking import chunk_id
 
 WAIT_S = 240.0

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
+from core.effective_config import embedding_model_of
 from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from workers.context import WorkerContext
-from workers.pipeline.effective_config import embedding_model_of
 
 MINILM_KEY = "local/all-MiniLM-L6-v2/384"
 

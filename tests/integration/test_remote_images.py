@@ -18,12 +18,12 @@ from PIL import Image
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
+from core.ssrf.url_policy import UrlPolicy
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from tests.support.http_server import RecordingServer, Reply
 from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import fetch
-from workers.net.ssrf import UrlPolicy
 from workers.pipeline.reading.images import DocumentImages, StoredImage, StoredImages
 
 

@@ -9,12 +9,12 @@ import grpc
 import pytest
 from sluice.v1 import config_pb2
 
+from core.ssrf.url_policy import UrlPolicy
 from server.api.errors import ApiError
 from server.api.rpc import translated
 from server.services.chunking_checks import check_effective_chunking
 from server.services.knowledge_bases import validate_config, with_defaults
 from server.services.overrides import MAX_PROCESS_CONFIG_BYTES, checked_overrides
-from workers.net.ssrf import UrlPolicy
 
 KB = {"chunking": {"chunk_size": 512, "chunk_overlap": 64}}
 POLICY = UrlPolicy()

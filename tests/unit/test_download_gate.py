@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from workers.extensions import VIDEO_NOT_SUPPORTED, UnsupportedFileType, url_file_type
+from core.extensions import VIDEO_NOT_SUPPORTED, UnsupportedFileType, url_file_type
 from workers.pipeline.download_gate import (
     DownloadName,
     check_first_bytes,

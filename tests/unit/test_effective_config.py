@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workers.pipeline.effective_config import (
-    DEFAULT_EMBEDDING,
-    EmbeddingModel,
-    embedding_model_of,
-    resolve,
-)
+from core.effective_config import DEFAULT_EMBEDDING, EmbeddingModel, embedding_model_of, resolve
 
 MINILM = EmbeddingModel("local", "all-MiniLM-L6-v2", "", "", 384)
 USE = EmbeddingModel("local", "universal-sentence-encoder-multilingual-3", "", "", 512)

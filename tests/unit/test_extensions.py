@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workers.extensions import (
+from core.extensions import (
     SUPPORTED_IMPORT_EXTENSIONS,
     VIDEO_NOT_SUPPORTED,
     UnsupportedFileType,

@@ -8,10 +8,11 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from tests.support.http_server import RecordingServer
 from tests.support.raw_server import RawTcpServer
 from workers.net.safe_fetch import FetchError, fetch
-from workers.net.ssrf import SsrfBlocked, UrlPolicy
 
 SECRET = b"SECRET-7f3a"
 LOCAL = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}))

@@ -8,9 +8,11 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
+from core.ssrf.guard import validate_url
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from tests.support.http_server import RecordingServer, Reply
 from workers.net.safe_fetch import FetchError, open_stream
-from workers.net.ssrf import SsrfBlocked, UrlPolicy, validate_url
 
 LOCAL = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}))
 BODY = bytes(range(256)) * 1024  # 256 KiB: several pieces

@@ -10,8 +10,8 @@ import struct
 import pytest
 from PIL import Image
 
+from core.image_bytes import InvalidImageData, decode_data_uri, image_size
 from server.docreader.parsers.data_uri import ImageCollector
-from storage.files.image_bytes import InvalidImageData, decode_data_uri, image_size
 from tests.unit.docreader.images import data_uri, gif_bytes, png_bytes
 
 

@@ -7,12 +7,12 @@ import grpc
 import pytest
 from sluice.v1 import config_pb2
 
+from core.effective_config import embedding_model_of
+from core.ssrf.url_policy import UrlPolicy
 from server.api import convert
 from server.api.errors import ApiError
 from server.api.rpc import translated
 from server.services.knowledge_bases import validate_config, with_defaults
-from workers.net.ssrf import UrlPolicy
-from workers.pipeline.effective_config import embedding_model_of
 
 USE_KEY = "local/universal-sentence-encoder-multilingual-3/512"
 

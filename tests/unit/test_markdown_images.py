@@ -10,14 +10,14 @@ import random
 import pytest
 from PIL import Image
 
-from storage.files.image_bytes import (
+from core.image_bytes import (
     InvalidImageData,
     decode_inline_image,
     extension_for,
     image_size,
     sniff_image_type,
 )
-from workers.pipeline.markdown.images import ImageLink, find_bare_image_data, find_image_links
+from core.markdown_images import ImageLink, find_bare_image_data, find_image_links
 
 
 def _png(width: int = 80, height: int = 60, seed: int = 0) -> bytes:

@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from workers.public_text import TEMPORARY_FILE, without_temp_paths
+from core.public_text import TEMPORARY_FILE, without_temp_paths
 
 SPOOL = f"{tempfile.gettempdir()}/sluice-read-k2j4/input.pdf"
 

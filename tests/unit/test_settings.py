@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from core.payloads import DocumentProcessPayload
 from workers import task_specs
-from workers.payloads import DocumentProcessPayload
 from workers.settings import Settings, SettingsError
 from workers.settings_groups import ModelSettings
 

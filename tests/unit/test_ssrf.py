@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from core.ssrf.guard import validate_url
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from tests.support.http_server import RecordingServer, Reply
 from workers.net.safe_fetch import FetchError, fetch
-from workers.net.ssrf import SsrfBlocked, UrlPolicy, validate_url
 
 REFUSED = [
     # scheme

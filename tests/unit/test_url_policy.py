@@ -7,8 +7,10 @@ import socket
 
 import pytest
 
+from core.ssrf.guard import validate_url
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from workers.net.service_ports import add_service_port, discard_service_port
-from workers.net.ssrf import SsrfBlocked, UrlPolicy, validate_url
 from workers.settings import Settings, SettingsError
 
 

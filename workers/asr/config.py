@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.ssrf.url_policy import UrlPolicy
 from workers.asr.errors import AsrError
 from workers.asr.openai_http import OpenAITranscriber
-from workers.net.ssrf import UrlPolicy
 
 PROVIDERS = ("openai",)
 

@@ -14,10 +14,12 @@ import logging
 from pathlib import PurePosixPath
 from typing import Any
 
+from core.ssrf.guard import Resolver
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from workers.asr.errors import AsrError
 from workers.asr.multipart import multipart_body
 from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
-from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy
 
 RESPONSE_FORMATS = ("json", "text")
 # Providers infer the audio format from the file name; the part's type is informative.

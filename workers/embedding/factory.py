@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import threading
 
-from workers.embedding import local_models
+from core import local_models
+from core.local_models import LocalModel
+from core.ssrf.url_policy import UrlPolicy
 from workers.embedding.base import Embedder, EmbeddingError
-from workers.embedding.local_models import LocalModel
 from workers.embedding.local_onnx import LocalOnnxEmbedder
 from workers.embedding.local_use import LocalUseEmbedder
 from workers.embedding.openai_http import OpenAIEmbedder
-from workers.net.ssrf import UrlPolicy
 
 _local_lock = threading.Lock()
 _local: dict[LocalModel, Embedder] = {}
@@ -32,7 +32,10 @@ def build_embedder(
     every request to it held to the SSRF ``policy``."""
     kind = provider.strip().lower()
     if kind == "local":
-        shipped = local_models.local_model(model)
+        try:
+            shipped = local_models.local_model(model)
+        except local_models.UnknownLocalModel as exc:
+            raise EmbeddingError(str(exc)) from exc
         if dimensions not in (0, shipped.dimension):
             raise EmbeddingError(
                 f"{shipped.name} makes {shipped.dimension}-dimensional vectors, not {dimensions}"

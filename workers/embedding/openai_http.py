@@ -15,9 +15,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from core.ssrf.guard import Resolver
+from core.ssrf.hosts import SsrfBlocked
+from core.ssrf.url_policy import UrlPolicy
 from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError, EmbeddingProviderError
 from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
-from workers.net.ssrf import Resolver, SsrfBlocked, UrlPolicy
 
 _BODY_EXCERPT = 2000
 

@@ -16,8 +16,8 @@ import logging
 from collections import Counter
 from datetime import datetime, timedelta
 
+from core.statuses import ParseStatus
 from storage.db.repositories.housekeeping import HousekeepingRepository
-from storage.db.statuses import ParseStatus
 from storage.queue.base import QueueError
 from workers.context import WorkerContext
 from workers.housekeeping.wording import go_duration, iso_z

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from core.statuses import EnableStatus, ParseStatus, SpanStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.events.base import ProgressEvent
@@ -70,29 +71,29 @@ def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: Stuck
             if not _resumable(ctx, row):
                 _remove_products(ctx, row)
             _enqueue(ctx, row, attempt)
-            _publish(ctx, row.id, attempt, "pending", note)
+            _publish(ctx, row.id, attempt, ParseStatus.PENDING, note)
             log.warning("knowledge %s: %s", row.id, note)
             return Outcome.REQUEUED
     if repo.fail_stalled(row, active_since=stuck.active_since, message=stuck.message):
         _close_spans(ctx, stuck)
         # A round that had finished indexing keeps its searchable chunks; a partial one
         # leaves nothing behind, as a failed attempt of the pipeline would.
-        if row.enable_status != "enabled":
+        if row.enable_status != EnableStatus.ENABLED:
             _remove_products(ctx, row)
-        _publish(ctx, row.id, row.attempt, "failed", stuck.message)
+        _publish(ctx, row.id, row.attempt, ParseStatus.FAILED, stuck.message)
         log.warning("knowledge %s: %s", row.id, stuck.message)
         return Outcome.FAILED
     return Outcome.MOVED
 
 
 def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
-    failed = {ROOT: "failed"}
+    failed = {ROOT: SpanStatus.FAILED}
     if stuck.site.span_name is not None:
-        failed[stuck.site.span_name] = "failed"
+        failed[stuck.site.span_name] = SpanStatus.FAILED
     closed = ctx.spans.close_open(
         stuck.row.id,
         stuck.row.attempt,
-        "cancelled",
+        SpanStatus.CANCELLED,
         STALLED_CODE,
         stuck.message,
         status_by_name=failed,

@@ -15,8 +15,9 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
+from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
-from storage.db.repositories.housekeeping import IN_FLIGHT, HousekeepingRepository
+from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.housekeeping.deletions import fail_interrupted_deletions
@@ -54,7 +55,7 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
 
 
 def _handed_back(ctx: WorkerContext, row: Knowledge) -> bool:
-    if row.parse_status != "processing":
+    if row.parse_status != ParseStatus.PROCESSING:
         return False
     spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
     root = next((s for s in spans if s.name == ROOT), None)
@@ -69,6 +70,6 @@ def _stuck(ctx: WorkerContext, row: Knowledge) -> StuckRound:
         row=row,
         site=site,
         message=restart_message(row.parse_status, site, max(last, row.updated_at)),
-        counted=bool(spans) or row.parse_status != "pending",
+        counted=bool(spans) or row.parse_status != ParseStatus.PENDING,
         active_since=None,
     )

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from workers.pipeline.round.spans import OPEN_STATUSES, ROOT, STAGES
+from core.statuses import OPEN_SPAN_STATUSES, SpanStatus
+from workers.pipeline.round.spans import ROOT, STAGES
 
 
 class SpanLike(Protocol):
@@ -33,9 +34,9 @@ def locate(spans: Sequence[SpanLike]) -> StallSite:
     by_name = {s.name: s for s in spans}
     for stage in STAGES:
         span = by_name.get(stage)
-        if span is not None and span.status == "running":
+        if span is not None and span.status == SpanStatus.RUNNING:
             return StallSite(stage, None, stage)
-    running = [s for s in spans if s.status == "running" and s.name != ROOT]
+    running = [s for s in spans if s.status == SpanStatus.RUNNING and s.name != ROOT]
     if running:
         by_id = {s.id: s for s in spans}
         inner = max(running, key=lambda s: (_depth(s, by_id), s.name))
@@ -44,7 +45,7 @@ def locate(spans: Sequence[SpanLike]) -> StallSite:
     # Nothing running: it stopped between stages, before the first one still pending.
     for stage in STAGES:
         span = by_name.get(stage)
-        if span is not None and span.status in OPEN_STATUSES:
+        if span is not None and span.status in OPEN_SPAN_STATUSES:
             return StallSite(stage, None, stage)
     return StallSite()
 

@@ -14,8 +14,9 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
-from storage.db.repositories.housekeeping import IN_FLIGHT, HousekeepingRepository
+from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
 from workers.context import WorkerContext
 from workers.housekeeping.recovery import StuckRound, recover_round
@@ -69,6 +70,6 @@ def _judge(
         row=row,
         site=site,
         message=message,
-        counted=bool(spans) or row.parse_status != "pending",
+        counted=bool(spans) or row.parse_status != ParseStatus.PENDING,
         active_since=cutoff,
     )

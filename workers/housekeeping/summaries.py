@@ -12,8 +12,8 @@ import logging
 from collections import Counter
 from datetime import datetime, timedelta
 
+from core.statuses import SummaryStatus
 from storage.db.repositories.housekeeping import HousekeepingRepository
-from storage.db.statuses import SummaryStatus
 from storage.queue.base import QueueError
 from workers.context import WorkerContext
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 
 from core.errors import SluiceError
+from core.payloads import BatchReparsePayload, KnowledgeListDeletePayload
+from core.statuses import ParseStatus
 from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked
 from workers.lifecycle.reparse import restart_processing
-from workers.payloads import BatchReparsePayload, KnowledgeListDeletePayload
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,6 @@ def delete_listed(ctx: WorkerContext, payload: KnowledgeListDeletePayload) -> No
     rows = [
         row
         for row in ctx.knowledges.get_many(payload.knowledge_ids, tenant_id=None)
-        if row.parse_status == "deleting"
+        if row.parse_status == ParseStatus.DELETING
     ]
     delete_marked(ctx, rows)

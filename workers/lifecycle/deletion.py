@@ -23,12 +23,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
 from workers.lifecycle.files import remove_knowledge_files
-from workers.pipeline.round.state import IN_FLIGHT
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def mark_deleting(ctx: WorkerContext, knowledge_ids: Sequence[str]) -> list[Know
     ctx.catalog.mark_deleted(KNOWLEDGE_FILES, [row.id for row in marked])
     for row in marked:
         ctx.publisher.publish(
-            ProgressEvent(row.id, row.attempt, "state", {"parse_status": "deleting"})
+            ProgressEvent(row.id, row.attempt, "state", {"parse_status": ParseStatus.DELETING})
         )
         if row.parse_status in IN_FLIGHT:
             ctx.queue.cancel_group(row.id)

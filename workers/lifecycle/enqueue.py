@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 
+from core.extensions import DATA_TABLE_EXTENSIONS
+from core.payloads import DataTableSummaryPayload, DocumentProcessPayload
+from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
 from workers.context import WorkerContext
-from workers.extensions import DATA_TABLE_EXTENSIONS
-from workers.payloads import DataTableSummaryPayload, DocumentProcessPayload
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +28,8 @@ def enqueue_processing(ctx: WorkerContext, row: Knowledge) -> bool:
         log.error("enqueue of knowledge %s failed: %s", row.id, exc)
         ctx.knowledges.transition(
             row.id,
-            from_statuses=("pending",),
-            to_status="failed",
+            from_statuses=(ParseStatus.PENDING,),
+            to_status=ParseStatus.FAILED,
             attempt=row.attempt,
             error_message=f"could not enqueue processing: {exc}; use Reparse to retry",
         )

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.lifecycle.images import remove_extracted_images
 from workers.pipeline.round.cleanup import SUPERSEDED, close_round_spans, remove_round_products
-from workers.pipeline.round.state import IN_FLIGHT
 
 
 class RestartOutcome(StrEnum):
@@ -45,9 +45,9 @@ def restart_processing(
 ) -> Restart:
     """Start round ``row.attempt + 1``; ``overrides`` (when given) replace the stored ones,
     ``enable_multimodel`` included when they set it."""
-    if row.parse_status == "deleting":
+    if row.parse_status == ParseStatus.DELETING:
         return Restart(RestartOutcome.GONE)
-    if row.parse_status == "draft":
+    if row.parse_status == ParseStatus.DRAFT:
         return Restart(RestartOutcome.DRAFT)
     old_attempt = row.attempt
     if row.parse_status in IN_FLIGHT:
@@ -57,7 +57,7 @@ def restart_processing(
     remove_round_products(ctx, row.id, old_attempt, model_key, and_older=True)
     remove_extracted_images(ctx, [row.id])
     fields: dict[str, Any] = {
-        "enable_status": "disabled",
+        "enable_status": EnableStatus.DISABLED,
         "error_message": "",
         "pending_subtasks_count": 0,
         "processed_at": None,
@@ -69,11 +69,13 @@ def restart_processing(
     attempt = ctx.knowledges.begin_attempt(row.id, after_attempt=old_attempt, **fields)
     if attempt is None:
         fresh = ctx.knowledges.get(row.id, None)
-        gone = fresh is None or fresh.parse_status == "deleting"
+        gone = fresh is None or fresh.parse_status == ParseStatus.DELETING
         return Restart(RestartOutcome.GONE if gone else RestartOutcome.MOVED, fresh)
     # A stopped worker closes these itself; a dead or queued one never would.
     close_round_spans(ctx, row.id, old_attempt, SUPERSEDED, f"attempt {attempt} took over")
-    ctx.publisher.publish(ProgressEvent(row.id, attempt, "state", {"parse_status": "pending"}))
+    ctx.publisher.publish(
+        ProgressEvent(row.id, attempt, "state", {"parse_status": ParseStatus.PENDING})
+    )
     fresh = ctx.knowledges.get(row.id, None)
     if fresh is None:
         return Restart(RestartOutcome.GONE)

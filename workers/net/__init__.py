@@ -1,2 +1,3 @@
-"""Outbound HTTP for the workers: an SSRF guard and a fetcher that only talks to what it
-allowed (user-supplied URLs), and the retrying POST the model-provider clients share."""
+"""Outbound HTTP for the workers: a fetcher that only talks to what the SSRF guard
+(``core.ssrf``) allowed (user-supplied URLs), and the retrying POST the model-provider
+clients share."""

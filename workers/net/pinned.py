@@ -15,7 +15,7 @@ import socket
 import ssl
 import threading
 
-from workers.net.ssrf import ValidatedUrl
+from core.ssrf.guard import ValidatedUrl
 
 
 class PinnedHTTPConnection(http.client.HTTPConnection):

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from email.message import Message
 
 from core.errors import SluiceError
+from core.ssrf.guard import Resolver, ValidatedUrl, validate_url
+from core.ssrf.url_policy import UrlPolicy
 from workers.net.failures import connection_failure, status_text
 from workers.net.pinned import Watchdog, pinned_connection
 from workers.net.retry_notices import RetryNotice, report_retry
-from workers.net.ssrf import Resolver, UrlPolicy, ValidatedUrl, validate_url
 
 USER_AGENT = "sluice-models/1.0"
 

@@ -25,15 +25,10 @@ from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from core.errors import SluiceError
+from core.ssrf.guard import Resolver, ValidatedUrl, percent_encoded, validate_url
+from core.ssrf.url_policy import UrlPolicy
 from workers.net.failures import connection_failure, status_text
 from workers.net.pinned import Watchdog, pinned_connection
-from workers.net.ssrf import (
-    Resolver,
-    UrlPolicy,
-    ValidatedUrl,
-    percent_encoded,
-    validate_url,
-)
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 # Client errors a later attempt may not get: timeouts, "too early", rate limits.

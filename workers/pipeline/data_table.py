@@ -22,11 +22,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from storage.db.statuses import Stage as StageName
+from core.effective_config import resolve
+from core.payloads import DataTableSummaryPayload
+from core.statuses import Stage as StageName
 from workers.context import WorkerContext
-from workers.payloads import DataTableSummaryPayload
 from workers.pipeline.chunks.indexing import ChunkIndexer
-from workers.pipeline.effective_config import resolve
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.runner import RoundRunner, Stage
 from workers.pipeline.round.spans import SpanTracker, StepSpans

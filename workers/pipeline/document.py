@@ -25,13 +25,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from core.effective_config import resolve
+from core.payloads import DocumentProcessPayload
+from core.statuses import SpanStatus
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.net.retry_notices import observe_retries
-from workers.payloads import DocumentProcessPayload
 from workers.pipeline.chunks.indexing import ChunkIndexer
-from workers.pipeline.effective_config import resolve
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.cleanup import (
     INTERRUPTED,
@@ -146,7 +147,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
         if not self.state.complete():
             raise Superseded(self.knowledge_id)
         enqueue_data_table_summary_if_needed(self.ctx, work.knowledge, self.attempt)
-        self.tracker.close("done")
+        self.tracker.close(SpanStatus.DONE)
 
     def remove_written(self, work: DocumentWork) -> None:
         self.products.remove(
@@ -214,7 +215,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
         self.remove_written(work)
         tracker.fail(exc.stage, exc.code, str(exc))
         tracker.cancel_open("UPSTREAM_FAILED", f"{exc.stage} failed")
-        tracker.close("failed", code=exc.code, message=message)
+        tracker.close(SpanStatus.FAILED, code=exc.code, message=message)
         self.state.fail(message)
 
 

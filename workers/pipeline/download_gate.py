@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from email.message import Message
 from urllib.parse import urlsplit
 
-from storage.files.keys import safe_file_name
-from workers.extensions import (
+from core.extensions import (
     SUPPORTED_IMPORT_EXTENSIONS,
     VIDEO_EXTENSIONS,
     VIDEO_NOT_SUPPORTED,
@@ -33,6 +32,7 @@ from workers.extensions import (
     url_path_name,
     validate_import_file_type,
 )
+from storage.files.keys import safe_file_name
 
 HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # Enough of the body to recognise every signature below.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from core.image_bytes import InvalidImageData, decode_data_uri, extension_for, image_size
 from server.docreader.parsers.base import ParsedImage
-from storage.files.image_bytes import InvalidImageData, decode_data_uri, extension_for, image_size
 
 
 class ImageCollector:

@@ -5,7 +5,7 @@ Conventions, so PostgreSQL and SQLite behave the same:
 - timestamps are timezone-aware UTC in Python (``UTCDateTime`` normalises what SQLite hands
   back naive);
 - JSON is JSONB on PostgreSQL and JSON text elsewhere;
-- statuses are plain lower-case strings (see ``storage.db.statuses``);
+- statuses are plain lower-case strings (see ``core.statuses``);
 - strings the API exposes as plain text are NOT NULL with ``""`` as default, while values
   that only exist once something has happened (errors, parent references, end times,
   durations, outputs) are NULL until then.

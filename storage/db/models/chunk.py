@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core.statuses import ChunkType
 from storage.db.models.base import Base, new_id, utcnow
 
 
@@ -29,7 +30,7 @@ class Chunk(Base):
     # The processing round that wrote this chunk.
     attempt: Mapped[int] = mapped_column(default=0)
     chunk_index: Mapped[int]
-    chunk_type: Mapped[str] = mapped_column(String(32), default="text")
+    chunk_type: Mapped[str] = mapped_column(String(32), default=ChunkType.TEXT)
     content: Mapped[str] = mapped_column(Text, default="")
     # Heading breadcrumbs; indexed with the content, not returned by the API.
     context_header: Mapped[str] = mapped_column(Text, default="")

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
 from storage.db.models.base import Base, new_id, utcnow
 
 # Column widths the API checks before a row is written (a longer value is a database error).
@@ -28,7 +29,7 @@ class Knowledge(Base):
     knowledge_base_id: Mapped[str] = mapped_column(
         String(36), ForeignKey("knowledge_bases.id", ondelete="CASCADE")
     )
-    type: Mapped[str] = mapped_column(String(16), default="file")
+    type: Mapped[str] = mapped_column(String(16), default=KnowledgeType.FILE)
     title: Mapped[str] = mapped_column(String(TITLE_MAX_CHARS), default="")
     description: Mapped[str] = mapped_column(Text, default="")
     # The URL a URL knowledge was imported from.
@@ -45,9 +46,9 @@ class Knowledge(Base):
     storage_size: Mapped[int] = mapped_column(BigInteger, default=0)
     # Markdown of a manual knowledge.
     content: Mapped[str | None] = mapped_column(Text, default=None)
-    parse_status: Mapped[str] = mapped_column(String(16), default="pending")
-    enable_status: Mapped[str] = mapped_column(String(16), default="disabled")
-    summary_status: Mapped[str] = mapped_column(String(16), default="none")
+    parse_status: Mapped[str] = mapped_column(String(16), default=ParseStatus.PENDING)
+    enable_status: Mapped[str] = mapped_column(String(16), default=EnableStatus.DISABLED)
+    summary_status: Mapped[str] = mapped_column(String(16), default=SummaryStatus.NONE)
     summary: Mapped[str | None] = mapped_column(Text, default=None)
     error_message: Mapped[str | None] = mapped_column(Text, default=None)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)

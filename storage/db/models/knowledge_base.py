@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core.statuses import KnowledgeBaseType
 from storage.db.models.base import Base, new_id, utcnow
 
 
@@ -19,7 +20,7 @@ class KnowledgeBase(Base):
     tenant_id: Mapped[str] = mapped_column(String(36), ForeignKey("tenants.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(255))
     description: Mapped[str] = mapped_column(Text, default="")
-    type: Mapped[str] = mapped_column(String(16), default="document")
+    type: Mapped[str] = mapped_column(String(16), default=KnowledgeBaseType.DOCUMENT)
     # The KnowledgeBaseConfig message as a dict (proto JSON field names).
     config: Mapped[dict[str, Any]] = mapped_column(default=dict)
     # Identity of the embedding model, e.g. "local/all-MiniLM-L6-v2/384": knowledge bases

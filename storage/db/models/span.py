@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core.statuses import SpanKind, SpanStatus
 from storage.db.models.base import Base, new_id, utcnow
 
 
@@ -24,9 +25,9 @@ class Span(Base):
     parent_id: Mapped[str | None] = mapped_column(String(36), default=None)
     # "knowledge_processing", a stage ("docreader"…) or a step ("postprocess.summary").
     name: Mapped[str] = mapped_column(String(128))
-    kind: Mapped[str] = mapped_column(String(16), default="stage")
+    kind: Mapped[str] = mapped_column(String(16), default=SpanKind.STAGE)
     stage: Mapped[str] = mapped_column(String(16), default="")
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=SpanStatus.PENDING)
     input: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     output: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     error_code: Mapped[str | None] = mapped_column(String(64), default=None)

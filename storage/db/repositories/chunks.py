@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy import ColumnElement, delete, func, insert, select
 from sqlalchemy.orm import Session
 
+from core.statuses import ChunkType, ParseStatus
 from storage.db.engine import Database
 from storage.db.models import Chunk, Knowledge, new_id
 from storage.db.sql import affected_rows
-from storage.db.statuses import ChunkType, ParseStatus
 
 INSERT_BATCH_SIZE = 500
 

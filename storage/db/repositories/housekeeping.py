@@ -16,22 +16,12 @@ from typing import Any
 from sqlalchemy import and_, case, exists, or_, select, update
 from sqlalchemy.sql.elements import ColumnElement
 
+from core.statuses import TERMINAL, EnableStatus, ParseStatus, SummaryStatus
 from storage.db.engine import Database
 from storage.db.models import Knowledge, Span, StorageResource, utcnow
 from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.db.sql import affected_rows
-from storage.db.statuses import ParseStatus, SummaryStatus
 
-IN_FLIGHT: tuple[str, ...] = (
-    ParseStatus.PENDING,
-    ParseStatus.PROCESSING,
-    ParseStatus.FINALIZING,
-)
-PARSE_DONE: tuple[str, ...] = (
-    ParseStatus.COMPLETED,
-    ParseStatus.FAILED,
-    ParseStatus.CANCELLED,
-)
 _SUMMARY_OPEN = (SummaryStatus.PENDING.value, SummaryStatus.PROCESSING.value)
 
 
@@ -61,7 +51,7 @@ class HousekeepingRepository:
         over), untouched since ``cutoff`` (None: any age)."""
         condition = Knowledge.summary_status == summary_status
         if parse_done:
-            condition = and_(condition, Knowledge.parse_status.in_(PARSE_DONE))
+            condition = and_(condition, Knowledge.parse_status.in_(TERMINAL))
         return self._pages(condition, cutoff, page_size)
 
     def _pages(
@@ -132,7 +122,7 @@ class HousekeepingRepository:
                 attempt=Knowledge.attempt + 1,
                 auto_requeues=Knowledge.auto_requeues + (1 if counted else 0),
                 parse_status=ParseStatus.PENDING.value,
-                enable_status="disabled",
+                enable_status=EnableStatus.DISABLED,
                 pending_subtasks_count=0,
                 error_message=message,
                 summary_status=_close_summary(SummaryStatus.NONE),

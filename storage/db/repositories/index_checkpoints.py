@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, delete, select, update
 
+from core.statuses import ChunkType, ParseStatus
 from storage.db.engine import Database
 from storage.db.models import Chunk, IndexCheckpoint, Knowledge, utcnow
 from storage.db.sql import affected_rows
-from storage.db.statuses import ChunkType, ParseStatus
 
 
 @dataclass(frozen=True)

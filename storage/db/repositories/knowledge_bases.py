@@ -8,11 +8,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, delete, func, inspect, select
 from sqlalchemy.exc import IntegrityError
 
+from core.statuses import KnowledgeBaseType, ParseStatus
 from storage.db.engine import Database
 from storage.db.errors import AlreadyExistsError
 from storage.db.models import Knowledge, KnowledgeBase, utcnow
 from storage.db.sql import affected_rows
-from storage.db.statuses import KnowledgeBaseType, ParseStatus
 
 KnowledgeBasePage = tuple[list[KnowledgeBase], int]
 

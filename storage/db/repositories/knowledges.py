@@ -26,18 +26,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from core.statuses import DEDUP_IGNORED, EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
 from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Chunk, Knowledge, KnowledgeTag, UTCDateTime, utcnow
 from storage.db.repositories import tags
 from storage.db.sql import affected_rows
-from storage.db.statuses import (
-    DEDUP_IGNORED,
-    EnableStatus,
-    KnowledgeType,
-    ParseStatus,
-    SummaryStatus,
-)
 
 KnowledgePage = tuple[list[Knowledge], int]
 KnowledgeList = list[Knowledge]

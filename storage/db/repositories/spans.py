@@ -16,10 +16,10 @@ from sqlalchemy import func, inspect, select, update
 from sqlalchemy.orm import Session
 
 from core.clock import SYSTEM_CLOCK, Clock
+from core.statuses import OPEN_SPAN_STATUSES
 from storage.db.engine import Database
 from storage.db.models import Knowledge, Span, new_id
 from storage.db.sql import dialect_insert
-from storage.db.statuses import OPEN_SPAN_STATUSES
 
 SpanList = list[Span]
 

@@ -15,6 +15,7 @@ from sluice_client import (
 )
 from sluice_client._proto.sluice import v1
 
+from core.extensions import VIDEO_NOT_SUPPORTED
 from tests.e2e.stacks import Stack
 from tests.e2e.url_import.content import (
     ARTICLE_SENTENCE,
@@ -34,7 +35,6 @@ from tests.e2e.url_import.content import (
     found_in,
     stored_files_of,
 )
-from workers.extensions import VIDEO_NOT_SUPPORTED
 
 
 def test_a_pdf_url_is_downloaded_processed_like_an_upload_and_found(

@@ -19,6 +19,7 @@ from sluice_client import (
 )
 from sluice_client._proto.sluice import v1
 
+from core.extensions import VIDEO_NOT_SUPPORTED
 from tests.e2e.stacks import Stack, full_stack
 from tests.e2e.url_import.content import (
     ALLOWED_HOST,
@@ -28,7 +29,6 @@ from tests.e2e.url_import.content import (
     docreader_span,
     finished,
 )
-from workers.extensions import VIDEO_NOT_SUPPORTED
 
 SSRF_CASES = [
     ("http://127.0.0.1:{canary}/secret", "127.0.0.1 is a loopback address"),

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from core.ssrf.url_policy import UrlPolicy
 from tests.support.openai_asr import (
     MODEL,
     FakeOpenAI,
@@ -21,7 +22,6 @@ from tests.support.openai_asr import (
 from workers.asr.config import transcriber_from_config
 from workers.asr.errors import AsrError
 from workers.asr.openai_http import OpenAITranscriber
-from workers.net.ssrf import UrlPolicy
 
 
 @pytest.fixture

@@ -18,11 +18,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
+from core.extensions import SUPPORTED_IMPORT_EXTENSIONS
 from server.docreader.flags import DEFAULT_MAX_INPUT_MB
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.server import SERVICE_NAME, build_docreader_server
 from workers.docreader_client import DocReaderCallError, DocReaderClient, ReadConfig, ReadOutcome
-from workers.extensions import SUPPORTED_IMPORT_EXTENSIONS
 
 REPO = Path(__file__).resolve().parents[3]
 

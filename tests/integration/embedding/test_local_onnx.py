@@ -9,12 +9,12 @@ import numpy as np
 import psutil
 import pytest
 
-from workers.embedding import local_models
+from core import local_models
+from core.ssrf.url_policy import UrlPolicy
 from workers.embedding.base import EmbeddingError
 from workers.embedding.factory import build_embedder, shared_local_embedder
 from workers.embedding.local_onnx import RUN_TOKENS, LocalOnnxEmbedder
 from workers.embedding.openai_http import OpenAIEmbedder
-from workers.net.ssrf import UrlPolicy
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,12 @@ import numpy as np
 import psutil
 import pytest
 
-from workers.embedding import local_models
+from core import local_models
+from core.ssrf.url_policy import UrlPolicy
 from workers.embedding.base import EmbeddingError
 from workers.embedding.factory import build_embedder, shared_local_embedder
 from workers.embedding.local_onnx import LocalOnnxEmbedder
 from workers.embedding.local_use import RUN_CHARS, LocalUseEmbedder
-from workers.net.ssrf import UrlPolicy
 
 # One handbook in three languages: each question's passage must beat the other seven (and
 # the two other languages' versions of them).

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from core.ssrf.url_policy import UrlPolicy
 from tests.support.http_server import BackgroundHttpServer
 from tests.support.processes import free_port
 from tests.support.raw_server import RawTcpServer
@@ -25,7 +26,6 @@ from workers.embedding.base import (
     EmbeddingProviderError,
 )
 from workers.embedding.openai_http import OpenAIEmbedder
-from workers.net.ssrf import UrlPolicy
 
 DIM = 8
 

@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import delete, update
 
 from core.clock import SYSTEM_CLOCK, Clock, ManualClock
+from core.payloads import DocumentProcessPayload
 from storage.db.models import Knowledge, Span
 from storage.db.repositories.chunks import NewChunk
 from storage.index.milvus_index import IndexRow
@@ -24,7 +25,6 @@ from tests.support.databases import REDIS_URL
 from tests.support.worker_context import RecordingPublisher, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
-from workers.payloads import DocumentProcessPayload
 from workers.pipeline.round.spans import ROOT, STAGES
 from workers.pipeline.stages.chunking import chunk_id
 from workers.settings import Settings

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from core.effective_config import resolve
+from core.payloads import DataTableSummaryPayload
 from server.docreader.markdown.tables import markdown_table
 from storage.db.models import Knowledge
 from storage.events.memory_bus import InMemoryEventBus
@@ -26,9 +28,7 @@ from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
 from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
-from workers.payloads import DataTableSummaryPayload
 from workers.pipeline.data_table import summarize_data_tables
-from workers.pipeline.effective_config import resolve
 from workers.pipeline.round.cleanup import RoundProducts, remove_round_products
 from workers.pipeline.round.runner import run_stage
 from workers.pipeline.round.spans import SpanTracker

@@ -3,8 +3,8 @@ older round, must not touch what exists now."""
 
 from __future__ import annotations
 
+from core.payloads import DocumentProcessPayload
 from workers.context import WorkerContext
-from workers.payloads import DocumentProcessPayload
 from workers.pipeline.document import process_document
 from workers.pipeline.round.failure import mark_attempt_failed
 

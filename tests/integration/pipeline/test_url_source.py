@@ -18,6 +18,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
+from core.effective_config import resolve
+from core.extensions import WEB_PAGE_TYPE
 from server.api.errors import ApiError
 from server.api.rpc import translated
 from server.services.url_import import checked_import_url
@@ -25,9 +27,7 @@ from storage.db.repositories.resources import KNOWLEDGE_FILES
 from tests.support.http_server import RecordingServer, Reply
 from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
-from workers.extensions import WEB_PAGE_TYPE
 from workers.net.service_ports import runtime_service_ports
-from workers.pipeline.effective_config import resolve
 from workers.pipeline.reading.url_source import (
     fetch_url_knowledge,
     placeholder_title,

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
+from core.statuses import ParseStatus
 from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Knowledge, Tag
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.tags import TagRepository
-from storage.db.statuses import ParseStatus
 from tests.integration.storage.conftest import Scope, new_scope, run_together
 
 HASH = "0123456789abcdef0123456789abcdef"

@@ -1,11 +1,11 @@
-"""The chunking rules the API and the chunker share (workers.chunker.limits)."""
+"""The chunking rules the API and the chunker share (core.chunking_limits)."""
 
 from __future__ import annotations
 
 import pytest
 
+from core.chunking_limits import MAX_CHUNK_SIZE, MAX_SEPARATORS, chunking_violations
 from workers.chunker import ChunkerConfig
-from workers.chunker.limits import MAX_CHUNK_SIZE, MAX_SEPARATORS, chunking_violations
 
 
 def _fields(*args: object, **kwargs: object) -> list[str]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from core.extensions import SUPPORTED_IMPORT_EXTENSIONS
 from server.docreader.engines import Engine, default_registry
 from server.docreader.errors import (
     EngineUnavailableError,
@@ -18,7 +19,6 @@ from server.docreader.parsers.csv_table import CsvParser
 from server.docreader.parsers.html import HtmlParser
 from server.docreader.reader import DocumentReader, ReadSettings, normalize_file_type
 from server.docreader.sandbox.runner import SandboxRunner
-from workers.extensions import SUPPORTED_IMPORT_EXTENSIONS
 
 
 def test_engines_and_their_file_types() -> None:

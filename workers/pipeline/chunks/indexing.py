@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from core.effective_config import EmbeddingModel
 from storage.db.models import Knowledge
 from storage.index.milvus_index import IndexRow, MilvusIndex
 from workers.embedding.base import Embedder
-from workers.pipeline.effective_config import EmbeddingModel
 
 # The index's source type of a chunk's own row (spec: types.ChunkSourceType).
 CHUNK_SOURCE = "chunk"

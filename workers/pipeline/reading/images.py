@@ -30,21 +30,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
-from storage.db.models import Knowledge
-from storage.db.repositories.resources import KNOWLEDGE_IMAGE
-from storage.files.base import StorageError
-from storage.files.image_bytes import (
+from core.image_bytes import (
     InvalidImageData,
     decode_inline_image,
     extension_for,
     image_size,
     sniff_image_type,
 )
-from workers.context import WorkerContext
-from workers.docreader_client import DocumentImage
-from workers.net.safe_fetch import FetchError, fetch
-from workers.net.ssrf import SsrfBlocked
-from workers.pipeline.markdown.images import (
+from core.markdown_images import (
     Edit,
     ImageLink,
     apply_edits,
@@ -53,6 +46,13 @@ from workers.pipeline.markdown.images import (
     find_image_links,
     replace_target,
 )
+from core.ssrf.hosts import SsrfBlocked
+from storage.db.models import Knowledge
+from storage.db.repositories.resources import KNOWLEDGE_IMAGE
+from storage.files.base import StorageError
+from workers.context import WorkerContext
+from workers.docreader_client import DocumentImage
+from workers.net.safe_fetch import FetchError, fetch
 
 log = logging.getLogger(__name__)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from core.effective_config import EffectiveConfig
+from core.ssrf.url_policy import UrlPolicy
 from workers.asr.config import transcriber_from_config
 from workers.asr.errors import AsrError
 from workers.docreader_client import ReadOutcome
-from workers.net.ssrf import UrlPolicy
-from workers.pipeline.effective_config import EffectiveConfig
 from workers.pipeline.round.errors import DocReaderFailed, ModelEndpointRefused
 
 # Statuses worth another attempt: the provider was busy or timed out.

@@ -34,19 +34,21 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from core.effective_config import EffectiveConfig
+from core.extensions import WEB_PAGE_TYPE, UnsupportedFileType
+from core.model_prechecks import missing_model
+from core.ssrf.guard import Resolver
+from core.ssrf.hosts import SsrfBlocked
+from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.db.models.knowledge import TITLE_MAX_CHARS
 from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
-from storage.db.statuses import ParseStatus
 from storage.files.base import StoredFile
 from storage.files.keys import content_type_of
 from storage.files.resource_catalog import UnknownResource, is_resource_ref
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError
-from workers.extensions import WEB_PAGE_TYPE, UnsupportedFileType
-from workers.model_prechecks import missing_model
 from workers.net.safe_fetch import FetchError, StreamedResponse, open_stream
-from workers.net.ssrf import Resolver, SsrfBlocked
 from workers.pipeline.download_gate import (
     MAGIC_HEAD_BYTES,
     DownloadName,
@@ -54,7 +56,6 @@ from workers.pipeline.download_gate import (
     check_page_type,
     checked_download,
 )
-from workers.pipeline.effective_config import EffectiveConfig
 from workers.pipeline.round.checkpoint import ROUND_STATUSES
 from workers.pipeline.round.errors import (
     EmptyDocument,

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Collection
 from typing import TypeGuard
 
+from core.statuses import ParseStatus
 from storage.db.models import Knowledge
-from storage.db.statuses import ParseStatus
 from storage.queue.base import NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
 from workers.pipeline.round.errors import Superseded

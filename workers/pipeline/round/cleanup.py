@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.statuses import ParseStatus, SpanStatus
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.events.base import ProgressEvent
@@ -82,7 +83,7 @@ def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[st
         return None
     if row.attempt != attempt:
         return SUPERSEDED, f"attempt {row.attempt} took over"
-    if row.parse_status == "cancelled":
+    if row.parse_status == ParseStatus.CANCELLED:
         return CANCELLED, "cancelled by the user"
     return SUPERSEDED, f"the knowledge is {row.parse_status}"
 
@@ -92,11 +93,11 @@ def close_round_spans(
 ) -> int:
     """Close the round's pending and running spans as cancelled; returns how many. Each
     closed span is published, then the knowledge's status (watchers may end on it)."""
-    closed = ctx.spans.close_open(knowledge_id, attempt, "cancelled", code, message)
+    closed = ctx.spans.close_open(knowledge_id, attempt, SpanStatus.CANCELLED, code, message)
     publish_spans(ctx.publisher, closed)
     if closed:
         row = ctx.knowledges.get(knowledge_id, None)
-        status = row.parse_status if row is not None else "deleting"
+        status = row.parse_status if row is not None else ParseStatus.DELETING
         ctx.publisher.publish(
             ProgressEvent(knowledge_id, attempt, "state", {"parse_status": status})
         )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from core.payloads import DocumentProcessPayload
+from core.statuses import SpanStatus
 from workers.context import WorkerContext
-from workers.payloads import DocumentProcessPayload
 from workers.pipeline.round.spans import publish_spans
 from workers.pipeline.round.state import KnowledgeState
 
@@ -13,6 +14,6 @@ def mark_attempt_failed(ctx: WorkerContext, payload: DocumentProcessPayload, err
     message = f"document processing failed after all attempts: {error}"
     if KnowledgeState(ctx, payload.knowledge_id, payload.attempt).fail(message):
         closed = ctx.spans.close_open(
-            payload.knowledge_id, payload.attempt, "failed", "TASK_FAILED", message
+            payload.knowledge_id, payload.attempt, SpanStatus.FAILED, "TASK_FAILED", message
         )
         publish_spans(ctx.publisher, closed)

@@ -14,8 +14,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.effective_config import EmbeddingModel
 from workers.chunker import TextChunk
-from workers.pipeline.effective_config import EmbeddingModel
 
 
 @dataclass(frozen=True)

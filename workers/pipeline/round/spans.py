@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from core.public_text import without_temp_paths
+from core.statuses import OPEN_SPAN_STATUSES, SpanKind, SpanStatus
 from storage.events.base import EventPublisher, ProgressEvent
 from workers.net.retry_notices import RetryNotice
-from workers.public_text import without_temp_paths
 
 ROOT = "knowledge_processing"
 STAGES: tuple[str, ...] = ("docreader", "chunking", "embedding", "multimodal", "postprocess")
-OPEN_STATUSES = frozenset({"pending", "running"})
 # The error code of a retry step: a try that failed and was tried again.
 RETRIED = "RETRIED"
 
@@ -131,7 +131,7 @@ class SpanTracker:
         return self._knowledge_id
 
     def running_stage(self) -> str | None:
-        return next((s for s in STAGES if self._status.get(s) == "running"), None)
+        return next((s for s in STAGES if self._status.get(s) == SpanStatus.RUNNING), None)
 
     def open(self, inputs: Mapping[str, Any]) -> None:
         """Start the root span and lay out every stage as pending, so watchers see the plan."""
@@ -139,9 +139,9 @@ class SpanTracker:
         self._started[ROOT] = now
         root = self._write(
             ROOT,
-            kind="root",
+            kind=SpanKind.ROOT,
             stage="",
-            status="running",
+            status=SpanStatus.RUNNING,
             input=dict(inputs),
             output={},
             started_at=now,
@@ -154,9 +154,9 @@ class SpanTracker:
         for stage in STAGES:
             self._write(
                 stage,
-                kind="stage",
+                kind=SpanKind.STAGE,
                 stage=stage,
-                status="pending",
+                status=SpanStatus.PENDING,
                 parent_id=self._root_id,
                 input={},
                 output={},
@@ -172,7 +172,7 @@ class SpanTracker:
         self._started[stage] = now
         self._write(
             stage,
-            status="running",
+            status=SpanStatus.RUNNING,
             input=dict(inputs),
             started_at=now,
             ended_at=None,
@@ -189,10 +189,10 @@ class SpanTracker:
         self._started[name] = now
         self._write(
             name,
-            kind="step",
+            kind=SpanKind.STEP,
             stage=stage,
             parent_id=parent_id,
-            status="running",
+            status=SpanStatus.RUNNING,
             input=dict(inputs),
             output={},
             started_at=now,
@@ -207,19 +207,19 @@ class SpanTracker:
         self._write(stage, output=dict(outputs))
 
     def end(self, stage: str, outputs: Mapping[str, Any]) -> None:
-        self._close(stage, "done", output=dict(outputs))
+        self._close(stage, SpanStatus.DONE, output=dict(outputs))
 
     def skip(self, stage: str, reason: str) -> None:
-        self._close(stage, "skipped", output={"reason": reason})
+        self._close(stage, SpanStatus.SKIPPED, output={"reason": reason})
 
     def fail(self, stage: str, code: str, message: str) -> None:
-        self._close(stage, "failed", error_code=code, error_message=message)
+        self._close(stage, SpanStatus.FAILED, error_code=code, error_message=message)
 
     def cancel_open(self, code: str, message: str) -> None:
         """Close every stage still pending or running as cancelled (cascade after a failure)."""
         for stage in STAGES:
-            if self._status.get(stage, "pending") in OPEN_STATUSES:
-                self._close(stage, "cancelled", error_code=code, error_message=message)
+            if self._status.get(stage, SpanStatus.PENDING) in OPEN_SPAN_STATUSES:
+                self._close(stage, SpanStatus.CANCELLED, error_code=code, error_message=message)
 
     def record_retry(self, notice: RetryNotice) -> None:
         """A failed try of a call the running stage retries: a failed step under that stage
@@ -229,10 +229,10 @@ class SpanTracker:
         now = self._clock()
         self._write(
             f"{stage or 'round'}.retry.{self._queue_try}.{self._retries}",
-            kind="step",
+            kind=SpanKind.STEP,
             stage=stage,
             parent_id=self._ids.get(stage, self._root_id) if stage else self._root_id,
-            status="failed",
+            status=SpanStatus.FAILED,
             input={
                 "operation": notice.operation,
                 "try": notice.failed_try,
@@ -254,10 +254,10 @@ class SpanTracker:
         now = self._clock()
         self._write(
             f"retry.{self._queue_try}",
-            kind="step",
+            kind=SpanKind.STEP,
             stage=stage,
             parent_id=self._root_id,
-            status="failed",
+            status=SpanStatus.FAILED,
             input={"queue_try": self._queue_try, "max_tries": max_tries, "stage": stage},
             output={},
             started_at=self._started.get(ROOT, now),

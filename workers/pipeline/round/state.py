@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from core.public_text import without_temp_paths
+from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus
 from storage.events.base import ProgressEvent
 from workers.context import WorkerContext
 from workers.pipeline.round.checkpoint import round_is_current
 from workers.pipeline.round.errors import Superseded
-from workers.public_text import without_temp_paths
-
-IN_FLIGHT = ("pending", "processing", "finalizing")
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
 class KnowledgeState:
@@ -27,7 +25,9 @@ class KnowledgeState:
 
     def start(self) -> bool:
         """pending/processing → processing (a retry of the same attempt re-enters)."""
-        return self._move(("pending", "processing"), "processing", error_message="")
+        return self._move(
+            (ParseStatus.PENDING, ParseStatus.PROCESSING), ParseStatus.PROCESSING, error_message=""
+        )
 
     def ensure_current(self) -> None:
         """Raise Superseded when the row is no longer this attempt's to write."""
@@ -38,21 +38,28 @@ class KnowledgeState:
         """Searchable as soon as indexing is done, before enrichment (spec)."""
         changed = self._ctx.knowledges.transition(
             self._id,
-            from_statuses=("processing",),
-            to_status="processing",
+            from_statuses=(ParseStatus.PROCESSING,),
+            to_status=ParseStatus.PROCESSING,
             attempt=self._attempt,
-            enable_status="enabled",
+            enable_status=EnableStatus.ENABLED,
         )
         if not changed:
             raise Superseded(self._id)
-        self._publish("processing", enable_status="enabled")
+        self._publish(ParseStatus.PROCESSING, enable_status=EnableStatus.ENABLED)
 
     def complete(self) -> bool:
-        return self._move(("processing", "finalizing"), "completed", processed_at=datetime.now(UTC))
+        return self._move(
+            (ParseStatus.PROCESSING, ParseStatus.FINALIZING),
+            ParseStatus.COMPLETED,
+            processed_at=datetime.now(UTC),
+        )
 
     def fail(self, message: str) -> bool:
         return self._move(
-            IN_FLIGHT, "failed", error_message=without_temp_paths(message), pending_subtasks_count=0
+            IN_FLIGHT,
+            ParseStatus.FAILED,
+            error_message=without_temp_paths(message),
+            pending_subtasks_count=0,
         )
 
     def _move(self, from_statuses: tuple[str, ...], to_status: str, **fields: object) -> bool:

@@ -9,6 +9,7 @@ import io
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
+from core.statuses import KnowledgeType
 from storage.db.models import Knowledge
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
@@ -43,7 +44,7 @@ class DocReaderStage:
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
         knowledge = work.knowledge
-        if knowledge.type == "manual":
+        if knowledge.type == KnowledgeType.MANUAL:
             work.markdown = str(knowledge.content or "")
             return Skip("manual knowledge is Markdown already")
         is_url = knowledge.type == "url"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from workers.extensions import DATA_TABLE_EXTENSIONS
+from core.extensions import DATA_TABLE_EXTENSIONS
 from workers.pipeline.round.runner import Progress, Skip
 from workers.pipeline.stages.work import DocumentWork
 

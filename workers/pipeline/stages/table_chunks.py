@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.statuses import ChunkType, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
-from storage.db.statuses import ChunkType, ParseStatus
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.resume import PlannedChunk
 from workers.pipeline.round.runner import Progress, Skip

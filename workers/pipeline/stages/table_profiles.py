@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.statuses import ChunkType
 from storage.db.repositories.chunks import ChunkRepository
-from storage.db.statuses import ChunkType
 from workers.pipeline.chunks.stitching import TextSlice, rebuild_markdown
 from workers.pipeline.markdown.tables import tables_in
 from workers.pipeline.round.runner import Progress, Skip

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.effective_config import EffectiveConfig
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import NewChunk
-from workers.pipeline.effective_config import EffectiveConfig
 from workers.pipeline.round.resume import ChunkPlan, PlannedChunk
 from workers.pipeline.tables.profile import TableProfile
 

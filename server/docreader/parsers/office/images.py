@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from core.image_bytes import image_size
 from server.docreader.parsers.base import DocumentSink, ParsedImage
-from storage.files.image_bytes import image_size
 
 _JPEG_EXTENSIONS = {"jpeg", "jpe", "jfif"}
 

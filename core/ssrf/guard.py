@@ -29,22 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-from workers.net.hosts import IPAddress, SsrfBlocked, normalize_host, parse_ip_literal
-from workers.net.url_policy import DEFAULT_BLOCKED_PORTS, UrlPolicy
-
-__all__ = [
-    "DEFAULT_BLOCKED_PORTS",
-    "Resolver",
-    "SsrfBlocked",
-    "UrlPolicy",
-    "ValidatedUrl",
-    "address_problem",
-    "normalize_host",
-    "parse_ip_literal",
-    "percent_encoded",
-    "system_resolver",
-    "validate_url",
-]
+from core.ssrf.hosts import IPAddress, SsrfBlocked, normalize_host, parse_ip_literal
+from core.ssrf.url_policy import UrlPolicy
 
 # host, port → the addresses it stands for (textual IPs), like getaddrinfo.
 Resolver = Callable[[str, int], Sequence[str]]

@@ -10,10 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from workers.embedding import local_models
-from workers.embedding.base import EmbeddingError
-from workers.embedding.local_models import LocalModel
-from workers.pipeline.parser_rules import ParserChoice, merge_rules
+from core import local_models
+from core.local_models import LocalModel
+from core.parser_rules import ParserChoice, merge_rules
 
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 64
@@ -87,7 +86,7 @@ def embedding_model_of(kb_config: Mapping[str, Any]) -> EmbeddingModel:
     if provider == "local":
         try:
             return _local(local_models.local_model(str(raw.get("model", ""))))
-        except EmbeddingError:
+        except local_models.UnknownLocalModel:
             return _local(local_models.UNNAMED)
     return EmbeddingModel(
         provider=provider,

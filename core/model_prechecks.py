@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workers.extensions import AUDIO_EXTENSIONS, IMAGE_EXTENSIONS
+from core.extensions import AUDIO_EXTENSIONS, IMAGE_EXTENSIONS
 
 
 @dataclass(frozen=True)

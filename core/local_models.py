@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workers.embedding.base import EmbeddingError
+
+class UnknownLocalModel(ValueError):
+    """A configuration names a local model the provider does not ship; ``str(exc)`` says
+    which ones it ships."""
 
 
 @dataclass(frozen=True)
@@ -40,13 +43,13 @@ _BY_NAME = {
 
 
 def local_model(name: str) -> LocalModel:
-    """The shipped model ``name`` names ("" = UNNAMED); EmbeddingError for any other name."""
+    """The shipped model ``name`` names ("" = UNNAMED); UnknownLocalModel for any other name."""
     spelling = name.strip().lower()
     if not spelling:
         return UNNAMED
     model = _BY_NAME.get(spelling)
     if model is None:
-        raise EmbeddingError(
+        raise UnknownLocalModel(
             f"the local provider ships {MINILM.name} and {USE_MULTILINGUAL.name}, not {name!r}"
         )
     return model

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from workers.net.hosts import SsrfBlocked, normalize_host, parse_ip_literal
+from core.ssrf.hosts import SsrfBlocked, normalize_host, parse_ip_literal
 
 # Services that speak something other than HTTP (or must not be reached over it: Milvus'
 # gRPC 19530 and its metrics/health port 9091) and must never be poked through a fetch.

@@ -1,6 +1,7 @@
 """The string values stored in status and type columns (lower-case, as the spec names them).
 
-They are ``StrEnum`` members, so they compare equal to, and are stored as, plain strings.
+They are ``StrEnum`` members, so they compare equal to, and are stored as, plain strings:
+code compares and writes the members, the columns hold the same strings as before.
 """
 
 from __future__ import annotations
@@ -80,6 +81,16 @@ class SpanStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+# A round is under way in these states (housekeeping looks for stalled ones among them).
+IN_FLIGHT: tuple[ParseStatus, ...] = (
+    ParseStatus.PENDING,
+    ParseStatus.PROCESSING,
+    ParseStatus.FINALIZING,
+)
+# A round ended in these states; watchers stop once a knowledge reaches one.
+TERMINAL: frozenset[str] = frozenset(
+    {ParseStatus.COMPLETED, ParseStatus.FAILED, ParseStatus.CANCELLED}
+)
 # Rows in these states are invisible to duplicate detection (spec: «Механизм дедупликации»).
 DEDUP_IGNORED: frozenset[str] = frozenset({ParseStatus.FAILED, ParseStatus.DELETING})
 OPEN_SPAN_STATUSES: frozenset[str] = frozenset({SpanStatus.PENDING, SpanStatus.RUNNING})

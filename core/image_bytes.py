@@ -1,7 +1,7 @@
 """Image bytes: what they are (magic numbers), how big (header), and inline payloads decoded.
 
 One implementation for the docreader (which pulls images out of documents) and the workers
-(which store them): both may import storage, and neither may import the other's code.
+(which store them): the docreader may import neither the workers nor storage, only core.
 
 Documents carry images inline as ``data:`` URIs, as ``base64,...`` fragments without the
 ``data:`` part, or as a raw base64 payload in an ``<img src>``; ``decode_inline_image``
