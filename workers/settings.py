@@ -33,8 +33,8 @@ from workers.net.service_ports import runtime_service_ports
 from workers.settings_env import (
     describe,
     read_environment,
+    unknown_variables,
     variable_of,
-    warn_about_unknown_variables,
 )
 from workers.settings_groups import (
     ApiSettings,
@@ -169,7 +169,9 @@ class Settings(BaseSettings):
         SettingsError with one line naming the variable."""
         source = os.environ if env is None else env
         flags = {name: value for name, value in (overrides or {}).items() if value is not None}
-        warn_about_unknown_variables(source, cls.environment_variables())
+        unknown = unknown_variables(source, cls.environment_variables())
+        if unknown:
+            raise SettingsError(unknown)
         values: dict[str, Any] = {**read_environment(cls, source, _PROCESS_FIELDS)}
         values.update({name: flags[name] for name in _PROCESS_FIELDS if name in flags})
         groups: dict[str, dict[str, Any]] = {}
@@ -178,9 +180,9 @@ class Settings(BaseSettings):
             groups[group] = {
                 **read, **{name: flags[name] for name in model.model_fields if name in flags}
             }
-        unknown = flags.keys() - {name for _, names in _fields_by_model() for name in names}
-        if unknown:
-            raise SettingsError(f"no such setting: {', '.join(sorted(unknown))}")
+        unknown_flags = flags.keys() - {name for _, names in _fields_by_model() for name in names}
+        if unknown_flags:
+            raise SettingsError(f"no such setting: {', '.join(sorted(unknown_flags))}")
         _fill_derived_defaults(values, groups)
         try:
             return cls.model_validate({**values, **groups})

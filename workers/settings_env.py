@@ -1,17 +1,14 @@
 """Reading SLUICE_* variables for ``Settings.from_env``: the variable each setting is read
 from, its raw value in any mapping, one-line error messages naming
-it, and a warning for a SLUICE_* variable that is no setting at all (a typo, most likely)."""
+it, and the refusal of a SLUICE_* variable that is no setting at all (a typo, most likely)."""
 
 from __future__ import annotations
 
 import difflib
-import logging
 from collections.abc import Collection, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-
-log = logging.getLogger(__name__)
 
 PREFIX = "SLUICE_"
 # Read by other programs than the server processes, so not unknown: the CLI's target and
@@ -19,7 +16,6 @@ PREFIX = "SLUICE_"
 VARIABLES_READ_ELSEWHERE = frozenset(
     {"SLUICE_TARGET", "SLUICE_API_KEY", "SLUICE_DOCREADER_LO_PROFILES"}
 )
-_warned: set[str] = set()
 
 
 def variable_of(model: type[BaseModel], field_name: str) -> str:
@@ -41,21 +37,23 @@ def read_environment(
     return values
 
 
-def warn_about_unknown_variables(environ: Mapping[str, str], known: Collection[str]) -> None:
-    """Log once per process each SLUICE_* variable that no setting reads, with the known
-    name it is closest to: an ignored typo would otherwise silently leave a default on."""
+def unknown_variables(environ: Mapping[str, str], known: Collection[str]) -> str | None:
+    """One line naming each SLUICE_* variable that no setting reads, with the known name it
+    is closest to; None when there is none. A typo would otherwise leave a default on
+    silently, so the process refuses to start."""
     candidates = sorted({*known, *VARIABLES_READ_ELSEWHERE})
+    problems = []
     for name in sorted(environ):
         upper = name.upper()
-        if not upper.startswith(PREFIX) or upper in candidates or name in _warned:
+        if not upper.startswith(PREFIX) or upper in candidates:
             continue
-        _warned.add(name)
         # Compared without the prefix every name shares, which would make any two close.
         close = difflib.get_close_matches(
             upper.removeprefix(PREFIX), [c.removeprefix(PREFIX) for c in candidates], n=1
         )
-        hint = f"; did you mean {PREFIX}{close[0]}?" if close else " (ignored)"
-        log.warning("%s is not a Sluice setting%s", name, hint)
+        hint = f"; did you mean {PREFIX}{close[0]}?" if close else ""
+        problems.append(f"{name} is not a Sluice setting{hint}")
+    return "; ".join(problems) or None
 
 
 _PHRASES = {

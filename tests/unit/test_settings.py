@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
@@ -213,19 +212,21 @@ def test_a_bad_command_line_value_names_the_setting() -> None:
         Settings.from_env({"api_address": "nowhere"}, env={})
 
 
-def test_unknown_variables_are_warned_with_the_closest_known_name(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_unknown_variables_stop_with_the_closest_known_name() -> None:
     env = {"SLUICE_AUTH_REQUIERD": "true", "SLUICE_EMBED_BATCHSIZE": "8",
            "SLUICE_FROBNICATE": "1", "SLUICE_TARGET": "h:1", "OTHER_VARIABLE": "x"}
-    with caplog.at_level(logging.WARNING, logger="workers.settings_env"):
-        settings = Settings.from_env(env=env)
-    assert not settings.api.auth_required
-    assert caplog.messages == [
-        "SLUICE_AUTH_REQUIERD is not a Sluice setting; did you mean SLUICE_AUTH_REQUIRED?",
-        "SLUICE_EMBED_BATCHSIZE is not a Sluice setting; did you mean SLUICE_EMBED_BATCH_SIZE?",
-        "SLUICE_FROBNICATE is not a Sluice setting (ignored)",
-    ]
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env(env=env)
+    assert str(refused.value) == (
+        "SLUICE_AUTH_REQUIERD is not a Sluice setting; did you mean SLUICE_AUTH_REQUIRED?; "
+        "SLUICE_EMBED_BATCHSIZE is not a Sluice setting; did you mean SLUICE_EMBED_BATCH_SIZE?; "
+        "SLUICE_FROBNICATE is not a Sluice setting"
+    )
+
+
+def test_variables_other_sluice_programs_read_are_not_unknown() -> None:
+    env = {"SLUICE_TARGET": "h:1", "SLUICE_API_KEY": "k", "SLUICE_DOCREADER_LO_PROFILES": "/p"}
+    assert Settings.from_env(env=env).mode == "lite"
 
 
 def test_the_settings_object_reads_no_environment_by_itself(

@@ -20,8 +20,7 @@ from redis import Redis
 from storage.events.base import EventBusError, ProgressEvent
 from storage.events.memory_bus import InMemoryEventBus
 from storage.events.redis_bus import RedisEventBus
-
-REDIS_URL = os.environ.get("SLUICE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+from tests.support.databases import REDIS_URL
 
 
 def span(knowledge_id: str, index: int, attempt: int = 1) -> ProgressEvent:
