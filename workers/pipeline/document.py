@@ -30,9 +30,9 @@ from core.payloads import DocumentProcessPayload
 from core.statuses import SpanStatus
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
-from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.net.retry_notices import observe_retries
 from workers.pipeline.chunks.indexing import ChunkIndexer
+from workers.pipeline.data_table import enqueue_data_table_summary_if_needed
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.cleanup import (
     INTERRUPTED,
