@@ -41,7 +41,7 @@ import pypdfium2
 from markitdown import MarkItDown
 
 from bench.report import verdict, write_result
-from server.docreader.parsers.base import ParseOptions, Parser, parse_to_document
+from server.docreader.parser_contract import ParseOptions, Parser, parse_to_document
 from tests.support.corpus import LargeFile, build_large_files
 from tests.support.corpus_large import build_text_pdf
 from tests.support.processes import Process, free_port, python, wait_for_port

@@ -21,7 +21,7 @@ from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 from bench.report import write_result
-from server.docreader.parsers.base import ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.pdf import PdfParser
 
 _LINE = "The reservoir behind the dam holds back enough water to feed three towns."

@@ -33,6 +33,16 @@ class SummaryStatus(StrEnum):
     FAILED = "failed"
 
 
+class JobStatus(StrEnum):
+    """FAQ import and knowledge base clone jobs (``faq_import_jobs.status``,
+    ``kb_clone_jobs.status``), as the API's JobStatus names them."""
+
+    PENDING = "pending"
+    PROCESSING = "processing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
 class KnowledgeType(StrEnum):
     FILE = "file"
     URL = "url"

@@ -17,8 +17,8 @@ from server.docreader.errors import (
     InvalidRequestError,
     UnsupportedFormatError,
 )
+from server.docreader.parser_contract import Parser, WholeInputParser
 from server.docreader.parsers.audio import AUDIO_TYPES, AudioParser
-from server.docreader.parsers.base import Parser, WholeInputParser
 from server.docreader.parsers.csv_table import CsvParser
 from server.docreader.parsers.epub import EpubParser
 from server.docreader.parsers.html import HtmlParser

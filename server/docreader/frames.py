@@ -15,7 +15,7 @@ from typing import TypeVar
 from sluice.docreader.v1 import docreader_pb2
 
 from server.docreader.errors import ResultTooLargeError
-from server.docreader.parsers.base import ParsedImage
+from server.docreader.parser_contract import ParsedImage
 from server.docreader.sandbox.disk_sink import SpooledDocument
 
 AUDIO_CHUNK_BYTES = 1 << 20

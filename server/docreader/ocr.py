@@ -17,7 +17,7 @@ from functools import lru_cache
 from PIL import Image
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.cjk import without_inner_spaces
+from server.docreader.text.cjk import without_inner_spaces
 
 TESSERACT = "tesseract"
 DEFAULT_TIMEOUT_S = 180.0

@@ -19,7 +19,7 @@ from PIL import Image
 
 from server.docreader.errors import InvalidRequestError
 from server.docreader.ocr import detect_script, installed_languages
-from server.docreader.parsers.cjk import is_unspaced
+from server.docreader.text.cjk import is_unspaced
 
 DEFAULT_LANGUAGE = "eng"
 # OSD's script names → tesseract languages written in it, most likely first.

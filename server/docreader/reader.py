@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from server.docreader.engines import EngineRegistry
 from server.docreader.errors import UnsupportedFormatError
 from server.docreader.ocr_languages import check_requested
-from server.docreader.parsers.base import ParseOptions
+from server.docreader.parser_contract import ParseOptions
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.child import REGISTRY, ParseJob
 from server.docreader.sandbox.runner import ParseResult, SandboxRunner, StopCheck

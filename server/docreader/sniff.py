@@ -22,9 +22,9 @@ from pathlib import Path
 import olefile
 
 from core.image_bytes import sniff_image_type
+from server.docreader.audio_headers import id3_tag_length, is_mpeg_frame_header
 from server.docreader.errors import ParseError
-from server.docreader.parsers.audio import id3_tag_length, is_mpeg_frame_header
-from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
+from server.docreader.text.decoding import decode_text, normalize_newlines
 
 TEXT_TYPES = frozenset({"txt", "md", "markdown", "csv", "json", "html", "htm", "mhtml"})
 

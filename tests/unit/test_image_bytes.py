@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from core.image_bytes import InvalidImageData, decode_data_uri, image_size
-from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.image_collector import ImageCollector
 from tests.unit.docreader.images import data_uri, gif_bytes, png_bytes
 
 

@@ -20,6 +20,7 @@ from core.statuses import ParseStatus
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
 from workers.context import WorkerContext
+from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.wording import go_duration, iso_z
 
 log = logging.getLogger(__name__)
@@ -34,17 +35,17 @@ def sweep_deletions(
     for row in repo.stale((ParseStatus.DELETING,), cutoff):
         try:
             if ctx.queue.is_queued(row.id):
-                report["queued"] += 1
+                report[Outcome.QUEUED] += 1
                 continue
         except QueueError:
             log.warning("queue probe for knowledge %s failed; skipped this round", row.id)
-            report["skipped"] += 1
+            report[Outcome.SKIPPED] += 1
             continue
         message = (
             f"deletion stuck: no progress since {iso_z(row.updated_at)} "
             f"(> {go_duration(threshold)}), recovered by housekeeping; delete it again"
         )
-        report["failed" if repo.fail_deletion(row, message) else "moved"] += 1
+        report[Outcome.FAILED if repo.fail_deletion(row, message) else Outcome.MOVED] += 1
     return report
 
 

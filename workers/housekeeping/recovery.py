@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
 from core.statuses import EnableStatus, ParseStatus, SpanStatus
 from storage.db.models import Knowledge
@@ -24,6 +23,7 @@ from storage.events.base import ProgressEvent
 from storage.queue.base import QueueError
 from workers import task_specs
 from workers.context import WorkerContext
+from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.stall_site import StallSite
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
@@ -33,13 +33,6 @@ from workers.pipeline.round.spans import ROOT, publish_spans
 log = logging.getLogger(__name__)
 
 STALLED_CODE = "TASK_STALLED"
-
-
-class Outcome(StrEnum):
-    REQUEUED = "requeued"
-    FAILED = "failed"
-    # The row moved (or showed life) between the sweep's read and its write: left alone.
-    MOVED = "moved"
 
 
 @dataclass(frozen=True)

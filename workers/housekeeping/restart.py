@@ -21,6 +21,7 @@ from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.housekeeping.deletions import fail_interrupted_deletions
+from workers.housekeeping.outcomes import Outcome, plain_counts
 from workers.housekeeping.recovery import StuckRound, recover_round
 from workers.housekeeping.stall_site import locate
 from workers.housekeeping.summaries import fail_open_summaries
@@ -41,16 +42,16 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
             if _handed_back(ctx, row):
                 payload = document_process_payload(row, row.attempt)
                 ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload, at_front=True))
-                report["resumed"] += 1
+                report[Outcome.RESUMED] += 1
                 continue
             report[recover_round(ctx, repo, _stuck(ctx, row))] += 1
         except Exception:
             log.exception("restart recovery of knowledge %s failed", row.id)
-            report["errors"] += 1
+            report[Outcome.ERRORS] += 1
     report["deletions_failed"] += fail_interrupted_deletions(repo, started)
     report["summaries_failed"] += fail_open_summaries(repo, started)
     if any(report.values()):
-        log.warning("restart recovery: %s", dict(report))
+        log.warning("restart recovery: %s", plain_counts(report))
     return report
 
 

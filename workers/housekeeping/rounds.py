@@ -11,6 +11,7 @@ from datetime import datetime
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers.context import WorkerContext
 from workers.housekeeping.deletions import sweep_deletions
+from workers.housekeeping.outcomes import IDLE, Outcome, plain_counts
 from workers.housekeeping.resources import sweep_resources
 from workers.housekeeping.stalled import sweep_stalled
 from workers.housekeeping.summaries import sweep_summaries
@@ -22,7 +23,8 @@ Sweep = Callable[[WorkerContext, HousekeepingRepository, datetime], Counter[str]
 
 @dataclass(frozen=True)
 class RoundReport:
-    """Per sweep, how many rows ended how ("requeued", "failed", "queued", "alive", …)."""
+    """Per sweep, how many rows ended how (an ``Outcome`` each; the resource sweep counts
+    what it purged and kept)."""
 
     stalled: Counter[str] = field(default_factory=Counter)
     summaries: Counter[str] = field(default_factory=Counter)
@@ -31,10 +33,10 @@ class RoundReport:
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         return {
-            "stalled": dict(self.stalled),
-            "summaries": dict(self.summaries),
-            "deletions": dict(self.deletions),
-            "resources": dict(self.resources),
+            "stalled": plain_counts(self.stalled),
+            "summaries": plain_counts(self.summaries),
+            "deletions": plain_counts(self.deletions),
+            "resources": plain_counts(self.resources),
         }
 
 
@@ -50,7 +52,7 @@ def run_round(ctx: WorkerContext, now: datetime | None = None) -> RoundReport:
     acted = {
         name: counts
         for name, counts in report.as_dict().items()
-        if any(k not in ("alive", "queued") for k in counts)
+        if any(k not in IDLE for k in counts)
     }
     if acted:
         log.info("housekeeping round: %s", acted)
@@ -65,4 +67,4 @@ def _guarded(
     except Exception:
         # The database may be down; the next round tries again.
         log.exception("housekeeping sweep %s failed", name)
-        return Counter(errors=1)
+        return Counter({Outcome.ERRORS: 1})

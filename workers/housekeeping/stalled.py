@@ -19,6 +19,7 @@ from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
 from workers.context import WorkerContext
+from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.recovery import StuckRound, recover_round
 from workers.housekeeping.stall_site import locate
 from workers.housekeeping.wording import stall_message
@@ -33,19 +34,19 @@ def sweep_stalled(ctx: WorkerContext, repo: HousekeepingRepository, now: datetim
     for row in repo.stale(IN_FLIGHT, cutoff):
         try:
             verdict = _judge(ctx, row, cutoff, threshold)
-            if isinstance(verdict, str):
+            if isinstance(verdict, Outcome):
                 report[verdict] += 1
                 continue
             report[recover_round(ctx, repo, verdict)] += 1
         except Exception:
             log.exception("housekeeping of knowledge %s failed; next round retries", row.id)
-            report["errors"] += 1
+            report[Outcome.ERRORS] += 1
     return report
 
 
 def _judge(
     ctx: WorkerContext, row: Knowledge, cutoff: datetime, threshold: int
-) -> StuckRound | str:
+) -> StuckRound | Outcome:
     """The stuck round to recover, or why the row is left alone this round."""
     heartbeat: datetime | None = None
     heartbeat_read = True
@@ -55,13 +56,13 @@ def _judge(
         log.warning("heartbeat of knowledge %s unreadable", row.id, exc_info=True)
         heartbeat_read = False
     if heartbeat is not None and heartbeat >= cutoff:
-        return "alive"
+        return Outcome.ALIVE
     try:
         if ctx.queue.is_queued(row.id):
-            return "queued"
+            return Outcome.QUEUED
     except QueueError:
         log.warning("queue probe for knowledge %s failed; skipped this round", row.id)
-        return "skipped"
+        return Outcome.SKIPPED
     spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
     site = locate(spans)
     last = max(heartbeat, row.updated_at) if heartbeat is not None else row.updated_at

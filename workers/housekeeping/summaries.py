@@ -16,6 +16,7 @@ from core.statuses import SummaryStatus
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
 from workers.context import WorkerContext
+from workers.housekeeping.outcomes import Outcome
 
 log = logging.getLogger(__name__)
 
@@ -27,18 +28,18 @@ def sweep_summaries(
     report: Counter[str] = Counter()
     processing = SummaryStatus.PROCESSING.value
     for row in repo.stale_summaries(processing, cutoff, parse_done=False):
-        report["failed" if repo.fail_summary(row, processing) else "moved"] += 1
+        report[Outcome.FAILED if repo.fail_summary(row, processing) else Outcome.MOVED] += 1
     pending = SummaryStatus.PENDING.value
     for row in repo.stale_summaries(pending, cutoff, parse_done=True):
         try:
             if ctx.queue.is_queued(row.id):
-                report["queued"] += 1
+                report[Outcome.QUEUED] += 1
                 continue
         except QueueError:
             log.warning("queue probe for knowledge %s failed; skipped this round", row.id)
-            report["skipped"] += 1
+            report[Outcome.SKIPPED] += 1
             continue
-        report["failed" if repo.fail_summary(row, pending) else "moved"] += 1
+        report[Outcome.FAILED if repo.fail_summary(row, pending) else Outcome.MOVED] += 1
     return report
 
 

@@ -1,12 +1,11 @@
-"""Queueing the tasks of a knowledge's round: document:process, and datatable:summary
-after it for tabular files."""
+"""Queueing the task of a knowledge's round: document:process (the round queues its
+datatable:summary itself, workers.pipeline.data_table)."""
 
 from __future__ import annotations
 
 import logging
 
-from core.extensions import DATA_TABLE_EXTENSIONS
-from core.payloads import DataTableSummaryPayload, DocumentProcessPayload
+from core.payloads import DocumentProcessPayload
 from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.queue.base import QueueError
@@ -50,24 +49,3 @@ def document_process_payload(row: Knowledge, attempt: int) -> DocumentProcessPay
         enable_multimodel=bool(row.enable_multimodel),
     )
 
-
-def enqueue_data_table_summary_if_needed(
-    ctx: WorkerContext, knowledge: Knowledge, attempt: int
-) -> bool:
-    """Queue datatable:summary of round ``attempt`` when the knowledge is a table (csv,
-    xlsx, xls); returns whether it was queued. A refusing queue is logged, not raised:
-    the summary is an extra, and the document stays searchable without it."""
-    if (knowledge.file_type or "").lower() not in DATA_TABLE_EXTENSIONS:
-        return False
-    payload = DataTableSummaryPayload(
-        tenant_id=knowledge.tenant_id,
-        knowledge_id=knowledge.id,
-        knowledge_base_id=knowledge.knowledge_base_id,
-        attempt=attempt,
-    )
-    try:
-        ctx.queue.enqueue(task_specs.data_table_summary(payload))
-    except QueueError as exc:
-        log.warning("enqueue of the table summary of knowledge %s failed: %s", knowledge.id, exc)
-        return False
-    return True

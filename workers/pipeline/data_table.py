@@ -7,11 +7,12 @@ The tables are read back from the round's own text chunks (``stages.table_profil
 each gets one summary chunk, then one chunk per column (``stages.table_chunks``), embedded
 and indexed (``stages.table_index``).
 
-The task runs after the round's document task, while the round is processing, finalizing
-or completed. It writes only while the knowledge is still at its attempt in one of those
-states (the write locks the row and checks), and checks again around every embedding
-batch and once the index is written: a round that was reparsed, cancelled or deleted
-meanwhile gets back nothing — what this task wrote is removed again.
+The round's document task queues it as it completes
+(``enqueue_data_table_summary_if_needed``); it runs while the round is processing,
+finalizing or completed. It writes only while the knowledge is still at its attempt in one
+of those states (the write locks the row and checks), and checks again around every
+embedding batch and once the index is written: a round that was reparsed, cancelled or
+deleted meanwhile gets back nothing — what this task wrote is removed again.
 
 Its progress is the step span ``postprocess.datatable`` in the round's tree, under the
 postprocess stage, so watchers and GetSpans see it run, finish with its counts, or fail.
@@ -23,8 +24,12 @@ import logging
 from collections.abc import Sequence
 
 from core.effective_config import resolve
+from core.extensions import DATA_TABLE_EXTENSIONS
 from core.payloads import DataTableSummaryPayload
 from core.statuses import Stage as StageName
+from storage.db.models import Knowledge
+from storage.queue.base import QueueError
+from workers import task_specs
 from workers.context import WorkerContext
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
@@ -57,6 +62,28 @@ def table_stages(
         TableChunksStage(ctx.chunks, summarizer),
         TableIndexStage(indexer, checkpoint),
     )
+
+
+def enqueue_data_table_summary_if_needed(
+    ctx: WorkerContext, knowledge: Knowledge, attempt: int
+) -> bool:
+    """Queue datatable:summary of round ``attempt`` when the knowledge is a table (csv,
+    xlsx, xls); returns whether it was queued. A refusing queue is logged, not raised:
+    the summary is an extra, and the document stays searchable without it."""
+    if (knowledge.file_type or "").lower() not in DATA_TABLE_EXTENSIONS:
+        return False
+    payload = DataTableSummaryPayload(
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        knowledge_base_id=knowledge.knowledge_base_id,
+        attempt=attempt,
+    )
+    try:
+        ctx.queue.enqueue(task_specs.data_table_summary(payload))
+    except QueueError as exc:
+        log.warning("enqueue of the table summary of knowledge %s failed: %s", knowledge.id, exc)
+        return False
+    return True
 
 
 def summarize_data_tables(

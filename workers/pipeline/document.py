@@ -27,12 +27,13 @@ from typing import Any
 
 from core.effective_config import resolve
 from core.payloads import DocumentProcessPayload
-from core.statuses import SpanStatus
+from core.statuses import KnowledgeType, SpanStatus
+from core.statuses import Stage as StageName
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
-from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
 from workers.net.retry_notices import observe_retries
 from workers.pipeline.chunks.indexing import ChunkIndexer
+from workers.pipeline.data_table import enqueue_data_table_summary_if_needed
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.cleanup import (
     INTERRUPTED,
@@ -57,7 +58,7 @@ log = logging.getLogger(__name__)
 # The error code of a try stopped while its round goes on in a later try.
 TRY_STOPPED = "TRY_STOPPED"
 # Searchable as soon as indexing is done, before enrichment (spec).
-SEARCHABLE_AFTER = "embedding"
+SEARCHABLE_AFTER = StageName.EMBEDDING
 
 
 def document_stages(
@@ -178,7 +179,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
         """This try was told to stop but the round is still current (the queue abandoned it
         after its time limit, or its worker is shutting down): what it wrote and the round's
         spans are the next try's to carry on; only the stop itself is recorded."""
-        stage = self.tracker.running_stage() or "docreader"
+        stage = self.tracker.running_stage() or StageName.DOCREADER
         self.tracker.record_failed_try(
             stage,
             TRY_STOPPED,
@@ -190,7 +191,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
                  self.knowledge_id, self.attempt, self.queue_try.attempt_number)
 
     def failed(self, exc: Exception, work: DocumentWork) -> None:
-        stage = self.tracker.running_stage() or "docreader"
+        stage = self.tracker.running_stage() or StageName.DOCREADER
         if self.budget.spent():
             log.warning("knowledge %s: %s failed past the try's time limit: %s: %s",
                         self.knowledge_id, stage, type(exc).__name__, exc)
@@ -231,7 +232,7 @@ def _root_inputs(work: DocumentWork, queue_try: AttemptInfo) -> dict[str, Any]:
     return {
         "file_name": knowledge.file_name or "",
         "file_type": knowledge.file_type or "",
-        "is_url": knowledge.type == "url",
+        "is_url": knowledge.type == KnowledgeType.URL,
         "type": knowledge.type,
         "attempt": work.attempt,
         "queue_try": queue_try.attempt_number,

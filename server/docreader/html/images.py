@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from server.docreader.html.converter import ImageResolver
-from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.image_collector import ImageCollector
 
 
 def add_image_bytes(collector: ImageCollector, data: bytes, mime_type: str) -> str | None:

@@ -19,8 +19,8 @@ from lxml import etree
 from selectolax.lexbor import LexborHTMLParser, LexborNode, SelectolaxError
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.text_decoding import decode_text
 from server.docreader.safety.xml import safe_xml_parser
+from server.docreader.text.decoding import decode_text
 
 _BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 _SNIFF_BYTES = 4096

@@ -10,7 +10,7 @@ from server.docreader.html.cleanup import page_metadata
 from server.docreader.html.converter import ImageResolver, html_to_markdown
 from server.docreader.html.loading import parse_html
 from server.docreader.html.main_content import main_content
-from server.docreader.parsers.base import DocumentSink, ParsedImage
+from server.docreader.parser_contract import DocumentSink, ParsedImage
 
 
 class ConvertedPage(NamedTuple):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy
 
-from server.docreader.parsers.cjk import without_inner_line_breaks
+from server.docreader.text.cjk import without_inner_line_breaks
 
 # Joins texts for one check of them all: parsed text never holds NUL (the HTML parser drops or
 # replaces it), and the spaces make a space at the edge of a text a double space.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from server.docreader.parsers.base import DocumentSink
+from server.docreader.parser_contract import DocumentSink
 
 # Rows joined per sink write: big tables stream out without one giant string.
 ROWS_PER_WRITE = 1_000

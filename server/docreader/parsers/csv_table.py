@@ -18,11 +18,11 @@ from pathlib import Path
 
 from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import write_table
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.sheets.header_option import first_row_header, generic_header
 from server.docreader.parsers.sheets.title_rows import TitleRows, title_paragraph
-from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
 from server.docreader.safety.limits import ParseLimits
+from server.docreader.text.decoding import decode_text, normalize_newlines
 
 _SNIFF_SAMPLE_CHARS = 64 * 1024
 _CANDIDATE_DELIMITERS = ",;\t|"

@@ -25,8 +25,8 @@ from server.docreader.errors import ParseError
 from server.docreader.html.converter import ImageResolver, html_to_markdown
 from server.docreader.html.images import add_image_bytes, data_uri_images
 from server.docreader.html.loading import body, parse_xhtml
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.image_collector import ImageCollector
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.safety.xml import parse_xml
 from server.docreader.safety.zip_guard import SafeZip
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from server.docreader.html.images import data_uri_images
 from server.docreader.html.page import convert_page
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.image_collector import ImageCollector
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.plain_text import read_limited
 from server.docreader.safety.limits import ParseLimits
 

@@ -20,7 +20,7 @@ from core.image_bytes import image_size
 from server.docreader.errors import ParseError
 from server.docreader.ocr import ocr_image, tesseract_available
 from server.docreader.ocr_languages import OcrLanguages
-from server.docreader.parsers.base import DocumentSink, ParsedImage, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParsedImage, ParseOptions
 
 # Pillow format → (extension of the ref, MIME type); Pillow may only pick among these.
 _FORMATS = {"PNG": ("png", "image/png"), "JPEG": ("jpg", "image/jpeg"), "GIF": ("gif", "image/gif")}

@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.plain_text import read_limited
-from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
 from server.docreader.safety.limits import ParseLimits
+from server.docreader.text.decoding import decode_text, normalize_newlines
 
 _BACKTICK_RUN = re.compile(r"`+")
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.image_collector import ImageCollector
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.plain_text import LineLengthGuard, read_limited
-from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
 from server.docreader.safety.limits import ParseLimits
+from server.docreader.text.decoding import decode_text, normalize_newlines
 
 # ![alt](data:image/png;base64,... "optional title") — the title is dropped on rewrite so the
 # worker can find the link by its target alone.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.safety.zip_guard import SafeZip
 

@@ -22,8 +22,8 @@ from server.docreader.errors import ParseError
 from server.docreader.html.converter import ImageResolver
 from server.docreader.html.images import add_image_bytes, data_uri_images
 from server.docreader.html.page import convert_page
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.data_uri import ImageCollector
+from server.docreader.image_collector import ImageCollector
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.plain_text import read_limited
 from server.docreader.safety.limits import ParseLimits
 

@@ -14,9 +14,9 @@ import codecs
 from pathlib import Path
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.text_decoding import decode_text, normalize_newlines
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.safety.limits import ParseLimits
+from server.docreader.text.decoding import decode_text, normalize_newlines
 
 _MAX_BLOCK = 1 << 20
 # UTF-8 continuation bytes: dropping them from a run of bytes leaves one byte per character.

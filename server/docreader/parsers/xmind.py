@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.json_document import check_json_depth
-from server.docreader.parsers.text_decoding import decode_text
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.safety.xml import parse_xml
 from server.docreader.safety.zip_guard import SafeZip
+from server.docreader.text.decoding import decode_text
 
 
 @dataclass

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from server.docreader.engines import default_registry
 from server.docreader.errors import DocReaderError
-from server.docreader.parsers.base import ParseOptions
+from server.docreader.parser_contract import ParseOptions
 from server.docreader.sandbox.disk_sink import DiskSink
 from server.docreader.sniff import sniff_file_type
 

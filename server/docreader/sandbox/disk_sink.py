@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from server.docreader.parsers.base import ParsedImage
+from server.docreader.parser_contract import ParsedImage
 
 MARKDOWN_FILE = "document.md"
 IMAGES_FILE = "images.jsonl"

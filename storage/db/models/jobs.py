@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from core.statuses import JobStatus
 from storage.db.models.base import Base, new_id, utcnow
 
 
@@ -21,7 +22,7 @@ class FaqImportJob(Base):
     # "append" or "replace".
     mode: Mapped[str] = mapped_column(String(16), default="append")
     dry_run: Mapped[bool] = mapped_column(default=False)
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=JobStatus.PENDING)
     total: Mapped[int] = mapped_column(default=0)
     succeeded: Mapped[int] = mapped_column(default=0)
     failed: Mapped[int] = mapped_column(default=0)
@@ -44,7 +45,7 @@ class KbCloneJob(Base):
     tenant_id: Mapped[str] = mapped_column(String(36), index=True)
     source_knowledge_base_id: Mapped[str] = mapped_column(String(36))
     target_knowledge_base_id: Mapped[str] = mapped_column(String(36))
-    status: Mapped[str] = mapped_column(String(16), default="pending")
+    status: Mapped[str] = mapped_column(String(16), default=JobStatus.PENDING)
     total: Mapped[int] = mapped_column(BigInteger, default=0)
     done: Mapped[int] = mapped_column(BigInteger, default=0)
     error_message: Mapped[str | None] = mapped_column(Text, default=None)

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from core.statuses import SpanKind, SpanStatus
+from core.statuses import SpanKind, SpanStatus, Stage
 from storage.db.models.base import Base, new_id, utcnow
 
 
@@ -26,7 +26,7 @@ class Span(Base):
     # "knowledge_processing", a stage ("docreader"…) or a step ("postprocess.summary").
     name: Mapped[str] = mapped_column(String(128))
     kind: Mapped[str] = mapped_column(String(16), default=SpanKind.STAGE)
-    stage: Mapped[str] = mapped_column(String(16), default="")
+    stage: Mapped[str] = mapped_column(String(16), default=Stage.NONE)
     status: Mapped[str] = mapped_column(String(16), default=SpanStatus.PENDING)
     input: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     output: Mapped[dict[str, Any] | None] = mapped_column(default=None)

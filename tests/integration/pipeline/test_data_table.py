@@ -27,8 +27,7 @@ from tests.support.http_server import BackgroundHttpServer
 from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
-from workers.lifecycle.enqueue import enqueue_data_table_summary_if_needed
-from workers.pipeline.data_table import summarize_data_tables
+from workers.pipeline.data_table import enqueue_data_table_summary_if_needed, summarize_data_tables
 from workers.pipeline.round.cleanup import RoundProducts, remove_round_products
 from workers.pipeline.round.runner import run_stage
 from workers.pipeline.round.spans import SpanTracker

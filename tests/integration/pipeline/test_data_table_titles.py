@@ -8,7 +8,7 @@ from pathlib import Path
 
 from openpyxl import Workbook
 
-from server.docreader.parsers.base import ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.sheets.xlsx import XlsxParser
 from tests.integration.pipeline.test_data_table import (
     ctx,  # noqa: F401  (the fixture)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from server.docreader.errors import ParseError, UnsupportedFormatError
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.audio import AudioParser
-from server.docreader.parsers.base import ParseOptions, parse_to_document
 
 
 def wav_file(path: Path, seconds: float, rate: int = 8000) -> Path:

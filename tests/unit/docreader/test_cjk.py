@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from server.docreader.parsers.cjk import (
+from server.docreader.text.cjk import (
     line_separator,
     one_line,
     without_inner_line_breaks,

@@ -19,7 +19,7 @@ from docx.oxml.ns import nsdecls, qn
 from PIL import Image
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParsedDocument, ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParsedDocument, ParseOptions, parse_to_document
 from server.docreader.parsers.office.docx import DocxParser
 
 # A numbering definition with a decimal, a bullet and a decimal level.

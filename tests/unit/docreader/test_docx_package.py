@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import (
+from server.docreader.parser_contract import (
     MemorySink,
     ParsedDocument,
     ParseOptions,

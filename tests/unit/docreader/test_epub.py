@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParsedDocument, ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParsedDocument, ParseOptions, parse_to_document
 from server.docreader.parsers.epub import EpubParser
 from tests.unit.docreader.images import png_bytes
 

@@ -14,7 +14,7 @@ from server.docreader.frames import (
     read_result,
     result_frames,
 )
-from server.docreader.parsers.base import ParsedImage
+from server.docreader.parser_contract import ParsedImage
 from server.docreader.sandbox.disk_sink import DiskSink, SpooledDocument
 
 LIMIT = 8 << 20

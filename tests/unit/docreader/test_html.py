@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParsedDocument, ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParsedDocument, ParseOptions, parse_to_document
 from server.docreader.parsers.html import HtmlParser
 from server.docreader.safety.limits import ParseLimits
 from tests.unit.docreader.images import data_uri, png_bytes

@@ -17,7 +17,7 @@ from server.docreader.html.tables import text_grid
 from server.docreader.html.tags import AncestorCheck, tag_ids
 from server.docreader.html.text_only import text_items
 from server.docreader.html.whitespace import all_collapsed, collapse_space, is_collapsed
-from server.docreader.parsers.base import ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.html import HtmlParser
 
 

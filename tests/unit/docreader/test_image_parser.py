@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.image import ImageParser
 from server.docreader.safety.limits import ParseLimits
 

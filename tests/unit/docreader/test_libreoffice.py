@@ -16,7 +16,7 @@ import pytest
 from docx.shared import Inches
 
 from server.docreader.errors import EngineUnavailableError, InvalidRequestError, ParseError
-from server.docreader.parsers.base import ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.office.libreoffice import (
     DocParser,
     PptParser,

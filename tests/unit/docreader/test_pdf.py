@@ -22,7 +22,7 @@ from reportlab.platypus import (
 )
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import (
+from server.docreader.parser_contract import (
     MemorySink,
     ParsedDocument,
     ParseOptions,

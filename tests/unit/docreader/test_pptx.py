@@ -16,7 +16,7 @@ from pptx.oxml import parse_xml
 from pptx.util import Inches
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import (
+from server.docreader.parser_contract import (
     MemorySink,
     ParsedDocument,
     ParseOptions,

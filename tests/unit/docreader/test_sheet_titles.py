@@ -7,7 +7,7 @@ from pathlib import Path
 import xlwt
 from openpyxl import Workbook
 
-from server.docreader.parsers.base import ParseOptions, parse_to_document
+from server.docreader.parser_contract import ParseOptions, parse_to_document
 from server.docreader.parsers.csv_table import CsvParser
 from server.docreader.parsers.sheets.merges import MAX_LISTED_MERGES, MergedRange, MergeLog
 from server.docreader.parsers.sheets.title_rows import TitleRows, title_paragraph

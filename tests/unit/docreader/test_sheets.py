@@ -16,7 +16,7 @@ from openpyxl.styles import Font
 from xlwt import CompoundDoc
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import MemorySink, ParseOptions, parse_to_document
+from server.docreader.parser_contract import MemorySink, ParseOptions, parse_to_document
 from server.docreader.parsers.sheets.cells import cell_text
 from server.docreader.parsers.sheets.table import SheetTable
 from server.docreader.parsers.sheets.xls import XlsParser

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParsedDocument, ParseOptions, Parser, parse_to_document
+from server.docreader.parser_contract import ParsedDocument, ParseOptions, Parser, parse_to_document
 from server.docreader.parsers.markdown import MarkdownParser
 from server.docreader.parsers.plain_text import PlainTextParser
-from server.docreader.parsers.text_decoding import decode_text
 from server.docreader.safety.limits import ParseLimits
+from server.docreader.text.decoding import decode_text
 from tests.unit.docreader.images import data_uri, gif_bytes, png_bytes
 
 OPTIONS = ParseOptions(file_name="doc")

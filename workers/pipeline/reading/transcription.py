@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 
 from core.effective_config import EffectiveConfig
 from core.ssrf.url_policy import UrlPolicy
+from core.statuses import Stage
 from workers.asr.config import transcriber_from_config
 from workers.asr.errors import AsrError
 from workers.docreader_client import ReadOutcome
@@ -23,10 +24,10 @@ def transcribe(
     try:
         transcriber = transcriber_from_config(config.asr, policy)
     except AsrError as exc:
-        raise DocReaderFailed("docreader", str(exc), permanent=True) from exc
+        raise DocReaderFailed(Stage.DOCREADER, str(exc), permanent=True) from exc
     if transcriber is None:
         raise DocReaderFailed(
-            "docreader",
+            Stage.DOCREADER,
             "the file is audio but no ASR model is configured (config.asr.model)",
             permanent=True,
         )
@@ -37,7 +38,7 @@ def transcribe(
         return transcriber.transcribe(outcome.audio_data, name)
     except AsrError as exc:
         if exc.refused:
-            raise ModelEndpointRefused("docreader", f"ASR failed: {exc}") from exc
+            raise ModelEndpointRefused(Stage.DOCREADER, f"ASR failed: {exc}") from exc
         status = exc.status or 0
         permanent = status not in _RETRYABLE_STATUSES and status < 500
-        raise DocReaderFailed("docreader", f"ASR failed: {exc}", permanent=permanent) from exc
+        raise DocReaderFailed(Stage.DOCREADER, f"ASR failed: {exc}", permanent=permanent) from exc

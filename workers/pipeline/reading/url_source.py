@@ -39,7 +39,7 @@ from core.extensions import WEB_PAGE_TYPE, UnsupportedFileType
 from core.model_prechecks import missing_model
 from core.ssrf.guard import Resolver
 from core.ssrf.hosts import SsrfBlocked
-from core.statuses import ParseStatus
+from core.statuses import ParseStatus, Stage
 from storage.db.models import Knowledge
 from storage.db.models.knowledge import TITLE_MAX_CHARS
 from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
@@ -68,7 +68,7 @@ from workers.pipeline.round.errors import (
 
 log = logging.getLogger(__name__)
 
-STAGE = "docreader"
+STAGE = Stage.DOCREADER
 # The name and type a web page is handed to the docreader under.
 PAGE_FILE_NAME = "page.html"
 PAGE_FILE_TYPE = "html"

@@ -14,12 +14,15 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from core.public_text import without_temp_paths
-from core.statuses import OPEN_SPAN_STATUSES, SpanKind, SpanStatus
+from core.statuses import OPEN_SPAN_STATUSES, SpanKind, SpanStatus, Stage
 from storage.events.base import EventPublisher, ProgressEvent
 from workers.net.retry_notices import RetryNotice
 
 ROOT = "knowledge_processing"
-STAGES: tuple[str, ...] = ("docreader", "chunking", "embedding", "multimodal", "postprocess")
+# The five stages of a round, in the order they run.
+STAGES: tuple[str, ...] = (
+    Stage.DOCREADER, Stage.CHUNKING, Stage.EMBEDDING, Stage.MULTIMODAL, Stage.POSTPROCESS
+)
 # The error code of a retry step: a try that failed and was tried again.
 RETRIED = "RETRIED"
 
@@ -140,7 +143,7 @@ class SpanTracker:
         root = self._write(
             ROOT,
             kind=SpanKind.ROOT,
-            stage="",
+            stage=Stage.NONE,
             status=SpanStatus.RUNNING,
             input=dict(inputs),
             output={},
@@ -224,7 +227,7 @@ class SpanTracker:
     def record_retry(self, notice: RetryNotice) -> None:
         """A failed try of a call the running stage retries: a failed step under that stage
         (or the root between stages), named ``{stage}.retry.{queue try}.{n}``."""
-        stage = self.running_stage() or ""
+        stage = self.running_stage() or Stage.NONE
         self._retries += 1
         now = self._clock()
         self._write(

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from core.statuses import ChunkType, Stage
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
@@ -31,7 +32,7 @@ def chunk_id(knowledge_id: str, attempt: int, chunk_type: str, index: int) -> st
 
 
 class ChunkingStage:
-    name = "chunking"
+    name = Stage.CHUNKING
 
     def __init__(
         self,
@@ -69,7 +70,7 @@ class ChunkingStage:
             raise ChunkingFailed(self.name, str(exc), permanent=True) from exc
         planned = [
             PlannedChunk(
-                chunk_id(knowledge.id, attempt, "text", p.index), p.index, p.content,
+                chunk_id(knowledge.id, attempt, ChunkType.TEXT, p.index), p.index, p.content,
                 p.context_header,
             )
             for p in pieces
@@ -137,7 +138,7 @@ def _chunk_rows(
             knowledge_id=knowledge.id,
             attempt=attempt,
             chunk_index=plan.index,
-            chunk_type="text",
+            chunk_type=ChunkType.TEXT,
             content=plan.content,
             context_header=plan.context_header,
             start_at=piece.start,

@@ -9,7 +9,7 @@ import io
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
-from core.statuses import KnowledgeType
+from core.statuses import KnowledgeType, Stage
 from storage.db.models import Knowledge
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
@@ -35,7 +35,7 @@ _PERMANENT_DOCREADER_CODES = frozenset(
 
 
 class DocReaderStage:
-    name = "docreader"
+    name = Stage.DOCREADER
 
     # The URL fetch, the image store and the page title reach into most of the context.
     def __init__(self, ctx: WorkerContext, checkpoint: RoundCheckpoint) -> None:
@@ -47,7 +47,7 @@ class DocReaderStage:
         if knowledge.type == KnowledgeType.MANUAL:
             work.markdown = str(knowledge.content or "")
             return Skip("manual knowledge is Markdown already")
-        is_url = knowledge.type == "url"
+        is_url = knowledge.type == KnowledgeType.URL
         return {
             "file_name": knowledge.file_name,
             "file_type": knowledge.file_type,
@@ -60,7 +60,7 @@ class DocReaderStage:
         ctx, checkpoint, config = self._ctx, self._checkpoint, work.config
         knowledge = work.knowledge
         fetched: FetchedUrl | None = None
-        if knowledge.type == "url":
+        if knowledge.type == KnowledgeType.URL:
             fetched = fetch_url_knowledge(
                 ctx, knowledge, work.attempt, config=config, should_stop=checkpoint.should_stop
             )

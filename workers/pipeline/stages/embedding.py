@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.statuses import Stage
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError
 from workers.pipeline.chunks.indexing import ChunkIndexer
@@ -21,7 +22,7 @@ from workers.pipeline.stages.work import DocumentWork
 
 
 class EmbeddingStage:
-    name = "embedding"
+    name = Stage.EMBEDDING
 
     def __init__(
         self,

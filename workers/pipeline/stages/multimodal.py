@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.statuses import Stage
 from workers.pipeline.round.runner import Progress, Skip
 from workers.pipeline.stages.work import DocumentWork
 
 
 class MultimodalStage:
-    name = "multimodal"
+    name = Stage.MULTIMODAL
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
         if work.config.enable_multimodel:

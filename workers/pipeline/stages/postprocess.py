@@ -8,12 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.extensions import DATA_TABLE_EXTENSIONS
+from core.statuses import Stage
 from workers.pipeline.round.runner import Progress, Skip
 from workers.pipeline.stages.work import DocumentWork
 
 
 class PostprocessStage:
-    name = "postprocess"
+    name = Stage.POSTPROCESS
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
         if (work.knowledge.file_type or "").lower() in DATA_TABLE_EXTENSIONS:

@@ -8,7 +8,7 @@ inside its parent item.
 
 from __future__ import annotations
 
-from server.docreader.parsers.base import DocumentSink
+from server.docreader.parser_contract import DocumentSink
 
 
 class BlockWriter:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.docreader.parsers.base import DocumentSink
+from server.docreader.parser_contract import DocumentSink
 from server.docreader.parsers.office.opc import OpcPackage
 
 _CORE_PROPERTIES = (

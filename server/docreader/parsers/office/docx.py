@@ -25,8 +25,7 @@ from pathlib import Path
 
 from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import markdown_table
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.cjk import one_line
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.office.blocks import BlockWriter
 from server.docreader.parsers.office.container import open_ooxml_container
 from server.docreader.parsers.office.core_properties import write_package_core_metadata
@@ -48,6 +47,7 @@ from server.docreader.parsers.office.docx_tables import TABLE_TAGS, TableReader,
 from server.docreader.parsers.office.images import OfficeImages
 from server.docreader.parsers.office.opc import OpcPackage
 from server.docreader.parsers.office.wordml import Element, W
+from server.docreader.text.cjk import one_line
 
 _P = W + "p"
 _SCAN_TAGS = (*SCAN_TAGS, *TABLE_TAGS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from core.image_bytes import image_size
-from server.docreader.parsers.base import DocumentSink, ParsedImage
+from server.docreader.parser_contract import DocumentSink, ParsedImage
 
 _JPEG_EXTENSIONS = {"jpeg", "jpe", "jfif"}
 

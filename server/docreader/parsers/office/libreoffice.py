@@ -25,7 +25,7 @@ from pathlib import Path
 import psutil
 
 from server.docreader.errors import EngineUnavailableError, InvalidRequestError, ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions, Parser
+from server.docreader.parser_contract import DocumentSink, ParseOptions, Parser
 from server.docreader.parsers.office.docx import DocxParser
 from server.docreader.parsers.office.lo_profiles import claimed_profile, discard_profile
 from server.docreader.parsers.office.pptx import PptxParser

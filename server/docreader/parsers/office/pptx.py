@@ -21,8 +21,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 
 from server.docreader.errors import ParseError
 from server.docreader.markdown.tables import markdown_table
-from server.docreader.parsers.base import DocumentSink, ParseOptions
-from server.docreader.parsers.cjk import one_line
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.office.blocks import BlockWriter
 from server.docreader.parsers.office.container import check_ooxml_container
@@ -33,6 +32,7 @@ from server.docreader.parsers.office.pptx_shapes import (
     table_rows,
     text_frame_pieces,
 )
+from server.docreader.text.cjk import one_line
 
 _TITLES = frozenset(
     {PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE, PP_PLACEHOLDER.VERTICAL_TITLE}

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from pptx.enum.shapes import PP_PLACEHOLDER
 
-from server.docreader.parsers.cjk import one_line
+from server.docreader.text.cjk import one_line
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _NO_BULLET, _NUMBERED = _A + "buNone", _A + "buAutoNum"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.docreader.parsers.cjk import line_separator
 from server.docreader.parsers.pdf.geometry import Box
+from server.docreader.text.cjk import line_separator
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from PIL import Image
 
-from server.docreader.parsers.base import DocumentSink, ParsedImage
+from server.docreader.parser_contract import DocumentSink, ParsedImage
 from server.docreader.parsers.pdf.objects import PageImage
 from server.docreader.safety.limits import ParseLimits
 

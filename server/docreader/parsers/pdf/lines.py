@@ -13,9 +13,9 @@ from functools import partial
 from operator import attrgetter
 from typing import NamedTuple, cast
 
-from server.docreader.parsers.cjk import line_separator
 from server.docreader.parsers.pdf.geometry import Box, union_all
 from server.docreader.parsers.pdf.text import HYPHEN_MARK, Piece
+from server.docreader.text.cjk import line_separator
 
 # Line ends that may be hyphenation (see join_lines).
 _HYPHENS = "-" + HYPHEN_MARK

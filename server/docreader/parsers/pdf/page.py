@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.docreader.ocr_languages import OcrLanguages
-from server.docreader.parsers.base import ParseOptions
+from server.docreader.parser_contract import ParseOptions
 from server.docreader.parsers.pdf.blocks import Atom, Block, joined
 from server.docreader.parsers.pdf.borderless import find_borderless_tables
 from server.docreader.parsers.pdf.figures import PdfImages

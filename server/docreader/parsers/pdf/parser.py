@@ -17,7 +17,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.pdf.blocks import Block, continues, join
 from server.docreader.parsers.pdf.figures import PdfImages
 from server.docreader.parsers.pdf.headers import RepeatedMarginFilter

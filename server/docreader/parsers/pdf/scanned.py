@@ -20,7 +20,7 @@ from PIL import Image
 from server.docreader.errors import ParseError
 from server.docreader.ocr import ocr_image, tesseract_available
 from server.docreader.ocr_languages import OcrLanguages
-from server.docreader.parsers.base import ParseOptions
+from server.docreader.parser_contract import ParseOptions
 from server.docreader.parsers.pdf.figures import PdfImages
 from server.docreader.parsers.pdf.geometry import PageFrame
 from server.docreader.parsers.pdf.lines import join_lines

@@ -8,7 +8,7 @@ must have a header and the first row must then stay data.
 from __future__ import annotations
 
 from server.docreader.errors import ParseError
-from server.docreader.parsers.base import ParseOptions
+from server.docreader.parser_contract import ParseOptions
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from server.docreader.markdown.tables import write_table
-from server.docreader.parsers.base import DocumentSink
+from server.docreader.parser_contract import DocumentSink
 from server.docreader.parsers.sheets.header_option import generic_header
 
 _MEMORY_CELLS = 250_000

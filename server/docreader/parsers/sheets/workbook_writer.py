@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.sheets.header_option import first_row_header
 from server.docreader.parsers.sheets.merges import MergedRange, MergeLog
 from server.docreader.parsers.sheets.table import SheetTable

@@ -17,7 +17,7 @@ from typing import Any
 import xlrd
 
 from server.docreader.errors import DocReaderError, ParseError
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.sheets.cells import cell_text, number_text
 from server.docreader.parsers.sheets.merges import MergedRange

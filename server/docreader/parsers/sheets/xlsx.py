@@ -18,7 +18,7 @@ from typing import Any
 
 from openpyxl import load_workbook
 
-from server.docreader.parsers.base import DocumentSink, ParseOptions
+from server.docreader.parser_contract import DocumentSink, ParseOptions
 from server.docreader.parsers.library_errors import library_errors
 from server.docreader.parsers.office.container import open_ooxml_container
 from server.docreader.parsers.sheets.cells import cell_text

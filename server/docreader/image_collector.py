@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.image_bytes import InvalidImageData, decode_data_uri, extension_for, image_size
-from server.docreader.parsers.base import ParsedImage
+from server.docreader.parser_contract import ParsedImage
 
 
 class ImageCollector:
