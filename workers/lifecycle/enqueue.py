@@ -11,12 +11,12 @@ from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
-from workers.context import WorkerContext
+from workers.lifecycle.parts import EnqueueParts, QueueParts
 
 log = logging.getLogger(__name__)
 
 
-def enqueue_processing(ctx: WorkerContext, row: Knowledge) -> bool:
+def enqueue_processing(ctx: EnqueueParts, row: Knowledge) -> bool:
     """Queue the round ``row.attempt``. If the queue refuses, the round is marked failed
     with the reason (the stored file stays, so a reparse can retry); returns whether it
     was queued."""
@@ -52,7 +52,7 @@ def document_process_payload(row: Knowledge, attempt: int) -> DocumentProcessPay
 
 
 def enqueue_data_table_summary_if_needed(
-    ctx: WorkerContext, knowledge: Knowledge, attempt: int
+    ctx: QueueParts, knowledge: Knowledge, attempt: int
 ) -> bool:
     """Queue datatable:summary of round ``attempt`` when the knowledge is a table (csv,
     xlsx, xls); returns whether it was queued. A refusing queue is logged, not raised:
