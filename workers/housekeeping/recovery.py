@@ -23,7 +23,7 @@ from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.events.base import ProgressEvent
 from storage.queue.base import QueueError
 from workers import task_specs
-from workers.context import WorkerContext
+from workers.context import ProcessContext
 from workers.housekeeping.stall_site import StallSite
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
@@ -54,7 +54,7 @@ class StuckRound:
     active_since: datetime | None
 
 
-def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: StuckRound) -> Outcome:
+def recover_round(ctx: ProcessContext, repo: HousekeepingRepository, stuck: StuckRound) -> Outcome:
     row = stuck.row
     settings = ctx.settings
     if settings.housekeeping.max_auto_requeues > 0:
@@ -86,7 +86,7 @@ def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: Stuck
     return Outcome.MOVED
 
 
-def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
+def _close_spans(ctx: ProcessContext, stuck: StuckRound) -> None:
     failed = {ROOT: SpanStatus.FAILED}
     if stuck.site.span_name is not None:
         failed[stuck.site.span_name] = SpanStatus.FAILED
@@ -101,7 +101,7 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
     publish_spans(ctx.publisher, closed)
 
 
-def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:
+def _resumable(ctx: ProcessContext, row: Knowledge) -> bool:
     """The stuck round, or one before it that it never got to take over (it stalled before
     starting), checkpointed its indexing — a checkpoint goes with the products it describes,
     so they are intact: the new round takes them over if its parse is the same, and removes
@@ -109,7 +109,7 @@ def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:
     return ctx.index_checkpoints.get(row.id) is not None
 
 
-def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
+def _remove_products(ctx: ProcessContext, row: Knowledge) -> None:
     """The stuck attempt's (and older) chunks and index rows, through the same attempt-scoped
     cleanup the pipeline uses, so a newer round's products are never touched."""
     kb = ctx.knowledge_bases.get(None, row.knowledge_base_id)
@@ -117,7 +117,7 @@ def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
     remove_round_products(ctx, row.id, row.attempt, model_key, and_older=True)
 
 
-def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
+def _enqueue(ctx: ProcessContext, row: Knowledge, attempt: int) -> None:
     # Not enqueue_processing: a refused enqueue leaves the row pending for the next round
     # instead of failing it. At the front: the round has waited its turn once already.
     payload = document_process_payload(row, attempt)
@@ -128,7 +128,7 @@ def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
                       attempt)
 
 
-def _publish(ctx: WorkerContext, knowledge_id: str, attempt: int, status: str, note: str) -> None:
+def _publish(ctx: ProcessContext, knowledge_id: str, attempt: int, status: str, note: str) -> None:
     ctx.publisher.publish(
         ProgressEvent(
             knowledge_id=knowledge_id,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from workers.context import WorkerContext
+from workers.context import ProcessContext
 from workers.housekeeping.lock import RoundLock
 from workers.housekeeping.rounds import RoundReport, run_round
 
@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 
 
 class Housekeeper:
-    def __init__(self, ctx: WorkerContext, lock: RoundLock | None = None) -> None:
+    def __init__(self, ctx: ProcessContext, lock: RoundLock | None = None) -> None:
         self._ctx = ctx
         self._lock = lock
 
@@ -44,7 +44,7 @@ class Housekeeper:
 class BackgroundHousekeeper:
     """Rounds on a daemon thread (lite mode), the first one an interval after start."""
 
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: ProcessContext) -> None:
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=Housekeeper(ctx).run_forever,
