@@ -18,7 +18,7 @@ from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
-from workers.context import ProcessContext
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.recovery import StuckRound, recover_round
 from workers.housekeeping.stall_site import locate
 from workers.housekeeping.wording import stall_message
@@ -26,7 +26,9 @@ from workers.housekeeping.wording import stall_message
 log = logging.getLogger(__name__)
 
 
-def sweep_stalled(ctx: ProcessContext, repo: HousekeepingRepository, now: datetime) -> Counter[str]:
+def sweep_stalled(
+    ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime
+) -> Counter[str]:
     threshold = ctx.settings.stale_threshold_s
     cutoff = now - timedelta(seconds=threshold)
     report: Counter[str] = Counter()
@@ -44,7 +46,7 @@ def sweep_stalled(ctx: ProcessContext, repo: HousekeepingRepository, now: dateti
 
 
 def _judge(
-    ctx: ProcessContext, row: Knowledge, cutoff: datetime, threshold: int
+    ctx: HousekeepingParts, row: Knowledge, cutoff: datetime, threshold: int
 ) -> StuckRound | str:
     """The stuck round to recover, or why the row is left alone this round."""
     heartbeat: datetime | None = None
