@@ -22,7 +22,7 @@ from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from workers.context import EmbedderCache
 from workers.lifecycle.parts import DeletionParts, EnqueueParts, QueueParts, RestartParts
-from workers.pipeline.round.cleanup import RoundProductParts, RoundSpanParts
+from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
 from workers.settings import Settings
 
 

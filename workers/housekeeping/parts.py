@@ -14,7 +14,7 @@ from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.queue.base import TaskQueue
-from workers.pipeline.round.cleanup import RoundProductParts
+from workers.pipeline.round.parts import RoundProductParts
 from workers.settings import Settings
 
 

@@ -20,7 +20,7 @@ from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
-from workers.pipeline.round.cleanup import RoundProductParts, RoundSpanParts
+from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
 from workers.settings import Settings
 
 

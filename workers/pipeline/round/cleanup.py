@@ -7,15 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
 from core.statuses import ParseStatus, SpanStatus
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
-from storage.db.repositories.knowledges import KnowledgeRepository
-from storage.db.repositories.spans import SpanRepository
-from storage.events.base import EventPublisher, ProgressEvent
+from storage.events.base import ProgressEvent
 from storage.index.milvus_index import MilvusIndex
+from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
 from workers.pipeline.round.spans import publish_spans
 
 CANCELLED = "CANCELLED"
@@ -29,29 +27,6 @@ INTERRUPTED_MESSAGE = (
 # checkpoint within about a second) before the API closes them for it, and watchers stop
 # waiting for it.
 STOP_GRACE_S = 5.0
-
-
-class RoundProductParts(Protocol):
-    """Where a round's products are: what remove_round_products reaches."""
-
-    @property
-    def index_checkpoints(self) -> IndexCheckpointRepository: ...
-    @property
-    def chunks(self) -> ChunkRepository: ...
-    @property
-    def index(self) -> MilvusIndex: ...
-
-
-class RoundSpanParts(Protocol):
-    """A round's spans, the knowledge they are of and where their changes are published:
-    what stop_reason and close_round_spans reach."""
-
-    @property
-    def knowledges(self) -> KnowledgeRepository: ...
-    @property
-    def spans(self) -> SpanRepository: ...
-    @property
-    def publisher(self) -> EventPublisher: ...
 
 
 @dataclass(frozen=True)
