@@ -22,7 +22,7 @@ from storage.events.redis_bus import RedisEventBus
 from storage.queue.lite import LiteTaskQueue
 from workers.lifecycle.tenant_deletion import delete_tenant
 from workers.settings import Settings, settings_or_exit
-from workers.wiring import build_context, build_full_context
+from workers.wiring import build_full_process_context, build_process_context
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -110,13 +110,11 @@ def _revoked(settings: Settings, key_id: str, done: bool) -> int:
 
 def _delete_tenant(settings: Settings, tenant_id: str) -> int:
     if settings.mode == "full":
-        ctx = build_full_context(settings)
+        ctx = build_full_process_context(settings)
     else:
         # Lite mode: the index is a milvus-lite file only one process may open, so the
         # server must be stopped first; nothing is queued or watched in this process.
-        ctx = build_context(
-            settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus(), docreader_target=""
-        )
+        ctx = build_process_context(settings, queue=LiteTaskQueue(), publisher=InMemoryEventBus())
     try:
         if ctx.tenants.get_tenant(tenant_id) is None:
             return _fail(f"no tenant {tenant_id}")

@@ -31,12 +31,12 @@ from storage.events.redis_bus import RedisEventBus
 from storage.queue.base import QueueName
 from storage.queue.lite import LiteTaskQueue
 from storage.queue.rq_queue import RQTaskQueue
-from workers.context import WorkerContext, install_context
+from workers.context import ProcessContext, install_context
 from workers.housekeeping.restart import recover_after_restart
 from workers.housekeeping.runner import BackgroundHousekeeper
 from workers.net.service_ports import add_service_port, discard_service_port
 from workers.settings import Settings
-from workers.wiring import build_context
+from workers.wiring import build_context, build_process_context
 
 log = logging.getLogger(__name__)
 _MAX_UNIX_SOCKET_PATH = 100
@@ -45,7 +45,7 @@ _MAX_UNIX_SOCKET_PATH = 100
 @dataclass
 class Runtime:
     settings: Settings
-    ctx: WorkerContext
+    ctx: ProcessContext
     deps: ApiDeps
     api: grpc.aio.Server
     port: int
@@ -149,12 +149,12 @@ async def start_lite(settings: Settings) -> Runtime:
 async def start_full_api(settings: Settings) -> Runtime:
     await asyncio.to_thread(_prepare, settings)
     bus = RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix)
+    # No docreader client: this process reads no document, the workers do.
     ctx = await asyncio.to_thread(
-        build_context,
+        build_process_context,
         settings,
         queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
         publisher=bus,
-        docreader_target=settings.docreader.docreader_address,
     )
     try:
         runtime = await _start_api(settings, ctx, bus, None)
@@ -167,7 +167,7 @@ async def start_full_api(settings: Settings) -> Runtime:
 
 
 async def _start_api(
-    settings: Settings, ctx: WorkerContext, bus: EventSubscriber, docreader: grpc.Server | None
+    settings: Settings, ctx: ProcessContext, bus: EventSubscriber, docreader: grpc.Server | None
 ) -> Runtime:
     await asyncio.to_thread(
         ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"

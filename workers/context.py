@@ -1,9 +1,11 @@
-"""Everything a task handler needs, built once per process from Settings.
+"""The parts of a process, built once per process from Settings.
 
 Each process's composition root (server.runtime for lite mode and the full-mode API,
 workers.main for an RQ worker, workers.housekeeping.main for the housekeeper) builds its
 context with workers.wiring and, where the queue runs task handlers in the process, installs
-it for them: lite mode's API, executor and handlers share one.
+it for them: lite mode's API, executor and handlers share one. A process that reads no
+document (the full-mode API, the housekeeper, the admin tool) builds a ProcessContext; one
+that runs task handlers builds a WorkerContext, which adds the docreader client.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ class EmbedderCache:
 
 
 @dataclass
-class WorkerContext:
+class ProcessContext:
+    """The stores, the queue, the progress events and the embedders every process reaches."""
+
     settings: Settings
     db: Database
     tenants: TenantRepository
@@ -88,7 +92,6 @@ class WorkerContext:
     # resource:// references to stored files (originals, extracted images) and their grants.
     catalog: ResourceCatalog
     index: MilvusIndex
-    docreader: DocReaderClient
     queue: TaskQueue
     publisher: EventPublisher
     embedders: EmbedderCache = field(default_factory=EmbedderCache)
@@ -102,7 +105,6 @@ class WorkerContext:
         return self.files.for_backend(kb.storage_backend_id if kb is not None else "")
 
     def close(self) -> None:
-        self.docreader.close()
         self.queue.close()
         port = self.index.local_server_port
         self.index.close()
@@ -110,6 +112,19 @@ class WorkerContext:
             # No longer ours: whoever binds the port next may be fetched.
             discard_service_port(port)
         self.db.dispose()
+
+
+# Keyword-only: the docreader follows the defaulted fields of ProcessContext.
+@dataclass(kw_only=True)
+class WorkerContext(ProcessContext):
+    """Everything a task handler needs: a process's parts and the docreader client that
+    reading a document goes through."""
+
+    docreader: DocReaderClient
+
+    def close(self) -> None:
+        self.docreader.close()
+        super().close()
 
 
 _current: WorkerContext | None = None

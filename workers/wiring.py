@@ -1,6 +1,7 @@
-"""Building a process's parts (its WorkerContext) from its one Settings: the adapters differ by
-mode, the code does not. Called by the composition roots (server.runtime, workers.main,
-workers.housekeeping.main, server.admin), never on a part's own first use."""
+"""Building a process's parts (its ProcessContext, or WorkerContext for one that reads
+documents) from its one Settings: the adapters differ by mode, the code does not. Called by
+the composition roots (server.runtime, workers.main, workers.housekeeping.main, server.admin),
+never on a part's own first use."""
 
 from __future__ import annotations
 
@@ -23,20 +24,19 @@ from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from storage.queue.rq_queue import RQTaskQueue
-from workers.context import EmbedderCache, WorkerContext
+from workers.context import EmbedderCache, ProcessContext, WorkerContext
 from workers.docreader_client import DocReaderClient
 from workers.net.service_ports import add_service_port
 from workers.settings import Settings
 
 
-def build_context(
+def build_process_context(
     settings: Settings,
     *,
     queue: TaskQueue,
     publisher: EventPublisher,
-    docreader_target: str,
     clock: Clock = SYSTEM_CLOCK,
-) -> WorkerContext:
+) -> ProcessContext:
     storage = settings.storage
     db = Database.from_url(storage.database_url)
     resources = StorageResourceRepository(db)
@@ -44,7 +44,7 @@ def build_context(
     index = MilvusIndex(storage.milvus_uri)
     # A milvus-lite file is served on a random loopback port: the SSRF policy blocks it.
     add_service_port(index.local_server_port or 0)
-    return WorkerContext(
+    return ProcessContext(
         settings=settings,
         db=db,
         tenants=TenantRepository(db),
@@ -59,17 +59,43 @@ def build_context(
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,
-        docreader=DocReaderClient(
-            docreader_target,
-            timeout_s=settings.docreader.docreader_call_timeout_s,
-            max_message_bytes=settings.api.max_message_bytes,
-        ),
         queue=queue,
         publisher=publisher,
         embedders=EmbedderCache(
             local_threads=settings.models.embed_threads, policy=lambda: settings.url_policy
         ),
         clock=clock,
+    )
+
+
+def build_context(
+    settings: Settings,
+    *,
+    queue: TaskQueue,
+    publisher: EventPublisher,
+    docreader_target: str,
+    clock: Clock = SYSTEM_CLOCK,
+) -> WorkerContext:
+    """A process's parts and the docreader client at ``docreader_target``."""
+    parts = build_process_context(settings, queue=queue, publisher=publisher, clock=clock)
+    # The very same parts, the docreader client added.
+    return WorkerContext(
+        **vars(parts),
+        docreader=DocReaderClient(
+            docreader_target,
+            timeout_s=settings.docreader.docreader_call_timeout_s,
+            max_message_bytes=settings.api.max_message_bytes,
+        ),
+    )
+
+
+def build_full_process_context(settings: Settings) -> ProcessContext:
+    """Full mode, for a process that reads no document: RQ over Redis, progress over Redis
+    pub/sub."""
+    return build_process_context(
+        settings,
+        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
+        publisher=RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix),
     )
 
 

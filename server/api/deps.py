@@ -14,12 +14,12 @@ from server.services.reparse import ReparseService
 from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
 from storage.events.base import EventSubscriber
-from workers.context import WorkerContext
+from workers.context import ProcessContext
 
 
 @dataclass(frozen=True)
 class ApiDeps:
-    ctx: WorkerContext
+    ctx: ProcessContext
     subscriber: EventSubscriber
     auth: Authenticator
     knowledge_bases: KnowledgeBaseService
@@ -32,7 +32,7 @@ class ApiDeps:
     resources: ResourceCatalogService
 
     @classmethod
-    def build(cls, ctx: WorkerContext, subscriber: EventSubscriber) -> ApiDeps:
+    def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
         kbs = KnowledgeBaseService(ctx)
         auth = Authenticator(
             ctx.tenants,

@@ -29,7 +29,7 @@ from server.api.watch_encoding import SharedEncodings, message_key
 from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
 from server.api.watch_state import DocState, SpanState, Watermark
 from storage.events.base import EventSubscriber
-from workers.context import WorkerContext
+from workers.context import ProcessContext
 from workers.pipeline.round.cleanup import STOP_GRACE_S
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
@@ -40,7 +40,7 @@ INBOX_ITEMS = 512
 
 
 class SpanWatcher:
-    def __init__(self, ctx: WorkerContext, subscriber: EventSubscriber, recheck_s: float) -> None:
+    def __init__(self, ctx: ProcessContext, subscriber: EventSubscriber, recheck_s: float) -> None:
         self.hub = WatchHub(ctx, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
 
     async def watch(

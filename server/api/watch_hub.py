@@ -21,7 +21,7 @@ from typing import Final
 from server.api.watch_encoding import SharedEncodings
 from server.api.watch_state import DocState, KnownSpans, SpanState, read_state
 from storage.events.base import EventSubscriber, ProgressEvent
-from workers.context import WorkerContext
+from workers.context import ProcessContext
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ class Feed:
 class WatchHub:
     def __init__(
         self,
-        ctx: WorkerContext,
+        ctx: ProcessContext,
         subscriber: EventSubscriber,
         *,
         recheck_s: float,

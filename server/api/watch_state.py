@@ -11,7 +11,7 @@ from sluice.v1 import knowledge_pb2
 
 from core.statuses import ParseStatus
 from server.api import convert
-from workers.context import WorkerContext
+from workers.context import ProcessContext
 from workers.pipeline.round.spans import span_to_dict
 
 
@@ -81,7 +81,7 @@ class KnownSpans:
 
 
 def read_state(
-    ctx: WorkerContext, knowledge_id: str, attempt: int, known: KnownSpans | None = None
+    ctx: ProcessContext, knowledge_id: str, attempt: int, known: KnownSpans | None = None
 ) -> DocState:
     """The knowledge with the spans of ``attempt`` (0 = its current one); a knowledge that is
     gone reads as "deleting", with no spans. Any tenant's: a stream joins only after the API

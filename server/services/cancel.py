@@ -23,10 +23,10 @@ from core.errors import Aborted, FailedPrecondition, NotFound
 from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus, SummaryStatus
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
+from server.services.parts import CancelParts
 from server.services.tags import knowledge_message
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
-from workers.context import WorkerContext
 from workers.pipeline.round.cleanup import (
     CANCELLED,
     STOP_GRACE_S,
@@ -55,7 +55,7 @@ class Cancellation:
 
 
 class CancelService:
-    def __init__(self, ctx: WorkerContext, *, grace_s: float = STOP_GRACE_S) -> None:
+    def __init__(self, ctx: CancelParts, *, grace_s: float = STOP_GRACE_S) -> None:
         self._ctx = ctx
         self._grace_s = grace_s
         self._closers: set[asyncio.Task[None]] = set()

@@ -22,9 +22,9 @@ from core.errors import InvalidArgument, NotFound
 from core.payloads import KnowledgeListDeletePayload
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
+from server.services.parts import KnowledgeDeletionParts
 from storage.queue.base import QueueError
 from workers import task_specs
-from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked, mark_deleting
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ class BatchDeleted:
 
 
 class DeletionService:
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: KnowledgeDeletionParts) -> None:
         self._ctx = ctx
 
     def delete(self, identity: Identity, knowledge_id: str) -> None:

@@ -33,6 +33,7 @@ from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import visible
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.parts import IngestParts
 from server.services.request_limits import check_file_name, check_metadata
 from server.services.tags import checked_tag_ids, knowledge_message
 from server.services.url_import import checked_import_url
@@ -41,7 +42,6 @@ from storage.db.models.knowledge import CHANNEL_MAX_CHARS, TITLE_MAX_CHARS
 from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
 from storage.files.base import StoredFile, Upload
 from storage.files.keys import content_type_of, safe_file_name
-from workers.context import WorkerContext
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.pipeline.download_gate import planned_download
 from workers.pipeline.reading.url_source import placeholder_title
@@ -68,7 +68,7 @@ class UploadPlan:
 
 
 class IngestService:
-    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+    def __init__(self, ctx: IngestParts, knowledge_bases: KnowledgeBaseService) -> None:
         self._ctx = ctx
         self._kbs = knowledge_bases
 

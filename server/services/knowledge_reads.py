@@ -14,15 +14,15 @@ from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.paging import fitted, next_page_token, requested_page, response_budget
+from server.services.parts import KnowledgeReadParts
 from server.services.progress import read_spans
 from server.services.request_limits import MAX_KEYWORD_CHARS, MAX_TAG_ID_CHARS, check_max_chars
 from server.services.tags import knowledge_message, knowledge_messages
 from storage.db.models import Knowledge
-from workers.context import WorkerContext
 
 
 class KnowledgeReadService:
-    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+    def __init__(self, ctx: KnowledgeReadParts, knowledge_bases: KnowledgeBaseService) -> None:
         self._ctx = ctx
         self._kbs = knowledge_bases
         self._budget = response_budget(ctx.settings.api.max_message_bytes)

@@ -2,21 +2,27 @@
 
 A service is typed against one of these, not against the whole WorkerContext: it can reach
 only what it names (mypy holds it to that), and any object holding those parts can be
-handed to it. The services not listed here (ingest, reparse, cancel, deletion) hand their
-context on to the workers' lifecycle functions, which take the whole WorkerContext.
+handed to it. A service that hands its parts on to the workers' lifecycle functions names
+what those use too (workers.lifecycle.parts).
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from core.clock import Clock
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tags import TagRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
+from storage.queue.base import TaskQueue
 from workers.context import EmbedderCache
+from workers.lifecycle.parts import DeletionParts, EnqueueParts, QueueParts, RestartParts
+from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
 from workers.settings import Settings
 
 
@@ -64,3 +70,57 @@ class ResourceParts(KnowledgeParts, Protocol):
     def catalog(self) -> ResourceCatalog: ...
     @property
     def files(self) -> BackendScopedFileService: ...
+
+
+class TagParts(Protocol):
+    """The tags a knowledge message carries (server.services.tags)."""
+
+    @property
+    def tags(self) -> TagRepository: ...
+
+
+class SpanReadParts(Protocol):
+    """Reading a round's spans and judging whether it stalled (server.services.progress)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def spans(self) -> SpanRepository: ...
+    @property
+    def queue(self) -> TaskQueue: ...
+    @property
+    def clock(self) -> Clock: ...
+
+
+class KnowledgeReadParts(KnowledgeParts, TagParts, SpanReadParts, Protocol):
+    """KnowledgeReadService: knowledges, their chunks (images linked afresh) and spans."""
+
+    @property
+    def chunks(self) -> ChunkRepository: ...
+    @property
+    def catalog(self) -> ResourceCatalog: ...
+    @property
+    def files(self) -> BackendScopedFileService: ...
+
+
+class IngestParts(KnowledgeParts, TagParts, EnqueueParts, Protocol):
+    """IngestService: new knowledges, their originals catalogued, their first round queued."""
+
+    @property
+    def catalog(self) -> ResourceCatalog: ...
+
+
+class ReparseParts(KnowledgeParts, TagParts, RestartParts, Protocol):
+    """ReparseService: a knowledge's new round, or a batch of them queued."""
+
+
+class CancelParts(KnowledgeParts, TagParts, QueueParts, RoundProductParts, RoundSpanParts,
+                  Protocol):
+    """CancelService: the round's tasks stopped, its products removed, its spans closed."""
+
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+
+
+class KnowledgeDeletionParts(KnowledgeParts, DeletionParts, Protocol):
+    """DeletionService: the knowledge deletion chain, run here or queued as a batch."""

@@ -9,11 +9,11 @@ from sluice.v1 import common_pb2, knowledge_pb2
 
 from core.statuses import IN_FLIGHT
 from server.api import convert
-from workers.context import WorkerContext
+from server.services.parts import SpanReadParts
 from workers.pipeline.round.spans import span_to_dict
 
 
-def read_spans(ctx: WorkerContext, row: Any, attempt: int) -> knowledge_pb2.GetSpansResponse:
+def read_spans(ctx: SpanReadParts, row: Any, attempt: int) -> knowledge_pb2.GetSpansResponse:
     chosen = attempt or row.attempt
     spans = ctx.spans.list(row.id, chosen, tenant_id=row.tenant_id)
     last = ctx.spans.last_activity(row.id, chosen) if row.parse_status in IN_FLIGHT else None
@@ -28,7 +28,7 @@ def read_spans(ctx: WorkerContext, row: Any, attempt: int) -> knowledge_pb2.GetS
     )
 
 
-def _stall_state(ctx: WorkerContext, row: Any, last: datetime | None) -> common_pb2.StallState:
+def _stall_state(ctx: SpanReadParts, row: Any, last: datetime | None) -> common_pb2.StallState:
     if row.parse_status not in IN_FLIGHT:
         return common_pb2.STALL_STATE_UNSPECIFIED
     reference = last or row.updated_at

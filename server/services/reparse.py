@@ -22,10 +22,10 @@ from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models
+from server.services.parts import ReparseParts
 from server.services.tags import knowledge_message
 from storage.db.models import Knowledge
 from workers import task_specs
-from workers.context import WorkerContext
 from workers.lifecycle.reparse import RestartOutcome, restart_processing
 
 _NOT_REPARSED = (ParseStatus.DELETING, ParseStatus.DRAFT)
@@ -38,7 +38,7 @@ class BatchAccepted:
 
 
 class ReparseService:
-    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+    def __init__(self, ctx: ReparseParts, knowledge_bases: KnowledgeBaseService) -> None:
         self._ctx = ctx
         self._kbs = knowledge_bases
 

@@ -19,15 +19,15 @@ from datetime import datetime, timedelta
 from core.statuses import ParseStatus
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
-from workers.context import WorkerContext
 from workers.housekeeping.outcomes import Outcome
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.wording import go_duration, iso_z
 
 log = logging.getLogger(__name__)
 
 
 def sweep_deletions(
-    ctx: WorkerContext, repo: HousekeepingRepository, now: datetime
+    ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime
 ) -> Counter[str]:
     threshold = ctx.settings.stale_threshold_s
     cutoff = now - timedelta(seconds=threshold)

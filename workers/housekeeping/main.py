@@ -19,7 +19,7 @@ from workers.housekeeping.lock import RedisRoundLock
 from workers.housekeeping.runner import Housekeeper
 from workers.housekeeping.schema_wait import wait_for_schema
 from workers.settings import settings_or_exit
-from workers.wiring import build_full_context
+from workers.wiring import build_full_process_context
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, request_stop)
     if not wait_for_schema(settings.storage.database_url, stop):
         return 0
-    ctx = build_full_context(settings)
+    ctx = build_full_process_context(settings)
     # A round that outlives its lock is still safe; the TTL only bounds a dead holder.
     lock_ttl_s = max(60.0, 2 * settings.housekeeping.housekeeping_interval_s)
     lock = RedisRoundLock(settings.queue.redis_url, settings.queue.key_prefix, ttl_s=lock_ttl_s)

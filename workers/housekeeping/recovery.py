@@ -22,8 +22,8 @@ from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.events.base import ProgressEvent
 from storage.queue.base import QueueError
 from workers import task_specs
-from workers.context import WorkerContext
 from workers.housekeeping.outcomes import Outcome
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.stall_site import StallSite
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
@@ -47,7 +47,9 @@ class StuckRound:
     active_since: datetime | None
 
 
-def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: StuckRound) -> Outcome:
+def recover_round(
+    ctx: HousekeepingParts, repo: HousekeepingRepository, stuck: StuckRound
+) -> Outcome:
     row = stuck.row
     settings = ctx.settings
     if settings.housekeeping.max_auto_requeues > 0:
@@ -79,7 +81,7 @@ def recover_round(ctx: WorkerContext, repo: HousekeepingRepository, stuck: Stuck
     return Outcome.MOVED
 
 
-def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
+def _close_spans(ctx: HousekeepingParts, stuck: StuckRound) -> None:
     failed = {ROOT: SpanStatus.FAILED}
     if stuck.site.span_name is not None:
         failed[stuck.site.span_name] = SpanStatus.FAILED
@@ -94,7 +96,7 @@ def _close_spans(ctx: WorkerContext, stuck: StuckRound) -> None:
     publish_spans(ctx.publisher, closed)
 
 
-def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:
+def _resumable(ctx: HousekeepingParts, row: Knowledge) -> bool:
     """The stuck round, or one before it that it never got to take over (it stalled before
     starting), checkpointed its indexing — a checkpoint goes with the products it describes,
     so they are intact: the new round takes them over if its parse is the same, and removes
@@ -102,7 +104,7 @@ def _resumable(ctx: WorkerContext, row: Knowledge) -> bool:
     return ctx.index_checkpoints.get(row.id) is not None
 
 
-def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
+def _remove_products(ctx: HousekeepingParts, row: Knowledge) -> None:
     """The stuck attempt's (and older) chunks and index rows, through the same attempt-scoped
     cleanup the pipeline uses, so a newer round's products are never touched."""
     kb = ctx.knowledge_bases.get(None, row.knowledge_base_id)
@@ -110,7 +112,7 @@ def _remove_products(ctx: WorkerContext, row: Knowledge) -> None:
     remove_round_products(ctx, row.id, row.attempt, model_key, and_older=True)
 
 
-def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
+def _enqueue(ctx: HousekeepingParts, row: Knowledge, attempt: int) -> None:
     # Not enqueue_processing: a refused enqueue leaves the row pending for the next round
     # instead of failing it. At the front: the round has waited its turn once already.
     payload = document_process_payload(row, attempt)
@@ -121,7 +123,9 @@ def _enqueue(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:
                       attempt)
 
 
-def _publish(ctx: WorkerContext, knowledge_id: str, attempt: int, status: str, note: str) -> None:
+def _publish(
+    ctx: HousekeepingParts, knowledge_id: str, attempt: int, status: str, note: str
+) -> None:
     ctx.publisher.publish(
         ProgressEvent(
             knowledge_id=knowledge_id,

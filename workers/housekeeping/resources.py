@@ -27,7 +27,7 @@ from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.files.backend_scoped import UnknownBackendError
 from storage.files.base import StorageError, UnsafePathError
 from storage.files.resource_catalog import Resource
-from workers.context import WorkerContext
+from workers.housekeeping.parts import HousekeepingParts
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ Fetch = Callable[[int, Resource | None, Sequence[str]], list[Resource]]
 
 
 def sweep_resources(
-    ctx: WorkerContext, _repo: HousekeepingRepository, now: datetime
+    ctx: HousekeepingParts, _repo: HousekeepingRepository, now: datetime
 ) -> Counter[str]:
     catalog = ctx.catalog
     settings = ctx.settings
@@ -67,7 +67,7 @@ def sweep_resources(
 class _Purge:
     """Deletes the files of records and forgets the records, one round's worth."""
 
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: HousekeepingParts) -> None:
         self._ctx = ctx
         self._failed_deletes: Counter[str] = Counter()
 

@@ -19,9 +19,9 @@ from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers import task_specs
-from workers.context import WorkerContext
 from workers.housekeeping.deletions import fail_interrupted_deletions
 from workers.housekeeping.outcomes import Outcome, plain_counts
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.recovery import StuckRound, recover_round
 from workers.housekeeping.stall_site import locate
 from workers.housekeeping.summaries import fail_open_summaries
@@ -33,7 +33,7 @@ from workers.pipeline.round.spans import ROOT
 log = logging.getLogger(__name__)
 
 
-def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
+def recover_after_restart(ctx: HousekeepingParts) -> Counter[str]:
     repo = HousekeepingRepository(ctx.db)
     started = ctx.clock.now()
     report: Counter[str] = Counter()
@@ -55,7 +55,7 @@ def recover_after_restart(ctx: WorkerContext) -> Counter[str]:
     return report
 
 
-def _handed_back(ctx: WorkerContext, row: Knowledge) -> bool:
+def _handed_back(ctx: HousekeepingParts, row: Knowledge) -> bool:
     if row.parse_status != ParseStatus.PROCESSING:
         return False
     spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
@@ -63,7 +63,7 @@ def _handed_back(ctx: WorkerContext, row: Knowledge) -> bool:
     return root is not None and root.error_code == INTERRUPTED
 
 
-def _stuck(ctx: WorkerContext, row: Knowledge) -> StuckRound:
+def _stuck(ctx: HousekeepingParts, row: Knowledge) -> StuckRound:
     spans = ctx.spans.list(row.id, row.attempt, tenant_id=None)
     site = locate(spans)
     last = max((s.updated_at for s in spans), default=row.updated_at)

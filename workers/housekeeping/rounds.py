@@ -9,16 +9,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from storage.db.repositories.housekeeping import HousekeepingRepository
-from workers.context import WorkerContext
 from workers.housekeeping.deletions import sweep_deletions
 from workers.housekeeping.outcomes import IDLE, Outcome, plain_counts
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.resources import sweep_resources
 from workers.housekeeping.stalled import sweep_stalled
 from workers.housekeeping.summaries import sweep_summaries
 
 log = logging.getLogger(__name__)
 
-Sweep = Callable[[WorkerContext, HousekeepingRepository, datetime], Counter[str]]
+Sweep = Callable[[HousekeepingParts, HousekeepingRepository, datetime], Counter[str]]
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class RoundReport:
         }
 
 
-def run_round(ctx: WorkerContext, now: datetime | None = None) -> RoundReport:
+def run_round(ctx: HousekeepingParts, now: datetime | None = None) -> RoundReport:
     moment = now or ctx.clock.now()
     repo = HousekeepingRepository(ctx.db)
     report = RoundReport(
@@ -60,7 +60,7 @@ def run_round(ctx: WorkerContext, now: datetime | None = None) -> RoundReport:
 
 
 def _guarded(
-    name: str, sweep: Sweep, ctx: WorkerContext, repo: HousekeepingRepository, now: datetime
+    name: str, sweep: Sweep, ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime
 ) -> Counter[str]:
     try:
         return sweep(ctx, repo, now)

@@ -6,15 +6,15 @@ from __future__ import annotations
 import logging
 import threading
 
-from workers.context import WorkerContext
 from workers.housekeeping.lock import RoundLock
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.rounds import RoundReport, run_round
 
 log = logging.getLogger(__name__)
 
 
 class Housekeeper:
-    def __init__(self, ctx: WorkerContext, lock: RoundLock | None = None) -> None:
+    def __init__(self, ctx: HousekeepingParts, lock: RoundLock | None = None) -> None:
         self._ctx = ctx
         self._lock = lock
 
@@ -44,7 +44,7 @@ class Housekeeper:
 class BackgroundHousekeeper:
     """Rounds on a daemon thread (lite mode), the first one an interval after start."""
 
-    def __init__(self, ctx: WorkerContext) -> None:
+    def __init__(self, ctx: HousekeepingParts) -> None:
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=Housekeeper(ctx).run_forever,

@@ -18,8 +18,8 @@ from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
-from workers.context import WorkerContext
 from workers.housekeeping.outcomes import Outcome
+from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.recovery import StuckRound, recover_round
 from workers.housekeeping.stall_site import locate
 from workers.housekeeping.wording import stall_message
@@ -27,7 +27,9 @@ from workers.housekeeping.wording import stall_message
 log = logging.getLogger(__name__)
 
 
-def sweep_stalled(ctx: WorkerContext, repo: HousekeepingRepository, now: datetime) -> Counter[str]:
+def sweep_stalled(
+    ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime
+) -> Counter[str]:
     threshold = ctx.settings.stale_threshold_s
     cutoff = now - timedelta(seconds=threshold)
     report: Counter[str] = Counter()
@@ -45,7 +47,7 @@ def sweep_stalled(ctx: WorkerContext, repo: HousekeepingRepository, now: datetim
 
 
 def _judge(
-    ctx: WorkerContext, row: Knowledge, cutoff: datetime, threshold: int
+    ctx: HousekeepingParts, row: Knowledge, cutoff: datetime, threshold: int
 ) -> StuckRound | Outcome:
     """The stuck round to recover, or why the row is left alone this round."""
     heartbeat: datetime | None = None

@@ -15,14 +15,14 @@ from datetime import datetime, timedelta
 from core.statuses import SummaryStatus
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
-from workers.context import WorkerContext
 from workers.housekeeping.outcomes import Outcome
+from workers.housekeeping.parts import HousekeepingParts
 
 log = logging.getLogger(__name__)
 
 
 def sweep_summaries(
-    ctx: WorkerContext, repo: HousekeepingRepository, now: datetime
+    ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime
 ) -> Counter[str]:
     cutoff = now - timedelta(seconds=ctx.settings.housekeeping.summary_stale_after_s)
     report: Counter[str] = Counter()

@@ -7,8 +7,8 @@ import logging
 from core.errors import SluiceError
 from core.payloads import BatchReparsePayload, KnowledgeListDeletePayload
 from core.statuses import ParseStatus
-from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked
+from workers.lifecycle.parts import DeletionParts, RestartParts
 from workers.lifecycle.reparse import restart_processing
 
 log = logging.getLogger(__name__)
@@ -18,7 +18,7 @@ class BatchIncomplete(SluiceError):
     """Some items failed; the task fails so the queue retries it (done items are skipped)."""
 
 
-def reparse_batch(ctx: WorkerContext, payload: BatchReparsePayload) -> None:
+def reparse_batch(ctx: RestartParts, payload: BatchReparsePayload) -> None:
     failed: list[str] = []
     for knowledge_id, attempt in zip(payload.knowledge_ids, payload.attempts, strict=True):
         row = ctx.knowledges.get(knowledge_id, None)
@@ -36,7 +36,7 @@ def reparse_batch(ctx: WorkerContext, payload: BatchReparsePayload) -> None:
         )
 
 
-def delete_listed(ctx: WorkerContext, payload: KnowledgeListDeletePayload) -> None:
+def delete_listed(ctx: DeletionParts, payload: KnowledgeListDeletePayload) -> None:
     # Only rows still marked deleting: one housekeeping gave back (failed) is not deleted.
     rows = [
         row

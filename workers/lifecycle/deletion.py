@@ -27,8 +27,8 @@ from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.base import ProgressEvent
-from workers.context import WorkerContext
 from workers.lifecycle.files import remove_knowledge_files
+from workers.lifecycle.parts import DeletionParts
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 _CLEANUP_THREADS = 4
 
 
-def mark_deleting(ctx: WorkerContext, knowledge_ids: Sequence[str]) -> list[Knowledge]:
+def mark_deleting(ctx: DeletionParts, knowledge_ids: Sequence[str]) -> list[Knowledge]:
     """Steps 1 and 2. Returns the rows this call marked, as they were before (a row
     already being deleted is not returned)."""
     marked = ctx.knowledges.mark_deleting(knowledge_ids)
@@ -50,7 +50,7 @@ def mark_deleting(ctx: WorkerContext, knowledge_ids: Sequence[str]) -> list[Know
     return marked
 
 
-def delete_marked(ctx: WorkerContext, rows: Sequence[Knowledge]) -> None:
+def delete_marked(ctx: DeletionParts, rows: Sequence[Knowledge]) -> None:
     """Steps 3 to 5 for rows already marked deleting."""
     if not rows:
         return
@@ -74,7 +74,7 @@ def delete_marked(ctx: WorkerContext, rows: Sequence[Knowledge]) -> None:
     log.info("deleted %d knowledges (%d stored files)", len(ids), files)
 
 
-def _ids_by_model(ctx: WorkerContext, rows: Sequence[Knowledge]) -> dict[str, list[str]]:
+def _ids_by_model(ctx: DeletionParts, rows: Sequence[Knowledge]) -> dict[str, list[str]]:
     """Knowledge ids per embedding model, each knowledge base read once."""
     model_of: dict[str, str] = {}
     by_model: dict[str, list[str]] = defaultdict(list)

@@ -10,12 +10,12 @@ from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
-from workers.context import WorkerContext
+from workers.lifecycle.parts import EnqueueParts
 
 log = logging.getLogger(__name__)
 
 
-def enqueue_processing(ctx: WorkerContext, row: Knowledge) -> bool:
+def enqueue_processing(ctx: EnqueueParts, row: Knowledge) -> bool:
     """Queue the round ``row.attempt``. If the queue refuses, the round is marked failed
     with the reason (the stored file stays, so a reparse can retry); returns whether it
     was queued."""

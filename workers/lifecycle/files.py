@@ -9,12 +9,12 @@ from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.files.base import StorageError
 from storage.files.resource_catalog import is_resource_ref
-from workers.context import WorkerContext
+from workers.lifecycle.parts import FileParts, KnowledgeFileParts
 
 log = logging.getLogger(__name__)
 
 
-def delete_files(ctx: WorkerContext, paths: Sequence[str]) -> list[str]:
+def delete_files(ctx: FileParts, paths: Sequence[str]) -> list[str]:
     """Delete each file, logging failures; returns the paths that are gone."""
     removed = []
     for path in dict.fromkeys(paths):
@@ -27,7 +27,7 @@ def delete_files(ctx: WorkerContext, paths: Sequence[str]) -> list[str]:
     return removed
 
 
-def remove_knowledge_files(ctx: WorkerContext, rows: Sequence[Knowledge]) -> int:
+def remove_knowledge_files(ctx: KnowledgeFileParts, rows: Sequence[Knowledge]) -> int:
     """Delete the originals and extracted images of knowledges whose rows are gone; returns
     how many files went. Their catalog records stay, marked deleted, until housekeeping
     forgets them (see sweep_resources), which also retries a file that would not go."""

@@ -18,9 +18,9 @@ from typing import Any
 from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
-from workers.context import WorkerContext
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.lifecycle.images import remove_extracted_images
+from workers.lifecycle.parts import RestartParts
 from workers.pipeline.round.cleanup import SUPERSEDED, close_round_spans, remove_round_products
 
 
@@ -41,7 +41,7 @@ class Restart:
 
 
 def restart_processing(
-    ctx: WorkerContext, row: Knowledge, *, overrides: dict[str, Any] | None = None
+    ctx: RestartParts, row: Knowledge, *, overrides: dict[str, Any] | None = None
 ) -> Restart:
     """Start round ``row.attempt + 1``; ``overrides`` (when given) replace the stored ones,
     ``enable_multimodel`` included when they set it."""

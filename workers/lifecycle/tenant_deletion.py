@@ -18,9 +18,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked, mark_deleting
 from workers.lifecycle.files import delete_files
+from workers.lifecycle.parts import TenantDeletionParts
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class TenantDeletion:
     files_left: int  # files that would not go; housekeeping retries them
 
 
-def delete_tenant(ctx: WorkerContext, tenant_id: str) -> TenantDeletion:
+def delete_tenant(ctx: TenantDeletionParts, tenant_id: str) -> TenantDeletion:
     ctx.tenants.revoke_tenant_keys(tenant_id)
     rows = ctx.knowledges.of_tenant(tenant_id)
     for start in range(0, len(rows), _BATCH):

@@ -50,9 +50,9 @@ from core.ssrf.hosts import SsrfBlocked
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE
 from storage.files.base import StorageError
-from workers.context import WorkerContext
 from workers.docreader_client import DocumentImage
 from workers.net.safe_fetch import FetchError, fetch
+from workers.pipeline.reading.parts import ImageParts
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ class DocumentImages:
 
     def __init__(
         self,
-        ctx: WorkerContext,
+        parts: ImageParts,
         knowledge: Knowledge,
         *,
         before_fetch: Callable[[], None] = _no_check,
@@ -104,7 +104,7 @@ class DocumentImages:
         # ``before_fetch`` runs before each remote fetch: a round told to stop raises there
         # instead of fetching on for up to 30 fetch timeouts. ``base_url``: the web page the
         # Markdown came from, against which its relative image links are fetched.
-        self._store = _ImageStore(ctx, knowledge, StoredImages(""), before_fetch, base_url)
+        self._store = _ImageStore(parts, knowledge, StoredImages(""), before_fetch, base_url)
         self._by_ref: dict[str, str] = {}
 
     def add(self, image: DocumentImage) -> None:
@@ -136,7 +136,7 @@ class DocumentImages:
 class _ImageStore:
     def __init__(
         self,
-        ctx: WorkerContext,
+        parts: ImageParts,
         knowledge: Knowledge,
         result: StoredImages,
         before_fetch: Callable[[], None] = _no_check,
@@ -144,14 +144,14 @@ class _ImageStore:
     ) -> None:
         self._before_fetch = before_fetch
         self._base_url = base_url
-        self._ctx = ctx
+        self._catalog = parts.catalog
         self._knowledge = knowledge
-        self._files = ctx.files_for_knowledge_base(knowledge.knowledge_base_id)
+        self._files = parts.files_for_knowledge_base(knowledge.knowledge_base_id)
         self.result = result
         self._by_digest: dict[str, str] = {}
         self._remote: dict[str, str | None] = {}
-        self._policy = ctx.settings.url_policy
-        self._max_bytes = ctx.settings.outbound.remote_image_max_bytes
+        self._policy = parts.settings.url_policy
+        self._outbound = parts.settings.outbound
 
     def add(
         self, data: bytes, mime_type: str, width: int, height: int, page: int, *, keep: bool
@@ -171,7 +171,7 @@ class _ImageStore:
         name = f"{knowledge_id}-{digest[:16]}.{extension_for(mime_type)}"
         path = self._files.save_bytes(tenant_id, name, data)
         try:
-            ref = self._ctx.catalog.register(
+            ref = self._catalog.register(
                 path,
                 tenant_id=tenant_id,
                 size=len(data),
@@ -198,7 +198,7 @@ class _ImageStore:
         """A stored reference, _DROP, or None to leave the link as it is (not an image we handle,
         or a remote image that could not be had)."""
         try:
-            inline = decode_inline_image(target, max_bytes=self._max_bytes)
+            inline = decode_inline_image(target, max_bytes=self._outbound.remote_image_max_bytes)
         except InvalidImageData as exc:
             log.warning("knowledge %s: dropping inline image: %s", self._knowledge.id, exc)
             self.result.invalid_dropped += 1
@@ -230,8 +230,8 @@ class _ImageStore:
             fetched = fetch(
                 url,
                 self._policy,
-                max_bytes=self._max_bytes,
-                timeout_s=self._ctx.settings.outbound.fetch_timeout_s,
+                max_bytes=self._outbound.remote_image_max_bytes,
+                timeout_s=self._outbound.fetch_timeout_s,
                 accept="image/*",
             )
         except SsrfBlocked as exc:

@@ -46,8 +46,7 @@ from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
 from storage.files.base import StoredFile
 from storage.files.keys import content_type_of
 from storage.files.resource_catalog import UnknownResource, is_resource_ref
-from workers.context import WorkerContext
-from workers.docreader_client import DocReaderCallError
+from workers.docreader_client import DocReaderCallError, DocReaderClient
 from workers.net.safe_fetch import FetchError, StreamedResponse, open_stream
 from workers.pipeline.download_gate import (
     MAGIC_HEAD_BYTES,
@@ -56,6 +55,7 @@ from workers.pipeline.download_gate import (
     check_page_type,
     checked_download,
 )
+from workers.pipeline.reading.parts import OutboundRules, ReadingParts
 from workers.pipeline.round.checkpoint import ROUND_STATUSES
 from workers.pipeline.round.errors import (
     EmptyDocument,
@@ -109,7 +109,7 @@ def placeholder_title(source: str) -> str:
 
 
 def fetch_url_knowledge(
-    ctx: WorkerContext,
+    parts: ReadingParts,
     knowledge: Knowledge,
     attempt: int,
     *,
@@ -122,8 +122,8 @@ def fetch_url_knowledge(
     must stop. ``resolver`` replaces the system's DNS resolver."""
     try:
         if knowledge.file_type == WEB_PAGE_TYPE:
-            return _fetch_page(ctx, knowledge, should_stop, resolver)
-        return _download(ctx, knowledge, attempt, config, should_stop, resolver)
+            return _fetch_page(parts, knowledge, should_stop, resolver)
+        return _download(parts, knowledge, attempt, config, should_stop, resolver)
     except SsrfBlocked as exc:
         raise UrlRefused(STAGE, f"URL refused: {exc.reason}", permanent=True) from exc
     except FetchError as exc:
@@ -135,40 +135,39 @@ def fetch_url_knowledge(
 
 
 def record_page_title(
-    ctx: WorkerContext, knowledge: Knowledge, attempt: int, metadata: Mapping[str, str]
+    parts: ReadingParts, knowledge: Knowledge, attempt: int, metadata: Mapping[str, str]
 ) -> None:
     """A web page's <title> (from the docreader's metadata) becomes the knowledge's title,
     unless the caller gave one: creation stores the URL as a placeholder title."""
     title = " ".join(metadata.get("title", "").split())[:TITLE_MAX_CHARS]
     is_placeholder = knowledge.title == placeholder_title(knowledge.source)
     if knowledge.file_type == WEB_PAGE_TYPE and title and is_placeholder:
-        ctx.knowledges.update_fields(knowledge.id, attempt=attempt, title=title)
+        parts.knowledges.update_fields(knowledge.id, attempt=attempt, title=title)
 
 
 def _open(
-    ctx: WorkerContext, url: str, max_bytes: int, accept: str, resolver: Resolver | None
+    rules: OutboundRules, url: str, max_bytes: int, accept: str, resolver: Resolver | None
 ) -> AbstractContextManager[StreamedResponse]:
-    settings = ctx.settings
     return open_stream(
         url,
-        settings.url_policy,
+        rules.url_policy,
         max_bytes=max_bytes,
-        timeout_s=settings.outbound.url_import_timeout_s,
-        connect_timeout_s=settings.outbound.url_connect_timeout_s,
+        timeout_s=rules.outbound.url_import_timeout_s,
+        connect_timeout_s=rules.outbound.url_connect_timeout_s,
         accept=accept,
         resolver=resolver,
     )
 
 
 def _fetch_page(
-    ctx: WorkerContext,
+    parts: ReadingParts,
     knowledge: Knowledge,
     should_stop: Callable[[], bool],
     resolver: Resolver | None,
 ) -> FetchedUrl:
     url = knowledge.source
-    max_bytes = ctx.settings.outbound.url_page_max_bytes
-    with _open(ctx, url, max_bytes, _PAGE_ACCEPT, resolver) as response:
+    rules = parts.settings
+    with _open(rules, url, rules.outbound.url_page_max_bytes, _PAGE_ACCEPT, resolver) as response:
         check_page_type(response.content_type)
         html = b"".join(_pieces(response, should_stop, knowledge.id))
     fetch = _fetch_record(url, response)
@@ -176,7 +175,7 @@ def _fetch_page(
 
 
 def _download(
-    ctx: WorkerContext,
+    parts: ReadingParts,
     knowledge: Knowledge,
     attempt: int,
     config: EffectiveConfig,
@@ -185,7 +184,8 @@ def _download(
 ) -> FetchedUrl:
     url = knowledge.source
     planned = DownloadName(knowledge.file_name, knowledge.file_type)
-    with _open(ctx, url, ctx.settings.outbound.url_download_max_bytes, "*/*", resolver) as response:
+    rules = parts.settings
+    with _open(rules, url, rules.outbound.url_download_max_bytes, "*/*", resolver) as response:
         name = checked_download(
             planned,
             final_url=response.final_url,
@@ -194,20 +194,20 @@ def _download(
         )
         if name.file_type != planned.file_type:
             _check_models(knowledge, name.file_type, config)
-        response.limit_to(_docreader_cap(ctx, config, name.file_type))
-        stored = _store(ctx, knowledge, name, _pieces(response, should_stop, knowledge.id))
+        response.limit_to(_docreader_cap(parts.docreader, config, name.file_type))
+        stored = _store(parts, knowledge, name, _pieces(response, should_stop, knowledge.id))
     return FetchedUrl(
-        _fetch_record(url, response), _record_download(ctx, knowledge, attempt, name, stored)
+        _fetch_record(url, response), _record_download(parts, knowledge, attempt, name, stored)
     )
 
 
-def _docreader_cap(ctx: WorkerContext, config: EffectiveConfig, file_type: str) -> int:
+def _docreader_cap(docreader: DocReaderClient, config: EffectiveConfig, file_type: str) -> int:
     """The largest file of this type the docreader's chosen engine reads: downloading more
     would only store what it refuses. No cap when it has none, or cannot say right now
     (the read itself will then fail or succeed on its own)."""
     engine = config.parser_choice(file_type).engine
     try:
-        engines = ctx.docreader.list_engines()
+        engines = docreader.list_engines()
     except DocReaderCallError as exc:
         log.warning("docreader engines unknown (%s); download capped by settings only", exc)
         return sys.maxsize
@@ -241,11 +241,11 @@ def _pieces(
 
 
 def _store(
-    ctx: WorkerContext, knowledge: Knowledge, name: DownloadName, pieces: Iterator[bytes]
+    parts: ReadingParts, knowledge: Knowledge, name: DownloadName, pieces: Iterator[bytes]
 ) -> StoredFile:
     """Stream the body to storage; its first bytes are held back until the gate passed them,
     and anything refused or broken is aborted, so nothing of it stays behind."""
-    files = ctx.files_for_knowledge_base(knowledge.knowledge_base_id)
+    files = parts.files_for_knowledge_base(knowledge.knowledge_base_id)
     upload = files.begin_upload(knowledge.tenant_id, knowledge.id, name.file_name)
     try:
         head: bytes | None = b""
@@ -269,13 +269,13 @@ def _store(
 
 
 def _record_download(
-    ctx: WorkerContext, knowledge: Knowledge, attempt: int, name: DownloadName, stored: StoredFile
+    parts: ReadingParts, knowledge: Knowledge, attempt: int, name: DownloadName, stored: StoredFile
 ) -> Knowledge:
     """Make the stored file the knowledge's original while the round is still current; the
     previous round's download goes. Like an upload's, the original is catalogued and the row
     keeps its stable reference. A round no longer current (Superseded) or a failure to
     record it (the database down) removes the file and its record again."""
-    with ctx.catalog.registered(
+    with parts.catalog.registered(
         stored.path,
         tenant_id=knowledge.tenant_id,
         size=stored.size,
@@ -293,7 +293,7 @@ def _record_download(
         }
         if knowledge.title == knowledge.file_name:  # the title was only the planned file name
             fields["title"] = name.file_name
-        if not ctx.knowledges.transition(
+        if not parts.knowledges.transition(
             knowledge.id,
             from_statuses=ROUND_STATUSES,
             to_status=ParseStatus.PROCESSING,
@@ -302,23 +302,23 @@ def _record_download(
         ):
             raise Superseded(knowledge.id)
     # Recorded: the row refers to the file now, whatever happens next.
-    row = ctx.knowledges.get(knowledge.id, None)
+    row = parts.knowledges.get(knowledge.id, None)
     if row is None:  # deleted right after; the deletion takes this file with the rest
         raise Superseded(knowledge.id)
-    _discard_previous(ctx, knowledge.file_path)
+    _discard_previous(parts, knowledge.file_path)
     return row
 
 
-def _discard_previous(ctx: WorkerContext, path_or_ref: str) -> None:
+def _discard_previous(parts: ReadingParts, path_or_ref: str) -> None:
     """The previous round's download: its catalogue record and file (or a plain path's)."""
     if not path_or_ref:
         return
     if is_resource_ref(path_or_ref):
         # Already forgotten, e.g. by a try of this round that failed after discarding it.
         with contextlib.suppress(UnknownResource):
-            ctx.catalog.discard(path_or_ref)
+            parts.catalog.discard(path_or_ref)
     else:
-        ctx.files.delete(path_or_ref)
+        parts.files.delete(path_or_ref)
 
 
 def _fetch_record(url: str, response: StreamedResponse) -> UrlFetch:

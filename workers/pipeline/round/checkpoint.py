@@ -17,8 +17,8 @@ from typing import TypeGuard
 from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.queue.base import NotInTaskError, TaskInterrupted
-from workers.context import WorkerContext
 from workers.pipeline.round.errors import Superseded
+from workers.pipeline.round.parts import CheckpointParts, RowParts
 
 # Checks cost a Redis EXISTS and a primary-key SELECT; checkpoints closer together than this
 # reuse the last answer.
@@ -30,7 +30,7 @@ ROUND_STATUSES: tuple[str, ...] = (ParseStatus.PROCESSING,)
 class RoundCheckpoint:
     def __init__(
         self,
-        ctx: WorkerContext,
+        ctx: CheckpointParts,
         knowledge_id: str,
         attempt: int,
         *,
@@ -90,7 +90,7 @@ class RoundCheckpoint:
 
 
 def round_is_current(
-    ctx: WorkerContext,
+    ctx: RowParts,
     knowledge_id: str,
     attempt: int,
     statuses: Collection[str] = ROUND_STATUSES,

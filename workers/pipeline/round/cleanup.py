@@ -13,7 +13,7 @@ from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.events.base import ProgressEvent
 from storage.index.milvus_index import MilvusIndex
-from workers.context import WorkerContext
+from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
 from workers.pipeline.round.spans import publish_spans
 
 CANCELLED = "CANCELLED"
@@ -61,7 +61,7 @@ class RoundProducts:
 
 
 def remove_round_products(
-    ctx: WorkerContext,
+    ctx: RoundProductParts,
     knowledge_id: str,
     attempt: int,
     model_key: str,
@@ -69,13 +69,13 @@ def remove_round_products(
     and_older: bool = False,
     known_chunk_ids: Iterable[str] = (),
 ) -> None:
-    """RoundProducts.remove for callers holding the whole context (API, housekeeping)."""
+    """RoundProducts.remove for callers holding a context's parts (API, housekeeping)."""
     RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index).remove(
         knowledge_id, attempt, model_key, and_older=and_older, known_chunk_ids=known_chunk_ids
     )
 
 
-def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[str, str] | None:
+def stop_reason(ctx: RoundSpanParts, knowledge_id: str, attempt: int) -> tuple[str, str] | None:
     """Why round ``attempt`` must stop, as a span error code and message; None when the
     knowledge is gone (its spans went with it)."""
     row = ctx.knowledges.get(knowledge_id, None)
@@ -89,7 +89,7 @@ def stop_reason(ctx: WorkerContext, knowledge_id: str, attempt: int) -> tuple[st
 
 
 def close_round_spans(
-    ctx: WorkerContext, knowledge_id: str, attempt: int, code: str, message: str
+    ctx: RoundSpanParts, knowledge_id: str, attempt: int, code: str, message: str
 ) -> int:
     """Close the round's pending and running spans as cancelled; returns how many. Each
     closed span is published, then the knowledge's status (watchers may end on it)."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from core.payloads import DocumentProcessPayload
 from core.statuses import SpanStatus
-from workers.context import WorkerContext
+from workers.pipeline.round.parts import RoundSpanParts
 from workers.pipeline.round.spans import publish_spans
 from workers.pipeline.round.state import KnowledgeState
 
 
-def mark_attempt_failed(ctx: WorkerContext, payload: DocumentProcessPayload, error: str) -> None:
+def mark_attempt_failed(ctx: RoundSpanParts, payload: DocumentProcessPayload, error: str) -> None:
     # Guarded by attempt: a dead letter of an older round never fails a newer one.
     message = f"document processing failed after all attempts: {error}"
     if KnowledgeState(ctx, payload.knowledge_id, payload.attempt).fail(message):

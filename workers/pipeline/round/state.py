@@ -12,13 +12,13 @@ from datetime import UTC, datetime
 from core.public_text import without_temp_paths
 from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus
 from storage.events.base import ProgressEvent
-from workers.context import WorkerContext
 from workers.pipeline.round.checkpoint import round_is_current
 from workers.pipeline.round.errors import Superseded
+from workers.pipeline.round.parts import StateParts
 
 
 class KnowledgeState:
-    def __init__(self, ctx: WorkerContext, knowledge_id: str, attempt: int) -> None:
+    def __init__(self, ctx: StateParts, knowledge_id: str, attempt: int) -> None:
         self._ctx = ctx
         self._id = knowledge_id
         self._attempt = attempt

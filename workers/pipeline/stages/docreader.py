@@ -11,9 +11,9 @@ from typing import Any, BinaryIO
 
 from core.statuses import KnowledgeType, Stage
 from storage.db.models import Knowledge
-from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled, ReadConfig
 from workers.pipeline.reading.images import DocumentImages
+from workers.pipeline.reading.parts import ReadingParts
 from workers.pipeline.reading.transcription import transcribe
 from workers.pipeline.reading.url_source import (
     PAGE_FILE_NAME,
@@ -37,9 +37,8 @@ _PERMANENT_DOCREADER_CODES = frozenset(
 class DocReaderStage:
     name = Stage.DOCREADER
 
-    # The URL fetch, the image store and the page title reach into most of the context.
-    def __init__(self, ctx: WorkerContext, checkpoint: RoundCheckpoint) -> None:
-        self._ctx = ctx
+    def __init__(self, parts: ReadingParts, checkpoint: RoundCheckpoint) -> None:
+        self._parts = parts
         self._checkpoint = checkpoint
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
@@ -57,12 +56,12 @@ class DocReaderStage:
         }
 
     def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any]:
-        ctx, checkpoint, config = self._ctx, self._checkpoint, work.config
+        parts, checkpoint, config = self._parts, self._checkpoint, work.config
         knowledge = work.knowledge
         fetched: FetchedUrl | None = None
         if knowledge.type == KnowledgeType.URL:
             fetched = fetch_url_knowledge(
-                ctx, knowledge, work.attempt, config=config, should_stop=checkpoint.should_stop
+                parts, knowledge, work.attempt, config=config, should_stop=checkpoint.should_stop
             )
             progress(fetched.fetch.span_fields())
             knowledge = work.knowledge = fetched.knowledge
@@ -71,11 +70,11 @@ class DocReaderStage:
         page_url = (
             fetched.fetch.final_url if fetched is not None and fetched.page is not None else ""
         )
-        images = DocumentImages(ctx, knowledge, before_fetch=checkpoint.check, base_url=page_url)
+        images = DocumentImages(parts, knowledge, before_fetch=checkpoint.check, base_url=page_url)
         source, file_name, file_type = self._source(knowledge, fetched)
         try:
             with source as stream:
-                outcome = ctx.docreader.read_file(
+                outcome = parts.docreader.read_file(
                     stream,
                     file_name=file_name,
                     file_type=file_type,
@@ -100,14 +99,14 @@ class DocReaderStage:
         checkpoint.check()
         markdown = outcome.markdown
         if outcome.is_audio:
-            markdown = transcribe(config, outcome, knowledge.file_name, ctx.settings.url_policy)
+            markdown = transcribe(config, outcome, knowledge.file_name, parts.settings.url_policy)
             checkpoint.check()
         stored = images.finish(markdown)
         if not stored.markdown.strip() and not stored.stored:
             name = file_name if fetched is None or fetched.page is None else "the page"
             raise EmptyDocument(self.name, f"{name} has no text or images to index")
         if fetched is not None:
-            record_page_title(ctx, knowledge, work.attempt, outcome.metadata)
+            record_page_title(parts, knowledge, work.attempt, outcome.metadata)
         work.markdown = stored.markdown
         return {
             **(fetched.fetch.span_fields() if fetched is not None else {}),
@@ -131,4 +130,5 @@ class DocReaderStage:
         knowledge's stored file (its file_path a resource:// reference, or a plain path)."""
         if fetched is not None and fetched.page is not None:
             return io.BytesIO(fetched.page), PAGE_FILE_NAME, PAGE_FILE_TYPE
-        return self._ctx.catalog.open(knowledge.file_path), knowledge.file_name, knowledge.file_type
+        stored = self._parts.catalog.open(knowledge.file_path)
+        return stored, knowledge.file_name, knowledge.file_type

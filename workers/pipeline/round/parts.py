@@ -1,0 +1,54 @@
+"""What a round's bookkeeping uses of its process's parts: its row, its spans, its products,
+the queue's stop signals. Each is a Protocol, so the API and housekeeping, which end rounds
+too, hand in whatever context they hold."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
+from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.spans import SpanRepository
+from storage.events.base import EventPublisher
+from storage.index.milvus_index import MilvusIndex
+from storage.queue.base import TaskQueue
+
+
+class RowParts(Protocol):
+    """The knowledge rows a round's currency is judged by."""
+
+    @property
+    def knowledges(self) -> KnowledgeRepository: ...
+
+
+class CheckpointParts(RowParts, Protocol):
+    """A round's stop points: its row and the queue's cancel and shutdown signals."""
+
+    @property
+    def queue(self) -> TaskQueue: ...
+
+
+class StateParts(RowParts, Protocol):
+    """A round's status moves, each published."""
+
+    @property
+    def publisher(self) -> EventPublisher: ...
+
+
+class RoundSpanParts(StateParts, Protocol):
+    """A round's spans, the knowledge they are of and where their changes are published."""
+
+    @property
+    def spans(self) -> SpanRepository: ...
+
+
+class RoundProductParts(Protocol):
+    """Where a round's products are: its chunks, their index rows, its index checkpoint."""
+
+    @property
+    def index_checkpoints(self) -> IndexCheckpointRepository: ...
+    @property
+    def chunks(self) -> ChunkRepository: ...
+    @property
+    def index(self) -> MilvusIndex: ...
