@@ -129,6 +129,10 @@ def test_batch_delete_across_two_knowledge_bases(stack: Stack, client: SluiceCli
         INDEX_VISIBILITY_S,
         "the index rows to go",
     )
+    # The stored files go last, after the rows (the spec's order): a moment after the rows.
+    wait_until(
+        lambda: len(stored_files(stack) - files_before) == 1, 30, "the stored files to go"
+    )
     remaining = stored_files(stack) - files_before
     assert len(remaining) == 1 and remaining <= kept_files
     assert searchable_chunk_ids(client, first_kb.id, kept.id) == chunk_ids(client, kept.id)
