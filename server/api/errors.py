@@ -28,10 +28,13 @@ from core.errors import (
     outage_of,
 )
 from server.api.outages import foreign_outage
+from workers.embedding.base import EmbeddingProviderError
 
 log = logging.getLogger(__name__)
 
 DOMAIN = "sluice"
+# PreconditionFailure type of a model endpoint that refused the request itself.
+MODEL_REJECTED_REASON = "MODEL_REQUEST_REJECTED"
 Code = grpc.StatusCode
 
 _CODES: dict[grpc.StatusCode, int] = {
@@ -76,6 +79,7 @@ def api_error(exc: Exception) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, SluiceError):
+        exc = _final_answer(exc)
         component = outage_of(exc)
         if component is not None:
             return _unavailable(component, exc)
@@ -88,6 +92,20 @@ def api_error(exc: Exception) -> ApiError:
             return _unavailable(component, exc)
     log.exception("unexpected error in an RPC handler", exc_info=exc)
     return ApiError(Code.INTERNAL, f"internal error ({type(exc).__name__})")
+
+
+def _final_answer(exc: SluiceError) -> SluiceError:
+    """A model provider's refusal that a retry would meet again (bad credentials, an
+    unknown model: the provider client's own classification) is the configuration's to fix,
+    not an outage."""
+    if isinstance(exc, EmbeddingProviderError) and exc.final:
+        return FailedPrecondition(
+            MODEL_REJECTED_REASON,
+            "config.embedding",
+            f"the embedding endpoint {exc.endpoint} rejected model {exc.model!r} with "
+            f"HTTP {exc.status}: check the model name and api_key",
+        )
+    return exc
 
 
 def _unavailable(component: str, exc: Exception) -> ApiError:
