@@ -27,7 +27,9 @@ from core.errors import (
     Unimplemented,
     outage_of,
 )
+from server.api import convert
 from server.api.outages import foreign_outage
+from server.services.tags import TaggedKnowledge
 from workers.embedding.base import EmbeddingProviderError
 
 log = logging.getLogger(__name__)
@@ -132,9 +134,10 @@ def _kind_status(exc: SluiceError) -> ApiError | None:
             resource_name=exc.resource_name,
             description=exc.message,
         )
-        # The existing resource goes along when the service gave it as a message.
-        existing = [exc.existing] if isinstance(exc.existing, Message) else []
-        return ApiError(Code.ALREADY_EXISTS, exc.message, [duplicate, *existing])
+        # The existing knowledge goes along when the service named it.
+        existing = exc.existing
+        shown = [convert.knowledge(existing)] if isinstance(existing, TaggedKnowledge) else []
+        return ApiError(Code.ALREADY_EXISTS, exc.message, [duplicate, *shown])
     if isinstance(exc, FailedPrecondition):
         violation = error_details_pb2.PreconditionFailure.Violation(
             type=exc.kind, subject=exc.subject, description=exc.message

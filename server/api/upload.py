@@ -24,6 +24,7 @@ from core.errors import DataLoss, InvalidArgument, ResourceExhausted
 from server.api.threads import close_after
 from server.services.identity import Identity
 from server.services.ingest import IngestService
+from server.services.tags import TaggedKnowledge
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.base import Upload
 
@@ -88,7 +89,7 @@ async def receive_upload(
     ingest: IngestService,
     files: BackendScopedFileService,
     max_bytes: int,
-) -> knowledge_pb2.Knowledge:
+) -> TaggedKnowledge:
     first = await anext(frames, None)
     if first is None or first.WhichOneof("frame") != "header":
         raise InvalidArgument.field("frame", "the first frame must be a header")

@@ -10,7 +10,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2 as rpc
 from pymilvus import MilvusException, MilvusUnavailableException
 from redis.exceptions import ConnectionError as RedisConnectionError
-from sluice.v1 import knowledge_pb2
+from sluice.v1 import config_pb2, knowledge_pb2
 
 from core.errors import (
     Aborted,
@@ -27,7 +27,9 @@ from core.errors import (
     Unimplemented,
 )
 from server.api.errors import api_error
+from server.services.tags import TaggedKnowledge
 from server.services.url_import import url_refused
+from storage.db.models import Knowledge
 from storage.events.base import EventBusError
 from storage.index.connection import is_unavailable
 from storage.index.errors import IndexStoreError, IndexUnavailableError
@@ -35,7 +37,8 @@ from storage.queue.base import NotInTaskError, QueueError
 from workers.embedding.base import EmbeddingProviderError
 
 Code = grpc.StatusCode
-EXISTING = knowledge_pb2.Knowledge(id="k1", file_name="a.md")
+# The duplicate the service found; a client gets it as the message a read would show.
+EXISTING = TaggedKnowledge(Knowledge(id="k1", file_name="a.md"), ["t1"])
 
 
 def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
@@ -83,7 +86,12 @@ def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
                     resource_name="k1",
                     description="file 'a.md' already exists",
                 ),
-                EXISTING,
+                knowledge_pb2.Knowledge(
+                    id="k1",
+                    file_name="a.md",
+                    tag_ids=["t1"],
+                    process_overrides=config_pb2.ProcessConfig(),
+                ),
             ],
         ),
         (
