@@ -26,12 +26,12 @@ Ctx = grpc.aio.ServicerContext[Any, Any]
 class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     def __init__(self, deps: ApiDeps) -> None:
         self._deps = deps
-        self._ctx = deps.ctx
+        self._settings = deps.settings
         self._watcher = SpanWatcher(
-            deps.ctx, deps.subscriber, deps.ctx.settings.api.watch_poll_interval_s
+            deps.progress, deps.subscriber, deps.settings.api.watch_poll_interval_s
         )
         self._reads = deps.knowledge_reads
-        self._budget = response_budget(deps.ctx.settings.api.max_message_bytes)
+        self._budget = response_budget(deps.settings.api.max_message_bytes)
 
     @unary
     async def CreateFromFile(
@@ -43,8 +43,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             context,
             identity=identity,
             ingest=self._deps.ingest,
-            files=self._ctx.files,
-            max_bytes=self._ctx.settings.api.max_upload_bytes,
+            max_bytes=self._settings.api.max_upload_bytes,
         )
         return pb.CreateFromFileResponse(knowledge=convert.knowledge(knowledge))
 
@@ -145,7 +144,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             self._deps.knowledge_bases.get_row, identity, request.knowledge_base_id
         )
         # The first line of the SSRF defence: a refused URL goes no further than the handler.
-        await asyncio.to_thread(checked_import_url, request.url, self._ctx.settings)
+        await asyncio.to_thread(checked_import_url, request.url, self._settings)
         knowledge = await asyncio.to_thread(self._deps.ingest.create_from_url, identity, request)
         return pb.CreateFromURLResponse(knowledge=convert.knowledge(knowledge))
 

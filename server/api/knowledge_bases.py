@@ -22,7 +22,7 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     def __init__(self, deps: ApiDeps) -> None:
         self._deps = deps
         self._service = deps.knowledge_bases
-        self._budget = response_budget(deps.ctx.settings.api.max_message_bytes)
+        self._budget = response_budget(deps.settings.api.max_message_bytes)
 
     @unary
     async def CreateKnowledgeBase(

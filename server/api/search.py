@@ -18,7 +18,7 @@ from server.api.rpc import unary
 class SearchServicer(pb_grpc.SearchServiceServicer):
     def __init__(self, deps: ApiDeps) -> None:
         self._deps = deps
-        self._budget = response_budget(deps.ctx.settings.api.max_message_bytes)
+        self._budget = response_budget(deps.settings.api.max_message_bytes)
 
     @unary
     async def Search(

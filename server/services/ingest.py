@@ -106,6 +106,12 @@ class IngestService:
             storage_backend_id=self._kbs.storage_backend_of(kb),
         )
 
+    def begin_upload(self, plan: UploadPlan) -> Upload:
+        """Where the file's bytes go: the knowledge base's own backend instance when it is
+        bound to one."""
+        files = self._ctx.files.for_backend(plan.storage_backend_id)
+        return files.begin_upload(plan.tenant_id, plan.knowledge_id, plan.file_name)
+
     def finish_upload(self, plan: UploadPlan, upload: Upload) -> TaggedKnowledge:
         """Dedup against what was received, then publish the file and enqueue."""
         existing = self._ctx.knowledges.find_duplicate(

@@ -12,11 +12,11 @@ from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.paging import Listing, requested_page
+from server.services.parts import KnowledgeReadParts
 from server.services.progress import SpanReading, read_spans
 from server.services.request_limits import MAX_KEYWORD_CHARS, MAX_TAG_ID_CHARS, check_max_chars
 from server.services.tags import TaggedKnowledge, all_tagged, tagged
 from storage.db.models import Chunk, Knowledge
-from workers.context import WorkerContext
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class ReadChunk:
 
 
 class KnowledgeReadService:
-    def __init__(self, ctx: WorkerContext, knowledge_bases: KnowledgeBaseService) -> None:
+    def __init__(self, ctx: KnowledgeReadParts, knowledge_bases: KnowledgeBaseService) -> None:
         self._ctx = ctx
         self._kbs = knowledge_bases
 

@@ -3,19 +3,24 @@
 A service is typed against one of these, not against the whole WorkerContext: it can reach
 only what it names (mypy holds it to that), and any object holding those parts can be
 handed to it. The services not listed here (ingest, reparse, cancel, deletion) hand their
-context on to the workers' lifecycle functions, which take the whole WorkerContext.
+context on to the workers' lifecycle functions, which take the whole WorkerContext. The
+servicers (server.api) reach none of these: they call the services.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from core.clock import Clock
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
+from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.tags import TagRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
+from storage.queue.base import TaskQueue
 from workers.context import EmbedderCache
 from workers.settings import Settings
 
@@ -25,6 +30,38 @@ class KnowledgeParts(Protocol):
 
     @property
     def knowledges(self) -> KnowledgeRepository: ...
+
+
+class ProgressParts(KnowledgeParts, Protocol):
+    """Reading a knowledge's spans for its watchers (server.services.progress)."""
+
+    @property
+    def spans(self) -> SpanRepository: ...
+
+
+class SpanReadParts(ProgressParts, Protocol):
+    """GetSpans: the spans, and for the stall verdict the clock and the task queue."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def queue(self) -> TaskQueue: ...
+
+
+class KnowledgeReadParts(SpanReadParts, Protocol):
+    """KnowledgeReadService: knowledges with their tags, their chunks (their images made
+    URLs through the catalog) and their spans."""
+
+    @property
+    def tags(self) -> TagRepository: ...
+    @property
+    def chunks(self) -> ChunkRepository: ...
+    @property
+    def catalog(self) -> ResourceCatalog: ...
+    @property
+    def files(self) -> BackendScopedFileService: ...
 
 
 class KnowledgeBaseParts(Protocol):

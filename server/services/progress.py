@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 from core.statuses import IN_FLIGHT
+from server.services.parts import ProgressParts, SpanReadParts
 from storage.db.models import Knowledge, Span
-from workers.context import WorkerContext
 
 
 class Stall(Enum):
@@ -33,14 +33,41 @@ class SpanReading:
         return max((s.sequence for s in self.spans), default=0)
 
 
-def read_spans(ctx: WorkerContext, row: Knowledge, attempt: int) -> SpanReading:
+@dataclass(frozen=True)
+class AttemptSpans:
+    """A knowledge as stored now and the spans of one of its attempts."""
+
+    knowledge: Knowledge
+    attempt: int
+    spans: list[Span]
+
+
+class ProgressReads:
+    """What WatchSpans reads of the database (server.api.watch_state)."""
+
+    def __init__(self, ctx: ProgressParts) -> None:
+        self._ctx = ctx
+
+    def attempt_spans(self, knowledge_id: str, attempt: int) -> AttemptSpans | None:
+        """The spans of ``attempt`` (0 = the current one); None once the knowledge is gone.
+        Any tenant's: a stream joins only after the API checked that its caller owns the
+        knowledge, and one read serves all of its streams."""
+        # The row first: its span_sequence then covers every span change the list shows.
+        row = self._ctx.knowledges.get(knowledge_id, None)
+        if row is None:
+            return None
+        chosen = attempt or row.attempt
+        return AttemptSpans(row, chosen, self._ctx.spans.list(knowledge_id, chosen, tenant_id=None))
+
+
+def read_spans(ctx: SpanReadParts, row: Knowledge, attempt: int) -> SpanReading:
     chosen = attempt or row.attempt
     spans = ctx.spans.list(row.id, chosen, tenant_id=row.tenant_id)
     last = ctx.spans.last_activity(row.id, chosen) if row.parse_status in IN_FLIGHT else None
     return SpanReading(row, chosen, spans, last, _stall(ctx, row, last))
 
 
-def _stall(ctx: WorkerContext, row: Knowledge, last: datetime | None) -> Stall:
+def _stall(ctx: SpanReadParts, row: Knowledge, last: datetime | None) -> Stall:
     if row.parse_status not in IN_FLIGHT:
         return Stall.NONE
     reference = last or row.updated_at
