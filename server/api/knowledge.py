@@ -124,7 +124,10 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     ) -> pb.ListChunksResponse:
         identity = await self._deps.auth.identify(context)
         listing = await asyncio.to_thread(
-            self._reads.chunks, identity, request.knowledge_id, request.page_size,
+            self._reads.chunks,
+            identity,
+            request.knowledge_id,
+            request.page_size,
             request.page_token,
         )
         chunks = fitted([convert.chunk(c) for c in listing.items], self._budget)
