@@ -66,7 +66,7 @@ class NotFound(SluiceError):
 
 class AlreadyExists(SluiceError):
     """A duplicate: ``resource_name`` names the one that exists and ``existing``, when given,
-    is that resource as the caller would have read it."""
+    is that resource as a read of it returns it (the edge sends it along, converted)."""
 
     def __init__(
         self, resource_type: str, resource_name: str, message: str, existing: object = None

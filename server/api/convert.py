@@ -1,4 +1,4 @@
-"""Rows and JSON forms → protobuf messages (and config messages ↔ their stored JSON)."""
+"""Rows, the services' results and JSON forms → protobuf messages."""
 
 from __future__ import annotations
 
@@ -6,20 +6,25 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
-from google.protobuf import json_format, struct_pb2, timestamp_pb2
-from google.protobuf.message import Message
-from sluice.v1 import common_pb2, config_pb2, knowledge_base_pb2, knowledge_pb2
+from google.protobuf import struct_pb2, timestamp_pb2
+from sluice.v1 import (
+    common_pb2,
+    config_pb2,
+    knowledge_base_pb2,
+    knowledge_pb2,
+    resource_pb2,
+    search_pb2,
+)
 
-M = TypeVar("M", bound=Message)
-
-
-def to_json(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
-
-
-def from_json(raw: Mapping[str, Any] | None, message: M) -> M:
-    json_format.ParseDict(dict(raw or {}), message, ignore_unknown_fields=True)
-    return message
+from server.services.config_json import from_json
+from server.services.knowledge_bases import CountedKnowledgeBase
+from server.services.knowledge_reads import ReadChunk
+from server.services.progress import SpanReading, Stall
+from server.services.resources import NamedResource
+from server.services.search import Found
+from server.services.tags import TaggedKnowledge
+from storage.db.repositories.resources import KNOWLEDGE_FILES, KNOWLEDGE_IMAGE, KNOWLEDGE_ORIGINAL
+from workers.pipeline.round.spans import span_to_dict
 
 
 def timestamp(value: datetime | str | None) -> timestamp_pb2.Timestamp | None:
@@ -74,7 +79,8 @@ def _models(config: config_pb2.KnowledgeBaseConfig) -> list[config_pb2.ModelConf
     ]
 
 
-def knowledge_base(row: Any, knowledge_count: int = 0) -> knowledge_base_pb2.KnowledgeBase:
+def knowledge_base(counted: CountedKnowledgeBase) -> knowledge_base_pb2.KnowledgeBase:
+    row = counted.row
     return knowledge_base_pb2.KnowledgeBase(
         id=row.id,
         tenant_id=row.tenant_id,
@@ -87,13 +93,14 @@ def knowledge_base(row: Any, knowledge_count: int = 0) -> knowledge_base_pb2.Kno
             knowledge_base_pb2.KnowledgeBaseType,
         ),
         config=public_config(row.config),
-        knowledge_count=knowledge_count,
+        knowledge_count=counted.knowledge_count,
         created_at=timestamp(row.created_at),
         updated_at=timestamp(row.updated_at),
     )
 
 
-def knowledge(row: Any, tag_ids: list[str] | None = None) -> knowledge_pb2.Knowledge:
+def knowledge(tagged: TaggedKnowledge) -> knowledge_pb2.Knowledge:
+    row = tagged.row
     overrides = from_json(row.process_overrides, config_pb2.ProcessConfig())
     return knowledge_pb2.Knowledge(
         id=row.id,
@@ -114,7 +121,7 @@ def knowledge(row: Any, tag_ids: list[str] | None = None) -> knowledge_pb2.Knowl
         ),
         error_message=row.error_message or "",
         metadata={str(k): str(v) for k, v in (row.meta or {}).items()},
-        tag_ids=tag_ids or [],
+        tag_ids=tagged.tag_ids,
         channel=row.channel or "",
         attempt=row.attempt or 0,
         pending_subtasks_count=row.pending_subtasks_count or 0,
@@ -177,9 +184,8 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def chunk(row: Any, content: str, *, knowledge_enabled: bool) -> knowledge_pb2.Chunk:
-    """``content``: the row's, as returned (its image links made URLs). A chunk is enabled
-    (searchable) only while its knowledge is: not while the knowledge is still indexing."""
+def chunk(read: ReadChunk) -> knowledge_pb2.Chunk:
+    row = read.row
     image_info, metadata = struct_pb2.Struct(), struct_pb2.Struct()
     if isinstance(row.image_info, dict):
         image_info.update(row.image_info)
@@ -193,13 +199,64 @@ def chunk(row: Any, content: str, *, knowledge_enabled: bool) -> knowledge_pb2.C
         chunk_type=_enum(
             knowledge_pb2.ChunkType, "CHUNK_TYPE", row.chunk_type, knowledge_pb2.ChunkType
         ),
-        content=content,
+        content=read.content,
         start_at=row.start_at or 0,
         end_at=row.end_at or 0,
         parent_chunk_id=row.parent_chunk_id or "",
         pre_chunk_id=row.pre_chunk_id or "",
         next_chunk_id=row.next_chunk_id or "",
-        is_enabled=bool(row.is_enabled) and knowledge_enabled,
+        is_enabled=bool(row.is_enabled) and read.knowledge_enabled,
         image_info=image_info,
         metadata=metadata,
+    )
+
+
+_STALLS = {
+    Stall.NONE: common_pb2.STALL_STATE_UNSPECIFIED,
+    Stall.RUNNING: common_pb2.STALL_STATE_RUNNING,
+    Stall.QUEUED: common_pb2.STALL_STATE_QUEUED,
+    Stall.STALLED: common_pb2.STALL_STATE_STALLED,
+}
+
+
+def spans(reading: SpanReading) -> knowledge_pb2.GetSpansResponse:
+    return knowledge_pb2.GetSpansResponse(
+        knowledge_id=reading.knowledge.id,
+        attempt=reading.attempt,
+        spans=[span(span_to_dict(s)) for s in reading.spans],
+        parse_status=parse_status(reading.knowledge.parse_status),
+        last_activity_at=timestamp(reading.last_activity_at),
+        stall_state=_STALLS[reading.stall],
+        sequence=reading.sequence,
+    )
+
+
+def search_result(found: Found) -> search_pb2.SearchResult:
+    return search_pb2.SearchResult(
+        chunk_id=found.chunk_id,
+        knowledge_id=found.knowledge_id,
+        knowledge_base_id=found.knowledge_base_id,
+        content=found.content,
+        score=found.score,
+        chunk_index=found.chunk_index,
+        knowledge_title=found.knowledge_title,
+    )
+
+
+_RESOURCE_KINDS = {
+    KNOWLEDGE_ORIGINAL: resource_pb2.RESOURCE_KIND_ORIGINAL,
+    KNOWLEDGE_IMAGE: resource_pb2.RESOURCE_KIND_IMAGE,
+}
+
+
+def resource(named: NamedResource) -> resource_pb2.Resource:
+    stored = named.resource
+    return resource_pb2.Resource(
+        ref=stored.ref,
+        kind=_RESOURCE_KINDS.get(stored.owner_type, resource_pb2.RESOURCE_KIND_UNSPECIFIED),
+        knowledge_id=stored.owner_id if stored.owner_type in KNOWLEDGE_FILES else "",
+        content_type=stored.content_type,
+        size=stored.size,
+        file_name=named.file_name,
+        created_at=timestamp(stored.created_at),
     )

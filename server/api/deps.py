@@ -1,4 +1,5 @@
-"""What the servicers share: the process context, the progress bus, the authenticator."""
+"""What the servicers use: the services, the progress bus, the authenticator and the API's
+settings; the process's parts stay behind the services (ApiDeps.build hands them out)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,21 @@ from server.services.deletion import DeletionService
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.knowledge_reads import KnowledgeReadService
+from server.services.progress import ProgressReads
 from server.services.reparse import ReparseService
 from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
 from storage.events.base import EventSubscriber
+from storage.files.backend_scoped import BackendScopedFileService
 from workers.context import ProcessContext
+from workers.settings import Settings
 
 
 @dataclass(frozen=True)
 class ApiDeps:
-    ctx: ProcessContext
+    settings: Settings
+    # The storage backends the health service probes (server.api.storage_health).
+    files: BackendScopedFileService
     subscriber: EventSubscriber
     auth: Authenticator
     knowledge_bases: KnowledgeBaseService
@@ -30,6 +36,7 @@ class ApiDeps:
     cancel: CancelService
     deletion: DeletionService
     resources: ResourceCatalogService
+    progress: ProgressReads
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -40,7 +47,8 @@ class ApiDeps:
             default_tenant_id=ctx.settings.default_tenant_id,
         )
         return cls(
-            ctx,
+            ctx.settings,
+            ctx.files,
             subscriber,
             auth,
             kbs,
@@ -51,4 +59,5 @@ class ApiDeps:
             CancelService(ctx),
             DeletionService(ctx),
             ResourceCatalogService(ctx),
+            ProgressReads(ctx),
         )

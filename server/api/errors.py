@@ -27,11 +27,16 @@ from core.errors import (
     Unimplemented,
     outage_of,
 )
+from server.api import convert
 from server.api.outages import foreign_outage
+from server.services.tags import TaggedKnowledge
+from workers.embedding.base import EmbeddingProviderError
 
 log = logging.getLogger(__name__)
 
 DOMAIN = "sluice"
+# PreconditionFailure type of a model endpoint that refused the request itself.
+MODEL_REJECTED_REASON = "MODEL_REQUEST_REJECTED"
 Code = grpc.StatusCode
 
 _CODES: dict[grpc.StatusCode, int] = {
@@ -76,6 +81,7 @@ def api_error(exc: Exception) -> ApiError:
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, SluiceError):
+        exc = _final_answer(exc)
         component = outage_of(exc)
         if component is not None:
             return _unavailable(component, exc)
@@ -88,6 +94,20 @@ def api_error(exc: Exception) -> ApiError:
             return _unavailable(component, exc)
     log.exception("unexpected error in an RPC handler", exc_info=exc)
     return ApiError(Code.INTERNAL, f"internal error ({type(exc).__name__})")
+
+
+def _final_answer(exc: SluiceError) -> SluiceError:
+    """A model provider's refusal that a retry would meet again (bad credentials, an
+    unknown model: the provider client's own classification) is the configuration's to fix,
+    not an outage."""
+    if isinstance(exc, EmbeddingProviderError) and exc.final:
+        return FailedPrecondition(
+            MODEL_REJECTED_REASON,
+            "config.embedding",
+            f"the embedding endpoint {exc.endpoint} rejected model {exc.model!r} with "
+            f"HTTP {exc.status}: check the model name and api_key",
+        )
+    return exc
 
 
 def _unavailable(component: str, exc: Exception) -> ApiError:
@@ -114,9 +134,10 @@ def _kind_status(exc: SluiceError) -> ApiError | None:
             resource_name=exc.resource_name,
             description=exc.message,
         )
-        # The existing resource goes along when the service gave it as a message.
-        existing = [exc.existing] if isinstance(exc.existing, Message) else []
-        return ApiError(Code.ALREADY_EXISTS, exc.message, [duplicate, *existing])
+        # The existing knowledge goes along when the service named it.
+        existing = exc.existing
+        shown = [convert.knowledge(existing)] if isinstance(existing, TaggedKnowledge) else []
+        return ApiError(Code.ALREADY_EXISTS, exc.message, [duplicate, *shown])
     if isinstance(exc, FailedPrecondition):
         violation = error_details_pb2.PreconditionFailure.Violation(
             type=exc.kind, subject=exc.subject, description=exc.message

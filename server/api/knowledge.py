@@ -11,10 +11,13 @@ from sluice.v1 import knowledge_pb2 as pb
 from sluice.v1 import knowledge_pb2_grpc as pb_grpc
 
 from core.errors import InvalidArgument, Unimplemented
+from server.api import convert
+from server.api.budget import fitted, response_budget
 from server.api.deps import ApiDeps
 from server.api.rpc import streaming, unary
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
+from server.services.knowledge_reads import KnowledgeQuery
 from server.services.url_import import checked_import_url
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
@@ -23,11 +26,12 @@ Ctx = grpc.aio.ServicerContext[Any, Any]
 class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     def __init__(self, deps: ApiDeps) -> None:
         self._deps = deps
-        self._ctx = deps.ctx
+        self._settings = deps.settings
         self._watcher = SpanWatcher(
-            deps.ctx, deps.subscriber, deps.ctx.settings.api.watch_poll_interval_s
+            deps.progress, deps.subscriber, deps.settings.api.watch_poll_interval_s
         )
         self._reads = deps.knowledge_reads
+        self._budget = response_budget(deps.settings.api.max_message_bytes)
 
     @unary
     async def CreateFromFile(
@@ -39,10 +43,9 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             context,
             identity=identity,
             ingest=self._deps.ingest,
-            files=self._ctx.files,
-            max_bytes=self._ctx.settings.api.max_upload_bytes,
+            max_bytes=self._settings.api.max_upload_bytes,
         )
-        return pb.CreateFromFileResponse(knowledge=knowledge)
+        return pb.CreateFromFileResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def CreateManual(
@@ -50,7 +53,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     ) -> pb.CreateManualResponse:
         identity = await self._deps.auth.identify(context)
         knowledge = await asyncio.to_thread(self._deps.ingest.create_manual, identity, request)
-        return pb.CreateManualResponse(knowledge=knowledge)
+        return pb.CreateManualResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def UpdateManual(
@@ -58,7 +61,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     ) -> pb.UpdateManualResponse:
         identity = await self._deps.auth.identify(context)
         knowledge = await asyncio.to_thread(self._deps.ingest.update_manual, identity, request)
-        return pb.UpdateManualResponse(knowledge=knowledge)
+        return pb.UpdateManualResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def GetKnowledge(
@@ -66,19 +69,37 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     ) -> pb.GetKnowledgeResponse:
         identity = await self._deps.auth.identify(context)
         knowledge = await asyncio.to_thread(self._reads.get, identity, request.id)
-        return pb.GetKnowledgeResponse(knowledge=knowledge)
+        return pb.GetKnowledgeResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def ListKnowledge(
         self, request: pb.ListKnowledgeRequest, context: Ctx
     ) -> pb.ListKnowledgeResponse:
         identity = await self._deps.auth.identify(context)
-        return await asyncio.to_thread(self._reads.list, identity, request)
+        query = KnowledgeQuery(
+            knowledge_base_id=request.knowledge_base_id,
+            parse_statuses=[convert.parse_status_name(s) for s in request.parse_statuses],
+            keyword=request.keyword,
+            file_type=request.file_type,
+            tag_id=request.tag_id,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        listing = await asyncio.to_thread(self._reads.list, identity, query)
+        knowledges = fitted([convert.knowledge(k) for k in listing.items], self._budget)
+        return pb.ListKnowledgeResponse(
+            knowledges=knowledges,
+            next_page_token=listing.next_page_token(len(knowledges)),
+            total=listing.total,
+        )
 
     @unary
     async def GetSpans(self, request: pb.GetSpansRequest, context: Ctx) -> pb.GetSpansResponse:
         identity = await self._deps.auth.identify(context)
-        return await asyncio.to_thread(self._reads.spans, identity, request)
+        reading = await asyncio.to_thread(
+            self._reads.spans, identity, request.knowledge_id, request.attempt
+        )
+        return convert.spans(reading)
 
     @streaming
     async def WatchSpans(  # yields serialized messages: see server.py
@@ -102,7 +123,19 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.ListChunksRequest, context: Ctx
     ) -> pb.ListChunksResponse:
         identity = await self._deps.auth.identify(context)
-        return await asyncio.to_thread(self._reads.chunks, identity, request)
+        listing = await asyncio.to_thread(
+            self._reads.chunks,
+            identity,
+            request.knowledge_id,
+            request.page_size,
+            request.page_token,
+        )
+        chunks = fitted([convert.chunk(c) for c in listing.items], self._budget)
+        return pb.ListChunksResponse(
+            chunks=chunks,
+            next_page_token=listing.next_page_token(len(chunks)),
+            total=listing.total,
+        )
 
     @unary
     async def CreateFromURL(
@@ -114,15 +147,15 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
             self._deps.knowledge_bases.get_row, identity, request.knowledge_base_id
         )
         # The first line of the SSRF defence: a refused URL goes no further than the handler.
-        await asyncio.to_thread(checked_import_url, request.url, self._ctx.settings)
+        await asyncio.to_thread(checked_import_url, request.url, self._settings)
         knowledge = await asyncio.to_thread(self._deps.ingest.create_from_url, identity, request)
-        return pb.CreateFromURLResponse(knowledge=knowledge)
+        return pb.CreateFromURLResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def Reparse(self, request: pb.ReparseRequest, context: Ctx) -> pb.ReparseResponse:
         identity = await self._deps.auth.identify(context)
         knowledge = await asyncio.to_thread(self._deps.reparse.reparse, identity, request)
-        return pb.ReparseResponse(knowledge=knowledge)
+        return pb.ReparseResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def CancelParse(
@@ -131,7 +164,7 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         identity = await self._deps.auth.identify(context)
         cancellation = await asyncio.to_thread(self._deps.cancel.cancel, identity, request.id)
         self._deps.cancel.close_spans_later(cancellation)
-        return pb.CancelParseResponse(knowledge=cancellation.knowledge)
+        return pb.CancelParseResponse(knowledge=convert.knowledge(cancellation.knowledge))
 
     @unary
     async def BatchReparse(

@@ -10,6 +10,8 @@ from sluice.v1 import knowledge_base_pb2 as pb
 from sluice.v1 import knowledge_base_pb2_grpc as pb_grpc
 
 from core.errors import Unimplemented
+from server.api import convert
+from server.api.budget import fitted, response_budget
 from server.api.deps import ApiDeps
 from server.api.rpc import unary
 
@@ -20,6 +22,7 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     def __init__(self, deps: ApiDeps) -> None:
         self._deps = deps
         self._service = deps.knowledge_bases
+        self._budget = response_budget(deps.settings.api.max_message_bytes)
 
     @unary
     async def CreateKnowledgeBase(
@@ -27,7 +30,7 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     ) -> pb.CreateKnowledgeBaseResponse:
         identity = await self._deps.auth.identify(context)
         kb = await asyncio.to_thread(self._service.create, identity, request)
-        return pb.CreateKnowledgeBaseResponse(knowledge_base=kb)
+        return pb.CreateKnowledgeBaseResponse(knowledge_base=convert.knowledge_base(kb))
 
     @unary
     async def GetKnowledgeBase(
@@ -35,17 +38,20 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     ) -> pb.GetKnowledgeBaseResponse:
         identity = await self._deps.auth.identify(context)
         kb = await asyncio.to_thread(self._service.get, identity, request.id)
-        return pb.GetKnowledgeBaseResponse(knowledge_base=kb)
+        return pb.GetKnowledgeBaseResponse(knowledge_base=convert.knowledge_base(kb))
 
     @unary
     async def ListKnowledgeBases(
         self, request: pb.ListKnowledgeBasesRequest, context: Ctx
     ) -> pb.ListKnowledgeBasesResponse:
         identity = await self._deps.auth.identify(context)
-        items, token = await asyncio.to_thread(
+        listing = await asyncio.to_thread(
             self._service.list, identity, request.page_size, request.page_token
         )
-        return pb.ListKnowledgeBasesResponse(knowledge_bases=items, next_page_token=token)
+        items = fitted([convert.knowledge_base(kb) for kb in listing.items], self._budget)
+        return pb.ListKnowledgeBasesResponse(
+            knowledge_bases=items, next_page_token=listing.next_page_token(len(items))
+        )
 
     @unary
     async def UpdateKnowledgeBase(
@@ -53,7 +59,7 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     ) -> pb.UpdateKnowledgeBaseResponse:
         identity = await self._deps.auth.identify(context)
         kb = await asyncio.to_thread(self._service.update, identity, request)
-        return pb.UpdateKnowledgeBaseResponse(knowledge_base=kb)
+        return pb.UpdateKnowledgeBaseResponse(knowledge_base=convert.knowledge_base(kb))
 
     @unary
     async def DeleteKnowledgeBase(

@@ -11,6 +11,7 @@ import grpc
 from sluice.v1 import resource_pb2 as pb
 from sluice.v1 import resource_pb2_grpc as pb_grpc
 
+from server.api import convert
 from server.api.deps import ApiDeps
 from server.api.rpc import streaming, unary
 from server.api.threads import close_after
@@ -35,14 +36,19 @@ class ResourceServicer(pb_grpc.ResourceServiceServicer):
         resources = await asyncio.to_thread(
             self._service.list_for_knowledge, identity, request.knowledge_id
         )
-        return pb.ListResourcesResponse(resources=resources)
+        return pb.ListResourcesResponse(resources=[convert.resource(r) for r in resources])
 
     @unary
     async def CreateAccessGrant(
         self, request: pb.CreateAccessGrantRequest, context: Ctx
     ) -> pb.CreateAccessGrantResponse:
         identity = await self._deps.auth.identify(context)
-        return await asyncio.to_thread(self._service.create_grant, identity, request)
+        grant = await asyncio.to_thread(self._service.create_grant, identity, request)
+        return pb.CreateAccessGrantResponse(
+            token=grant.token,
+            expires_at=convert.timestamp(grant.expires_at),
+            resource=convert.resource(grant.resource),
+        )
 
     @unary
     async def RevokeAccessGrant(
@@ -57,12 +63,12 @@ class ResourceServicer(pb_grpc.ResourceServiceServicer):
         self, request: pb.ReadResourceRequest, context: Ctx
     ) -> AsyncIterator[pb.ReadResourceResponse]:
         # The token is the credential here: no API key is asked for (see services.resources).
-        meta, resource = await asyncio.to_thread(self._service.open_grant, request.token)
-        stream = await asyncio.to_thread(self._service.open_file, resource)
+        opened = await asyncio.to_thread(self._service.open_grant, request.token)
+        stream = await asyncio.to_thread(self._service.open_file, opened.resource)
         reading: asyncio.Task[bytes] | None = None
         try:
             # Opened before the meta frame, so a missing file fails the call before any frame.
-            yield pb.ReadResourceResponse(meta=meta)
+            yield pb.ReadResourceResponse(meta=convert.resource(opened))
             # One frame read at a time, each sent before the next is read: the file is
             # never in memory whole, whatever its size.
             while True:

@@ -46,7 +46,7 @@ STREAM_WINDOW_BYTES = 4 << 20
 async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server, int]:
     """Bind, register and start; returns the server and the port it got (address may end :0).
     A taken address raises BindError."""
-    limit = deps.ctx.settings.api.max_message_bytes
+    limit = deps.settings.api.max_message_bytes
     server = grpc.aio.server(
         # First and only interceptor: no call gets anywhere before its key is checked.
         interceptors=[AuthInterceptor(deps.auth)],
@@ -84,6 +84,6 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     port = listen(server, address)
     await server.start()
     await start_storage_health(
-        server, health_servicer, deps.ctx.files, deps.ctx.settings.storage.storage_health_interval_s
+        server, health_servicer, deps.files, deps.settings.storage.storage_health_interval_s
     )
     return server, port

@@ -24,7 +24,7 @@ from core.errors import DataLoss, InvalidArgument, ResourceExhausted
 from server.api.threads import close_after
 from server.services.identity import Identity
 from server.services.ingest import IngestService
-from storage.files.backend_scoped import BackendScopedFileService
+from server.services.tags import TaggedKnowledge
 from storage.files.base import Upload
 
 log = logging.getLogger(__name__)
@@ -86,21 +86,14 @@ async def receive_upload(
     *,
     identity: Identity,
     ingest: IngestService,
-    files: BackendScopedFileService,
     max_bytes: int,
-) -> knowledge_pb2.Knowledge:
+) -> TaggedKnowledge:
     first = await anext(frames, None)
     if first is None or first.WhichOneof("frame") != "header":
         raise InvalidArgument.field("frame", "the first frame must be a header")
     declared = Declared.of(first.header, max_bytes)
     plan = await asyncio.to_thread(ingest.plan_upload, identity, first.header)
-    # Stored on the knowledge base's own backend instance when it is bound to one.
-    upload = await asyncio.to_thread(
-        files.for_backend(plan.storage_backend_id).begin_upload,
-        plan.tenant_id,
-        plan.knowledge_id,
-        plan.file_name,
-    )
+    upload = await asyncio.to_thread(ingest.begin_upload, plan)
     received = 0
     # Each frame is hashed and written (in a thread) while the next one is received: one
     # write at a time, so the file stays in order and at most two frames are in memory.

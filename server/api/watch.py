@@ -28,8 +28,8 @@ from server.api import convert
 from server.api.watch_encoding import SharedEncodings, message_key
 from server.api.watch_hub import RESYNC, Feed, InboxItem, WatchHub
 from server.api.watch_state import DocState, SpanState, Watermark
+from server.services.progress import ProgressReads
 from storage.events.base import EventSubscriber
-from workers.context import ProcessContext
 from workers.pipeline.round.cleanup import STOP_GRACE_S
 
 SNAPSHOT = knowledge_pb2.WATCH_EVENT_TYPE_SNAPSHOT
@@ -40,8 +40,10 @@ INBOX_ITEMS = 512
 
 
 class SpanWatcher:
-    def __init__(self, ctx: ProcessContext, subscriber: EventSubscriber, recheck_s: float) -> None:
-        self.hub = WatchHub(ctx, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
+    def __init__(
+        self, reads: ProgressReads, subscriber: EventSubscriber, recheck_s: float
+    ) -> None:
+        self.hub = WatchHub(reads, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
 
     async def watch(
         self, knowledge_id: str, attempt: int, *, after_sequence: int = 0, after_attempt: int = 0

@@ -20,8 +20,8 @@ from typing import Final
 
 from server.api.watch_encoding import SharedEncodings
 from server.api.watch_state import DocState, KnownSpans, SpanState, read_state
+from server.services.progress import ProgressReads
 from storage.events.base import EventSubscriber, ProgressEvent
-from workers.context import ProcessContext
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ class Feed:
     async def read(self, attempt: int) -> DocState:
         """A read of the database, in a thread; its span states are remembered."""
         state = await asyncio.to_thread(
-            read_state, self._hub.ctx, self.knowledge_id, attempt, self.known
+            read_state, self._hub.reads, self.knowledge_id, attempt, self.known
         )
         for span in state.spans.values():
             self.known.remember(span)
@@ -174,13 +174,13 @@ class Feed:
 class WatchHub:
     def __init__(
         self,
-        ctx: ProcessContext,
+        reads: ProgressReads,
         subscriber: EventSubscriber,
         *,
         recheck_s: float,
         inbox_items: int,
     ) -> None:
-        self.ctx = ctx
+        self.reads = reads
         self.subscriber = subscriber
         self.recheck_s = recheck_s
         self._inbox_items = inbox_items

@@ -11,7 +11,7 @@ from sluice.v1 import knowledge_pb2
 
 from core.statuses import ParseStatus
 from server.api import convert
-from workers.context import ProcessContext
+from server.services.progress import ProgressReads
 from workers.pipeline.round.spans import span_to_dict
 
 
@@ -81,17 +81,16 @@ class KnownSpans:
 
 
 def read_state(
-    ctx: ProcessContext, knowledge_id: str, attempt: int, known: KnownSpans | None = None
+    reads: ProgressReads, knowledge_id: str, attempt: int, known: KnownSpans | None = None
 ) -> DocState:
     """The knowledge with the spans of ``attempt`` (0 = its current one); a knowledge that is
-    gone reads as "deleting", with no spans. Any tenant's: a stream joins only after the API
-    checked that its caller owns the knowledge, and one read serves all of its streams."""
-    row = ctx.knowledges.get(knowledge_id, None)
-    if row is None:
+    gone reads as "deleting", with no spans (see ProgressReads.attempt_spans)."""
+    read = reads.attempt_spans(knowledge_id, attempt)
+    if read is None:
         return DocState(0, attempt, ParseStatus.DELETING, "", "")
-    chosen = attempt or row.attempt
+    row, chosen = read.knowledge, read.attempt
     spans = {}
-    for span_row in ctx.spans.list(knowledge_id, chosen, tenant_id=None):
+    for span_row in read.spans:
         reused = known.get(chosen, span_row.name, span_row.sequence or 0) if known else None
         spans[span_row.name] = reused or SpanState.from_dict(span_to_dict(span_row))
     return DocState(

@@ -17,14 +17,12 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from sluice.v1 import knowledge_pb2
-
 from core.errors import Aborted, FailedPrecondition, NotFound
 from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus, SummaryStatus
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from server.services.parts import CancelParts
-from server.services.tags import knowledge_message
+from server.services.tags import TaggedKnowledge, tagged
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
 from workers.pipeline.round.cleanup import (
@@ -50,7 +48,7 @@ class HeldRound:
 
 @dataclass(frozen=True)
 class Cancellation:
-    knowledge: knowledge_pb2.Knowledge
+    knowledge: TaggedKnowledge
     held: HeldRound | None
 
 
@@ -79,7 +77,7 @@ class CancelService:
         row = ctx.knowledges.get(before.id, before.tenant_id)
         if row is None:
             raise NotFound("sluice.v1.Knowledge", before.id)
-        return Cancellation(knowledge_message(ctx.tags, row), held)
+        return Cancellation(tagged(ctx.tags, row), held)
 
     def _move_to_cancelled(self, row: Knowledge) -> Knowledge:
         """The guarded move from exactly the status read (re-read when a worker moved it

@@ -18,7 +18,7 @@ from typing import Any
 
 from sluice.v1 import config_pb2, knowledge_pb2
 
-from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from core.extensions import (
     WEB_PAGE_TYPE,
     UnsupportedFileType,
@@ -27,17 +27,17 @@ from core.extensions import (
 )
 from core.ssrf.url_policy import UrlPolicy
 from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
-from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
+from server.services.config_json import from_json
 from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import visible
 from server.services.overrides import checked_overrides, precheck_models
 from server.services.parts import IngestParts
 from server.services.request_limits import check_file_name, check_metadata
-from server.services.tags import checked_tag_ids, knowledge_message
+from server.services.tags import TaggedKnowledge, checked_tag_ids, tagged
 from server.services.url_import import checked_import_url
-from storage.db.models import Knowledge
+from storage.db.models import Knowledge, KnowledgeBase
 from storage.db.models.knowledge import CHANNEL_MAX_CHARS, TITLE_MAX_CHARS
 from storage.db.repositories.resources import KNOWLEDGE_ORIGINAL
 from storage.files.base import StoredFile, Upload
@@ -106,7 +106,13 @@ class IngestService:
             storage_backend_id=self._kbs.storage_backend_of(kb),
         )
 
-    def finish_upload(self, plan: UploadPlan, upload: Upload) -> knowledge_pb2.Knowledge:
+    def begin_upload(self, plan: UploadPlan) -> Upload:
+        """Where the file's bytes go: the knowledge base's own backend instance when it is
+        bound to one."""
+        files = self._ctx.files.for_backend(plan.storage_backend_id)
+        return files.begin_upload(plan.tenant_id, plan.knowledge_id, plan.file_name)
+
+    def finish_upload(self, plan: UploadPlan, upload: Upload) -> TaggedKnowledge:
         """Dedup against what was received, then publish the file and enqueue."""
         existing = self._ctx.knowledges.find_duplicate(
             plan.tenant_id,
@@ -167,7 +173,7 @@ class IngestService:
 
     def create_from_url(
         self, identity: Identity, request: knowledge_pb2.CreateFromURLRequest
-    ) -> knowledge_pb2.Knowledge:
+    ) -> TaggedKnowledge:
         """A URL knowledge, fetched later by the worker: the caller's access to the
         knowledge base, the SSRF check (the service's own, whoever called it), the gate's
         verdict — a file to download or a web page — the pre-checks an upload of that type
@@ -214,13 +220,13 @@ class IngestService:
                 row.id,
                 f"URL {url.normalized!r} is already imported into this knowledge base as "
                 f"knowledge {row.id}",
-                knowledge_message(self._ctx.tags, row),
+                tagged(self._ctx.tags, row),
             )
         return self._enqueue(row, tag_ids)
 
     def create_manual(
         self, identity: Identity, request: knowledge_pb2.CreateManualRequest
-    ) -> knowledge_pb2.Knowledge:
+    ) -> TaggedKnowledge:
         kb = self._kbs.get_row(identity, request.knowledge_base_id)
         if not request.title.strip():
             raise InvalidArgument.field("title", "is required")
@@ -251,11 +257,11 @@ class IngestService:
                 self._ctx.settings.url_policy,
             ),
         )
-        return self._enqueue(row, tag_ids) if publish else convert.knowledge(row, tag_ids)
+        return self._enqueue(row, tag_ids) if publish else TaggedKnowledge(row, tag_ids)
 
     def update_manual(
         self, identity: Identity, request: knowledge_pb2.UpdateManualRequest
-    ) -> knowledge_pb2.Knowledge:
+    ) -> TaggedKnowledge:
         """Title, content and publishing; the tags stay as created (the request has none)."""
         row = self._ctx.knowledges.get(request.id, identity.scope)
         manual = row if row is not None and row.type == KnowledgeType.MANUAL else None
@@ -270,9 +276,7 @@ class IngestService:
         if request.status != knowledge_pb2.MANUAL_STATUS_PUBLISH:
             if fields:
                 self._ctx.knowledges.update_fields(row.id, **fields)
-            return convert.knowledge(
-                self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
-            )
+            return TaggedKnowledge(self._reread(row), self._tag_ids_of(row))
         if row.parse_status != ParseStatus.DRAFT:
             raise FailedPrecondition(
                 "NOT_A_DRAFT", row.id, f"knowledge is {row.parse_status}, not a draft; use Reparse"
@@ -293,16 +297,21 @@ class IngestService:
             **fields,
         ):
             raise FailedPrecondition("NOT_A_DRAFT", row.id, "knowledge was published meanwhile")
-        return self._enqueue(
-            self._ctx.knowledges.get(row.id, row.tenant_id), self._tag_ids_of(row)
-        )
+        return self._enqueue(self._reread(row), self._tag_ids_of(row))
 
-    def _enqueue(self, row: Any, tag_ids: list[str]) -> knowledge_pb2.Knowledge:
+    def _enqueue(self, row: Knowledge, tag_ids: list[str]) -> TaggedKnowledge:
         """Answer with the row as it was queued (pending), so the reply does not depend on
         how fast a worker picks it up; a refused enqueue is re-read to show the failure."""
         if enqueue_processing(self._ctx, row):
-            return convert.knowledge(row, tag_ids)
-        return convert.knowledge(self._ctx.knowledges.get(row.id, row.tenant_id), tag_ids)
+            return TaggedKnowledge(row, tag_ids)
+        return TaggedKnowledge(self._reread(row), tag_ids)
+
+    def _reread(self, row: Knowledge) -> Knowledge:
+        """The row as stored now; NOT_FOUND when it vanished meanwhile (deleted)."""
+        fresh = self._ctx.knowledges.get(row.id, row.tenant_id)
+        if fresh is None:
+            raise NotFound("sluice.v1.Knowledge", row.id)
+        return fresh
 
     def _tag_ids_of(self, row: Knowledge) -> list[str]:
         return self._ctx.tags.tags_of([row.id], tenant_id=row.tenant_id)[row.id]
@@ -313,12 +322,12 @@ class IngestService:
             existing.id,
             f"file {plan.file_name!r} already exists in this knowledge base as knowledge "
             f"{existing.id}",
-            knowledge_message(self._ctx.tags, existing),
+            tagged(self._ctx.tags, existing),
         )
 
 
 def _processing_choice(
-    kb: Any,
+    kb: KnowledgeBase,
     request: knowledge_pb2.FileHeader | knowledge_pb2.CreateFromURLRequest,
     file_type: str,
     field: str,
@@ -327,7 +336,7 @@ def _processing_choice(
     """The overrides as stored and whether multimodal processing is on, after the checks
     upload and URL import share (spec: resolveFileImportProcessConfig)."""
     overrides = checked_overrides(request.process_config, field, kb.config or {}, policy)
-    kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
+    kb_config = from_json(kb.config, config_pb2.KnowledgeBaseConfig())
     multimodal = (
         request.enable_multimodel
         if request.HasField("enable_multimodel")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf import field_mask_pb2
@@ -17,16 +18,17 @@ from core.effective_config import (
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from core.local_models import UnknownLocalModel, local_model
 from core.ssrf.url_policy import UrlPolicy
-from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
+from server.services.config_json import from_json, to_json
 from server.services.identity import Identity
 from server.services.lookup import visible
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
-from server.services.paging import fitted, next_page_token, requested_page, response_budget
+from server.services.paging import Listing, requested_page
 from server.services.parts import KnowledgeBaseParts
 from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
+from storage.db.models import KnowledgeBase
 
 MAX_NAME_CHARS = 255
 EMBEDDING_PROVIDERS = frozenset({"local", "openai"})
@@ -72,7 +74,7 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
     """INVALID_ARGUMENT naming the field: limits, the embedding model, every model endpoint
     against the SSRF ``policy``, and the OCR language codes."""
     # Checked as stored (JSON), exactly as the worker will read it.
-    check_effective_chunking(convert.to_json(config), None, "config.chunking")
+    check_effective_chunking(to_json(config), None, "config.chunking")
     embedding = config.embedding
     if embedding.provider not in EMBEDDING_PROVIDERS:
         raise InvalidArgument.field(
@@ -97,19 +99,27 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
     check_ocr_languages(config.ocr.languages, "config.ocr.languages")
 
 
+@dataclass(frozen=True)
+class CountedKnowledgeBase:
+    """A knowledge base as a reply shows it: the row and how many knowledges it holds."""
+
+    row: KnowledgeBase
+    knowledge_count: int = 0
+
+
 class KnowledgeBaseService:
     def __init__(self, ctx: KnowledgeBaseParts) -> None:
         self._ctx = ctx
 
     def create(
         self, identity: Identity, request: knowledge_base_pb2.CreateKnowledgeBaseRequest
-    ) -> knowledge_base_pb2.KnowledgeBase:
+    ) -> CountedKnowledgeBase:
         name = _checked_name(request.name)
         check_max_chars(request.description, MAX_DESCRIPTION_CHARS, "description")
         config = with_defaults(request.config)
         validate_config(config, self._ctx.settings.url_policy)
         self._check_storage_backend(config)
-        stored = convert.to_json(config)
+        stored = to_json(config)
         kb_type = knowledge_base_pb2.KnowledgeBaseType.Name(request.type or 1)
         try:
             row = self._ctx.knowledge_bases.create(
@@ -125,43 +135,38 @@ class KnowledgeBaseService:
             raise AlreadyExists(
                 "sluice.v1.KnowledgeBase", name, f"a knowledge base named {name!r} exists"
             ) from exc
-        return convert.knowledge_base(row)
+        return CountedKnowledgeBase(row)
 
-    def get_row(self, identity: Identity, kb_id: str) -> Any:
+    def get_row(self, identity: Identity, kb_id: str) -> KnowledgeBase:
         row = self._ctx.knowledge_bases.get(identity.scope, kb_id) if kb_id else None
         return visible(identity, row, "sluice.v1.KnowledgeBase", kb_id)
 
-    def get(self, identity: Identity, kb_id: str) -> knowledge_base_pb2.KnowledgeBase:
-        row = self.get_row(identity, kb_id)
-        return convert.knowledge_base(row, self._ctx.knowledge_bases.count_knowledges(row.id))
+    def get(self, identity: Identity, kb_id: str) -> CountedKnowledgeBase:
+        return self._counted(self.get_row(identity, kb_id))
 
     def list(
         self, identity: Identity, page_size: int, page_token: str
-    ) -> tuple[builtins.list[knowledge_base_pb2.KnowledgeBase], str]:
+    ) -> Listing[CountedKnowledgeBase]:
         page = requested_page(page_size, page_token, f"knowledge_bases:{identity.tenant_id}")
         rows, total = self._ctx.knowledge_bases.list(identity.tenant_id, page.limit, page.offset)
-        items = fitted(
-            [
-                convert.knowledge_base(r, self._ctx.knowledge_bases.count_knowledges(r.id))
-                for r in rows
-            ],
-            response_budget(self._ctx.settings.api.max_message_bytes),
-        )
-        return items, next_page_token(page, len(items), total)
+        return Listing([self._counted(r) for r in rows], total, page)
+
+    def _counted(self, row: KnowledgeBase) -> CountedKnowledgeBase:
+        return CountedKnowledgeBase(row, self._ctx.knowledge_bases.count_knowledges(row.id))
 
     def update(
         self, identity: Identity, request: knowledge_base_pb2.UpdateKnowledgeBaseRequest
-    ) -> knowledge_base_pb2.KnowledgeBase:
+    ) -> CountedKnowledgeBase:
         row = self.get_row(identity, request.id)
         paths = list(request.update_mask.paths) or ["name", "description", "config"]
-        current = convert.from_json(row.config, config_pb2.KnowledgeBaseConfig())
+        current = from_json(row.config, config_pb2.KnowledgeBaseConfig())
         fields: dict[str, Any] = {}
         config_paths: builtins.list[str] = [
             p.removeprefix("config.") for p in paths if p.startswith("config")
         ]
         if config_paths:
             merged = self._merged_config(current, request.config, config_paths)
-            fields["config"] = convert.to_json(merged)
+            fields["config"] = to_json(merged)
             # Files stored so far stay where they are (their paths name their backend).
             fields["storage_backend_id"] = merged.storage.backend_id
         if "name" in paths:
@@ -199,7 +204,7 @@ class KnowledgeBaseService:
             )
         return merged
 
-    def storage_backend_of(self, row: Any) -> str:
+    def storage_backend_of(self, row: KnowledgeBase) -> str:
         """The storage backend the knowledge base's new files go to ("" = the default);
         FAILED_PRECONDITION if it is bound to a backend no longer configured."""
         backend_id: str = row.storage_backend_id or ""

@@ -13,8 +13,8 @@ from sluice.v1 import config_pb2
 from core.errors import FailedPrecondition, InvalidArgument
 from core.model_prechecks import missing_model
 from core.ssrf.url_policy import UrlPolicy
-from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
+from server.services.config_json import to_json
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
 
@@ -34,7 +34,7 @@ def checked_overrides(
     formed; INVALID_ARGUMENT naming the field under ``field`` otherwise."""
     if config.ByteSize() > MAX_PROCESS_CONFIG_BYTES:
         raise InvalidArgument.field(field, f"is larger than {MAX_PROCESS_CONFIG_BYTES} bytes")
-    overrides = convert.to_json(config)
+    overrides = to_json(config)
     check_effective_chunking(kb_config, overrides, f"{field}.chunking")
     check_model_endpoints(config, field, policy)
     check_ocr_languages(config.ocr.languages, f"{field}.ocr.languages")

@@ -1,4 +1,4 @@
-"""Pages of List RPCs: page sizes, opaque page tokens, and a byte budget per response.
+"""Pages of List RPCs: page sizes and opaque page tokens.
 
 - ``page_size`` 0 is DEFAULT_PAGE_SIZE, more than MAX_PAGE_SIZE is clamped to it, negative
   is INVALID_ARGUMENT.
@@ -7,9 +7,8 @@
   altered, truncated or made for another query is INVALID_ARGUMENT. The position grants
   nothing (every query is scoped to the caller's tenant), so the tag is an integrity check,
   not a secret: its key is fixed, and every API process reads every other's tokens.
-- A page holds at most as many items as fit in ``response_budget`` bytes, so no response
-  goes over the message limit whatever the items weigh; a page cut short still has a
-  ``next_page_token``. One item is always returned, so paging always advances.
+- A page holds at most as many items as fit in the response's byte budget (the edge's,
+  server.api.budget): a Listing gives the token after however many were sent.
 """
 
 from __future__ import annotations
@@ -19,27 +18,19 @@ import binascii
 import hashlib
 import hmac
 import struct
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
-
-from google.protobuf.message import Message
+from typing import Generic, TypeVar
 
 from core.errors import InvalidArgument
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-# gRPC's default receive limit in every language (grpcurl's too): a response under it is
-# readable by a client that never raised it.
-DEFAULT_CLIENT_MESSAGE_BYTES = 4 << 20
-# Room in a response for what is not an item (its token, its total, the framing).
-_ENVELOPE_BYTES = 64 << 10
 _VERSION = 1
 _KEY = b"sluice.v1 page token"
 _TAG_BYTES = 12
 _LAYOUT = struct.Struct(">BQ")
 
-M = TypeVar("M", bound=Message)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -49,9 +40,17 @@ class Page:
     query: str
 
 
-def response_budget(max_message_bytes: int) -> int:
-    """Bytes of items one response may carry: under the server's limit and the clients'."""
-    return max(min(max_message_bytes, DEFAULT_CLIENT_MESSAGE_BYTES) - _ENVELOPE_BYTES, 1)
+@dataclass(frozen=True)
+class Listing(Generic[T]):
+    """A page of a list as read: its items, how many the whole list has, the page asked."""
+
+    items: list[T]
+    total: int
+    page: Page
+
+    def next_page_token(self, returned: int) -> str:
+        """The token after the first ``returned`` items (a response may carry fewer)."""
+        return next_page_token(self.page, returned, self.total)
 
 
 def requested_page(page_size: int, page_token: str, query: str) -> Page:
@@ -69,19 +68,6 @@ def next_page_token(page: Page, returned: int, total: int) -> str:
         return ""
     body = _LAYOUT.pack(_VERSION, offset)
     return base64.urlsafe_b64encode(body + _tag(body, page.query)).decode().rstrip("=")
-
-
-def fitted(items: Sequence[M], budget: int) -> list[M]:
-    """The longest head of ``items`` whose encoded sizes fit in ``budget`` (at least one)."""
-    kept: list[M] = []
-    used = 0
-    for item in items:
-        # Each repeated item costs its bytes plus its tag and length prefix (≤ 6 bytes).
-        used += item.ByteSize() + 6
-        if kept and used > budget:
-            break
-        kept.append(item)
-    return kept
 
 
 def _offset_of(token: str, query: str) -> int:

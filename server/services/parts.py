@@ -3,7 +3,8 @@
 A service is typed against one of these, not against the whole WorkerContext: it can reach
 only what it names (mypy holds it to that), and any object holding those parts can be
 handed to it. A service that hands its parts on to the workers' lifecycle functions names
-what those use too (workers.lifecycle.parts).
+what those use too (workers.lifecycle.parts). The servicers (server.api)
+reach none of these: they call the services.
 """
 
 from __future__ import annotations
@@ -31,6 +32,38 @@ class KnowledgeParts(Protocol):
 
     @property
     def knowledges(self) -> KnowledgeRepository: ...
+
+
+class ProgressParts(KnowledgeParts, Protocol):
+    """Reading a knowledge's spans for its watchers (server.services.progress)."""
+
+    @property
+    def spans(self) -> SpanRepository: ...
+
+
+class SpanReadParts(ProgressParts, Protocol):
+    """GetSpans: the spans, and for the stall verdict the clock and the task queue."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def queue(self) -> TaskQueue: ...
+
+
+class KnowledgeReadParts(SpanReadParts, Protocol):
+    """KnowledgeReadService: knowledges with their tags, their chunks (their images made
+    URLs through the catalog) and their spans."""
+
+    @property
+    def tags(self) -> TagRepository: ...
+    @property
+    def chunks(self) -> ChunkRepository: ...
+    @property
+    def catalog(self) -> ResourceCatalog: ...
+    @property
+    def files(self) -> BackendScopedFileService: ...
 
 
 class KnowledgeBaseParts(Protocol):
@@ -79,35 +112,14 @@ class TagParts(Protocol):
     def tags(self) -> TagRepository: ...
 
 
-class SpanReadParts(Protocol):
-    """Reading a round's spans and judging whether it stalled (server.services.progress)."""
+class IngestParts(KnowledgeParts, TagParts, EnqueueParts, Protocol):
+    """IngestService: new knowledges, their originals stored and catalogued, their first
+    round queued."""
 
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def spans(self) -> SpanRepository: ...
-    @property
-    def queue(self) -> TaskQueue: ...
-    @property
-    def clock(self) -> Clock: ...
-
-
-class KnowledgeReadParts(KnowledgeParts, TagParts, SpanReadParts, Protocol):
-    """KnowledgeReadService: knowledges, their chunks (images linked afresh) and spans."""
-
-    @property
-    def chunks(self) -> ChunkRepository: ...
     @property
     def catalog(self) -> ResourceCatalog: ...
     @property
     def files(self) -> BackendScopedFileService: ...
-
-
-class IngestParts(KnowledgeParts, TagParts, EnqueueParts, Protocol):
-    """IngestService: new knowledges, their originals catalogued, their first round queued."""
-
-    @property
-    def catalog(self) -> ResourceCatalog: ...
 
 
 class ReparseParts(KnowledgeParts, TagParts, RestartParts, Protocol):

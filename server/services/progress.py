@@ -2,44 +2,83 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
-
-from sluice.v1 import common_pb2, knowledge_pb2
+from enum import Enum
 
 from core.statuses import IN_FLIGHT
-from server.api import convert
-from server.services.parts import SpanReadParts
-from workers.pipeline.round.spans import span_to_dict
+from server.services.parts import ProgressParts, SpanReadParts
+from storage.db.models import Knowledge, Span
 
 
-def read_spans(ctx: SpanReadParts, row: Any, attempt: int) -> knowledge_pb2.GetSpansResponse:
+class Stall(Enum):
+    """The verdict on a round in flight that has been quiet (spec: stall_verdict_after_s)."""
+
+    NONE = "none"  # not in flight, or the queue could not be asked
+    RUNNING = "running"
+    QUEUED = "queued"
+    STALLED = "stalled"
+
+
+@dataclass(frozen=True)
+class SpanReading:
+    knowledge: Knowledge
+    attempt: int
+    spans: list[Span]
+    last_activity_at: datetime | None
+    stall: Stall
+
+    @property
+    def sequence(self) -> int:
+        return max((s.sequence for s in self.spans), default=0)
+
+
+@dataclass(frozen=True)
+class AttemptSpans:
+    """A knowledge as stored now and the spans of one of its attempts."""
+
+    knowledge: Knowledge
+    attempt: int
+    spans: list[Span]
+
+
+class ProgressReads:
+    """What WatchSpans reads of the database (server.api.watch_state)."""
+
+    def __init__(self, ctx: ProgressParts) -> None:
+        self._ctx = ctx
+
+    def attempt_spans(self, knowledge_id: str, attempt: int) -> AttemptSpans | None:
+        """The spans of ``attempt`` (0 = the current one); None once the knowledge is gone.
+        Any tenant's: a stream joins only after the API checked that its caller owns the
+        knowledge, and one read serves all of its streams."""
+        # The row first: its span_sequence then covers every span change the list shows.
+        row = self._ctx.knowledges.get(knowledge_id, None)
+        if row is None:
+            return None
+        chosen = attempt or row.attempt
+        return AttemptSpans(row, chosen, self._ctx.spans.list(knowledge_id, chosen, tenant_id=None))
+
+
+def read_spans(ctx: SpanReadParts, row: Knowledge, attempt: int) -> SpanReading:
     chosen = attempt or row.attempt
     spans = ctx.spans.list(row.id, chosen, tenant_id=row.tenant_id)
     last = ctx.spans.last_activity(row.id, chosen) if row.parse_status in IN_FLIGHT else None
-    return knowledge_pb2.GetSpansResponse(
-        knowledge_id=row.id,
-        attempt=chosen,
-        spans=[convert.span(span_to_dict(s)) for s in spans],
-        parse_status=convert.parse_status(row.parse_status),
-        last_activity_at=convert.timestamp(last),
-        stall_state=_stall_state(ctx, row, last),
-        sequence=max((s.sequence for s in spans), default=0),
-    )
+    return SpanReading(row, chosen, spans, last, _stall(ctx, row, last))
 
 
-def _stall_state(ctx: SpanReadParts, row: Any, last: datetime | None) -> common_pb2.StallState:
+def _stall(ctx: SpanReadParts, row: Knowledge, last: datetime | None) -> Stall:
     if row.parse_status not in IN_FLIGHT:
-        return common_pb2.STALL_STATE_UNSPECIFIED
+        return Stall.NONE
     reference = last or row.updated_at
     if reference.tzinfo is None:
         reference = reference.replace(tzinfo=UTC)
     # The spec: after 20 minutes (stall_verdict_after_s) without progress, a verdict.
     quiet_for = timedelta(seconds=ctx.settings.api.stall_verdict_after_s)
     if ctx.clock.now() - reference < quiet_for:
-        return common_pb2.STALL_STATE_RUNNING
+        return Stall.RUNNING
     try:
         queued = ctx.queue.is_queued(row.id)
     except Exception:  # no verdict when the probe fails (spec)
-        return common_pb2.STALL_STATE_UNSPECIFIED
-    return common_pb2.STALL_STATE_QUEUED if queued else common_pb2.STALL_STATE_STALLED
+        return Stall.NONE
+    return Stall.QUEUED if queued else Stall.STALLED

@@ -16,15 +16,15 @@ from sluice.v1 import config_pb2, knowledge_pb2
 from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from core.payloads import BatchReparsePayload
 from core.statuses import ParseStatus
-from server.api import convert
 from server.services.chunking_checks import check_effective_chunking
+from server.services.config_json import from_json
 from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models
 from server.services.parts import ReparseParts
-from server.services.tags import knowledge_message
-from storage.db.models import Knowledge
+from server.services.tags import TaggedKnowledge, tagged
+from storage.db.models import Knowledge, KnowledgeBase
 from workers import task_specs
 from workers.lifecycle.reparse import RestartOutcome, restart_processing
 
@@ -44,14 +44,14 @@ class ReparseService:
 
     def reparse(
         self, identity: Identity, request: knowledge_pb2.ReparseRequest
-    ) -> knowledge_pb2.Knowledge:
+    ) -> TaggedKnowledge:
         row = owned_knowledge(self._ctx, identity, request.id)
         if row.parse_status == ParseStatus.DRAFT:
             raise _draft(row.id)
         # New overrides replace the stored ones; without them the stored ones are used.
         kb = self._kbs.get_row(identity, row.knowledge_base_id)
         overrides: dict[str, Any] | None = None
-        config = convert.from_json(row.process_overrides, config_pb2.ProcessConfig())
+        config = from_json(row.process_overrides, config_pb2.ProcessConfig())
         if request.HasField("process_config"):
             config = request.process_config
             overrides = checked_overrides(
@@ -74,10 +74,12 @@ class ReparseService:
                 row.id,
                 "the knowledge was reparsed or changed meanwhile; read it again and retry",
             )
-        return knowledge_message(self._ctx.tags, result.row)
+        return tagged(self._ctx.tags, result.row)
 
-    def _precheck(self, kb: Any, row: Knowledge, config: config_pb2.ProcessConfig) -> None:
-        kb_config = convert.from_json(kb.config, config_pb2.KnowledgeBaseConfig())
+    def _precheck(
+        self, kb: KnowledgeBase, row: Knowledge, config: config_pb2.ProcessConfig
+    ) -> None:
+        kb_config = from_json(kb.config, config_pb2.KnowledgeBaseConfig())
         multimodal = (
             config.enable_multimodel
             if config.HasField("enable_multimodel")

@@ -12,21 +12,18 @@ one reads as unknown once housekeeping has purged it); a deleted resource is NOT
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import BinaryIO
 
 from sluice.v1 import resource_pb2
 
 from core.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
-from server.api import convert
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge, visible
 from server.services.parts import ResourceParts
 from storage.db.models import Knowledge
-from storage.db.repositories.resources import (
-    KNOWLEDGE_FILES,
-    KNOWLEDGE_IMAGE,
-    KNOWLEDGE_ORIGINAL,
-)
+from storage.db.repositories.resources import KNOWLEDGE_FILES, KNOWLEDGE_ORIGINAL
 from storage.files.access_grants import GrantRefusal, GrantRefused
 from storage.files.base import FileNotFoundInStorage
 from storage.files.resource_catalog import (
@@ -38,14 +35,26 @@ from storage.files.resource_catalog import (
 
 RESOURCE_TYPE = "sluice.v1.Resource"
 GRANT_TYPE = "sluice.v1.AccessGrant"
-_KINDS = {
-    KNOWLEDGE_ORIGINAL: resource_pb2.RESOURCE_KIND_ORIGINAL,
-    KNOWLEDGE_IMAGE: resource_pb2.RESOURCE_KIND_IMAGE,
-}
 _REFUSALS = {
     GrantRefusal.UNKNOWN: ("GRANT_UNKNOWN", "no such access grant"),
     GrantRefusal.EXPIRED: ("GRANT_EXPIRED", "the access grant has expired; ask for a new one"),
 }
+
+
+@dataclass(frozen=True)
+class NamedResource:
+    """A resource as listed: an original is named by its knowledge's file name, anything
+    else by the last part of its path."""
+
+    resource: Resource
+    file_name: str
+
+
+@dataclass(frozen=True)
+class GrantedResource:
+    token: str
+    expires_at: datetime
+    resource: NamedResource
 
 
 class ResourceCatalogService:
@@ -54,16 +63,16 @@ class ResourceCatalogService:
 
     def list_for_knowledge(
         self, identity: Identity, knowledge_id: str
-    ) -> list[resource_pb2.Resource]:
+    ) -> list[NamedResource]:
         row = owned_knowledge(self._ctx, identity, knowledge_id, "knowledge_id")
         resources = self._ctx.catalog.owned_by(KNOWLEDGE_FILES, [row.id])
         # The original first; the sort is stable, so the images stay oldest first.
         resources.sort(key=lambda r: r.owner_type != KNOWLEDGE_ORIGINAL)
-        return [_message(r, row) for r in resources]
+        return [_named(r, row) for r in resources]
 
     def create_grant(
         self, identity: Identity, request: resource_pb2.CreateAccessGrantRequest
-    ) -> resource_pb2.CreateAccessGrantResponse:
+    ) -> GrantedResource:
         ttl_s = self._ttl(request.ttl_seconds)
         target = request.WhichOneof("target")
         if target == "knowledge_id":
@@ -76,11 +85,8 @@ class ResourceCatalogService:
             grant = self._ctx.catalog.create_grant(resource.ref, ttl_s)
         except CatalogError as exc:  # deleted, or even forgotten, since it was read
             raise NotFound(RESOURCE_TYPE, resource.ref) from exc
-        return resource_pb2.CreateAccessGrantResponse(
-            token=grant.token,
-            expires_at=convert.timestamp(grant.expires_at),
-            resource=_message(resource, self._owner(resource)),
-        )
+        named = _named(resource, self._owner(resource))
+        return GrantedResource(grant.token, grant.expires_at, named)
 
     def revoke_grants(
         self, identity: Identity, request: resource_pb2.RevokeAccessGrantRequest
@@ -103,8 +109,8 @@ class ResourceCatalogService:
             raise InvalidArgument.field("target", "give token, resource_ref or knowledge_id")
         return self._ctx.catalog.revoke_grants(resources, identity.scope)
 
-    def open_grant(self, token: str) -> tuple[resource_pb2.Resource, Resource]:
-        """The meta frame and the resource a token opens right now."""
+    def open_grant(self, token: str) -> NamedResource:
+        """The resource a token opens right now."""
         if not token:
             raise InvalidArgument.field("token", "is required")
         try:
@@ -114,7 +120,7 @@ class ResourceCatalogService:
             raise PermissionDenied(reason, "token", description) from exc
         except DeletedResource as exc:
             raise NotFound(RESOURCE_TYPE, exc.ref) from exc
-        return _message(resource, self._owner(resource)), resource
+        return _named(resource, self._owner(resource))
 
     def open_file(self, resource: Resource) -> BinaryIO:
         """The resource's bytes, for the caller to read and close."""
@@ -164,17 +170,7 @@ class ResourceCatalogService:
         return self._ctx.knowledges.get(resource.owner_id, resource.tenant_id)
 
 
-def _message(resource: Resource, knowledge: Knowledge | None) -> resource_pb2.Resource:
+def _named(resource: Resource, knowledge: Knowledge | None) -> NamedResource:
     if knowledge is not None and resource.owner_type == KNOWLEDGE_ORIGINAL:
-        file_name = knowledge.file_name
-    else:
-        file_name = resource.path.rsplit("/", 1)[-1]
-    return resource_pb2.Resource(
-        ref=resource.ref,
-        kind=_KINDS.get(resource.owner_type, resource_pb2.RESOURCE_KIND_UNSPECIFIED),
-        knowledge_id=resource.owner_id if resource.owner_type in KNOWLEDGE_FILES else "",
-        content_type=resource.content_type,
-        size=resource.size,
-        file_name=file_name,
-        created_at=convert.timestamp(resource.created_at),
-    )
+        return NamedResource(resource, knowledge.file_name)
+    return NamedResource(resource, resource.path.rsplit("/", 1)[-1])

@@ -4,6 +4,7 @@ or BM25 alone."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from sluice.v1 import search_pb2
@@ -14,12 +15,26 @@ from server.services.identity import Identity
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON
-from server.services.paging import fitted, response_budget
 from server.services.parts import SearchParts
+from storage.db.models import KnowledgeBase
+from storage.index.records import IndexHit
 from workers.embedding.base import EmbeddingEndpointRefused
 
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
+
+
+@dataclass(frozen=True)
+class Found:
+    """One result, best first: ``content`` with its image links made URLs."""
+
+    chunk_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    content: str
+    score: float
+    chunk_index: int
+    knowledge_title: str
 
 
 class SearchService:
@@ -27,9 +42,8 @@ class SearchService:
         self._ctx = ctx
         self._kbs = knowledge_bases
 
-    def search(
-        self, identity: Identity, request: search_pb2.SearchRequest
-    ) -> list[search_pb2.SearchResult]:
+    def search(self, identity: Identity, request: search_pb2.SearchRequest) -> list[Found]:
+        """The best ``top_k`` results (a response may carry fewer: see server.api.budget)."""
         query = request.query.strip()
         if not query:
             raise InvalidArgument.field("query", "is required")
@@ -40,31 +54,27 @@ class SearchService:
         if request.mode not in search_pb2.SearchMode.values():
             raise InvalidArgument.field("mode", f"unknown search mode {request.mode}")
         top_k = request.top_k or DEFAULT_TOP_K
-        by_model: dict[str, list[Any]] = defaultdict(list)
+        by_model: dict[str, list[KnowledgeBase]] = defaultdict(list)
         tenant_of: dict[str, str] = {}  # knowledge base id → its tenant's id
         for kb_id in dict.fromkeys(request.knowledge_base_ids):
             kb = self._kbs.get_row(identity, kb_id)
             by_model[kb.embedding_model_key].append(kb)
             tenant_of[kb.id] = kb.tenant_id
-        hits = []
+        hits: list[IndexHit] = []
         for model_key, kbs in by_model.items():
             hits += self._search_space(model_key, kbs, identity, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
-        # The best results that fit in one response (see paging.fitted).
-        return fitted(
-            self._results(identity, hits[:top_k], tenant_of),
-            response_budget(self._ctx.settings.api.max_message_bytes),
-        )
+        return self._results(identity, hits[:top_k], tenant_of)
 
     def _search_space(
         self,
         model_key: str,
-        kbs: list[Any],
+        kbs: list[KnowledgeBase],
         identity: Identity,
         query: str,
         request: search_pb2.SearchRequest,
         top_k: int,
-    ) -> list[Any]:
+    ) -> list[IndexHit]:
         # The caller's own tenant, not the rows': the index filters by tenant by itself.
         tenants = (
             sorted({kb.tenant_id for kb in kbs}) if identity.is_admin else [identity.tenant_id]
@@ -96,8 +106,8 @@ class SearchService:
         return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
 
     def _results(
-        self, identity: Identity, hits: list[Any], tenant_of: dict[str, str]
-    ) -> list[search_pb2.SearchResult]:
+        self, identity: Identity, hits: list[IndexHit], tenant_of: dict[str, str]
+    ) -> list[Found]:
         titles: dict[str, str] = {}
         for knowledge_id in {h.knowledge_id for h in hits}:
             row = self._ctx.knowledges.get(knowledge_id, identity.scope)
@@ -111,7 +121,7 @@ class SearchService:
             [(tenant_of[h.knowledge_base_id], h.content) for h in hits],
         )
         return [
-            search_pb2.SearchResult(
+            Found(
                 chunk_id=h.chunk_id,
                 knowledge_id=h.knowledge_id,
                 knowledge_base_id=h.knowledge_base_id,

@@ -8,11 +8,9 @@ create may only name tags that exist there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from sluice.v1 import knowledge_pb2
+from dataclasses import dataclass
 
 from core.errors import InvalidArgument
-from server.api import convert
 from server.services.request_limits import MAX_TAG_ID_CHARS, check_max_chars
 from storage.db.models import Knowledge
 from storage.db.repositories.tags import TagRepository
@@ -41,20 +39,26 @@ def checked_tag_ids(
     return wanted
 
 
-def knowledge_message(tags: TagRepository, row: Knowledge) -> knowledge_pb2.Knowledge:
-    """The row as a message, with its tag ids."""
-    return convert.knowledge(row, tags.tags_of([row.id], tenant_id=row.tenant_id)[row.id])
+@dataclass(frozen=True)
+class TaggedKnowledge:
+    """A knowledge as a reply shows it: the row and its tag ids."""
+
+    row: Knowledge
+    tag_ids: list[str]
 
 
-def knowledge_messages(
-    tags: TagRepository, rows: Sequence[Knowledge]
-) -> list[knowledge_pb2.Knowledge]:
-    """The rows as messages, their tag ids read in one query (of their tenant, when they
-    are all of one, as the rows of one knowledge base are)."""
+def tagged(tags: TagRepository, row: Knowledge) -> TaggedKnowledge:
+    """The row with its tag ids."""
+    return TaggedKnowledge(row, tags.tags_of([row.id], tenant_id=row.tenant_id)[row.id])
+
+
+def all_tagged(tags: TagRepository, rows: Sequence[Knowledge]) -> list[TaggedKnowledge]:
+    """The rows with their tag ids, read in one query (of their tenant, when they are all
+    of one, as the rows of one knowledge base are)."""
     tenants = {row.tenant_id for row in rows}
     tenant_id = tenants.pop() if len(tenants) == 1 else None
     tag_ids = tags.tags_of([row.id for row in rows], tenant_id=tenant_id)
-    return [convert.knowledge(row, tag_ids[row.id]) for row in rows]
+    return [TaggedKnowledge(row, tag_ids[row.id]) for row in rows]
 
 
 def _shortened(tag_id: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+import grpc
 from milvus_lite.server_manager import server_manager_instance
 from pymilvus import MilvusClient, MilvusException, MilvusUnavailableException
 from pymilvus.exceptions import ConnectError, ConnectionConfigException
@@ -27,6 +28,8 @@ from storage.index.errors import IndexStoreError, IndexUnavailableError
 
 _REMOTE_SCHEMES = frozenset({"http", "https", "tcp", "grpc", "unix"})
 _CONNECT_FAILED = 2  # pymilvus Status.CONNECT_FAILED
+# The gRPC statuses of a server that did not answer in time or at all.
+_UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 # Every process writing through one milvus-lite server must use the same directory.
 DEFAULT_LOCK_DIR = Path(tempfile.gettempdir()) / "sluice-index-locks"
@@ -114,9 +117,18 @@ def _release_local(local_path: str) -> None:
 
 
 def is_unavailable(exc: MilvusException) -> bool:
-    return isinstance(
-        exc, MilvusUnavailableException | ConnectError | ConnectionConfigException
-    ) or exc.code == _CONNECT_FAILED
+    """A connection or timeout failure (retrying later may succeed), not a refused request.
+    pymilvus gives up on a call it retried with the gRPC status as the code."""
+    return (
+        isinstance(exc, MilvusUnavailableException | ConnectError | ConnectionConfigException)
+        or exc.code == _CONNECT_FAILED
+        or exc.code in _UNREACHABLE
+    )
+
+
+def rpc_unavailable(exc: grpc.RpcError) -> bool:
+    """The same for the gRPC error pymilvus hands up unwrapped (a deadline, say)."""
+    return isinstance(exc, grpc.Call) and exc.code() in _UNREACHABLE
 
 
 @contextmanager

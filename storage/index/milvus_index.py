@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import grpc
 from pymilvus import AnnSearchRequest, MilvusException
 
 from storage.index import collection_schema as cs
@@ -27,6 +28,7 @@ from storage.index.connection import (
     local_server_port,
     lock_scope,
     open_connection,
+    rpc_unavailable,
     write_lock,
 )
 from storage.index.errors import IndexStoreError, IndexUnavailableError
@@ -433,13 +435,17 @@ class MilvusIndex:
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:
-        if self._closed:
-            raise IndexStoreError(f"cannot {action}: the index is closed")
+        if self._closed:  # the process is stopping: another one may serve the call
+            raise IndexUnavailableError(f"cannot {action}: the index is closed")
         try:
             yield
         except MilvusException as exc:
             error = IndexUnavailableError if is_unavailable(exc) else IndexStoreError
             raise error(f"cannot {action}: {exc.message} (code {exc.code})") from exc
+        except grpc.RpcError as exc:
+            # pymilvus hands a deadline (and what it does not retry) up as gRPC's own error.
+            error = IndexUnavailableError if rpc_unavailable(exc) else IndexStoreError
+            raise error(f"cannot {action}: {exc}") from exc
 
 
 def _request(data: Any, field: str, metric: str, expr: str, limit: int) -> AnnSearchRequest:

@@ -25,7 +25,7 @@ def test_a_new_knowledge_base_gets_the_multilingual_model(
     created = KnowledgeBaseService(ctx).create(
         identity, knowledge_base_pb2.CreateKnowledgeBaseRequest(name="handbook")
     )
-    row = ctx.knowledge_bases.get(None, created.id)
+    row = ctx.knowledge_bases.get(None, created.row.id)
     assert row is not None
     assert row.embedding_model_key == "local/universal-sentence-encoder-multilingual-3/512"
     assert row.config["embedding"]["model"] == "universal-sentence-encoder-multilingual-3"

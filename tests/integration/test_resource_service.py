@@ -14,6 +14,7 @@ from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
+from server.api import convert
 from server.api.errors import ApiError
 from server.api.rpc import translated
 from server.services.identity import Identity
@@ -45,7 +46,7 @@ def _upload(
     upload = ctx.files.begin_upload(plan.tenant_id, plan.knowledge_id, plan.file_name)
     upload.write(NOTES)
     before_finish(plan)
-    return ingest.finish_upload(plan, upload).id
+    return ingest.finish_upload(plan, upload).row.id
 
 
 def _stored_files(ctx: WorkerContext) -> set[Path]:
@@ -59,7 +60,7 @@ def _sql(ctx: WorkerContext, statement: str) -> None:
 
 def _kb(ctx: WorkerContext, identity: Identity) -> str:
     request = knowledge_base_pb2.CreateKnowledgeBaseRequest(name=f"kb-{uuid.uuid4().hex[:6]}")
-    return KnowledgeBaseService(ctx).create(identity, request).id
+    return KnowledgeBaseService(ctx).create(identity, request).row.id
 
 
 def _refused(code: grpc.StatusCode, error: pytest.ExceptionInfo[ApiError]) -> None:
@@ -98,7 +99,7 @@ def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> No
     admin = Identity(stranger.tenant_id, is_admin=True)
     knowledge_id = _upload(ctx, owner, _kb(ctx, owner), "skerries.md")
     service = ResourceCatalogService(ctx)
-    [original] = service.list_for_knowledge(owner, knowledge_id)
+    [original] = map(convert.resource, service.list_for_knowledge(owner, knowledge_id))
     by_knowledge = resource_pb2.CreateAccessGrantRequest(knowledge_id=knowledge_id)
     by_ref = resource_pb2.CreateAccessGrantRequest(resource_ref=original.ref)
 
@@ -106,15 +107,16 @@ def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> No
         with pytest.raises(ApiError) as hidden, translated():
             service.create_grant(stranger, request)
         _refused(grpc.StatusCode.NOT_FOUND, hidden)
-        assert service.create_grant(owner, request).resource.ref == original.ref
-        assert service.create_grant(admin, request).resource.ref == original.ref
+        assert service.create_grant(owner, request).resource.resource.ref == original.ref
+        assert service.create_grant(admin, request).resource.resource.ref == original.ref
     with pytest.raises(ApiError) as hidden, translated():
         service.list_for_knowledge(stranger, knowledge_id)
     _refused(grpc.StatusCode.NOT_FOUND, hidden)
 
     # The token alone opens it: whoever holds it reads, no identity asked.
     grant = service.create_grant(owner, by_knowledge)
-    meta, resource = service.open_grant(grant.token)
+    opened = service.open_grant(grant.token)
+    meta, resource = convert.resource(opened), opened.resource
     assert (meta.ref, meta.file_name, meta.size) == (original.ref, "skerries.md", len(NOTES))
     assert resource.path == ctx.catalog.physical_path(original.ref)
     with pytest.raises(ApiError) as refused, translated():
@@ -178,7 +180,7 @@ def test_a_resource_forgotten_while_a_grant_is_made_is_not_found(ctx: WorkerCont
     owner = _tenant(ctx)
     knowledge_id = _upload(ctx, owner, _kb(ctx, owner), "skerries.md")
     service = ResourceCatalogService(ctx)
-    [original] = service.list_for_knowledge(owner, knowledge_id)
+    [original] = map(convert.resource, service.list_for_knowledge(owner, knowledge_id))
     # Housekeeping forgets the record right between the grant's read of it and its insert.
     _sql(ctx, "CREATE TRIGGER forget_first BEFORE INSERT ON access_grants "
               "BEGIN DELETE FROM storage_resources WHERE id = NEW.resource_id; END")

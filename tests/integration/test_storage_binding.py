@@ -36,7 +36,7 @@ def identity(ctx: WorkerContext) -> Identity:
 def _create(service: KnowledgeBaseService, identity: Identity, backend_id: str) -> str:
     config = config_pb2.KnowledgeBaseConfig(storage=config_pb2.StorageConfig(backend_id=backend_id))
     request = knowledge_base_pb2.CreateKnowledgeBaseRequest(name=backend_id, config=config)
-    return service.create(identity, request).id
+    return service.create(identity, request).row.id
 
 
 def test_binding_is_checked_at_create_and_recorded_on_the_row(

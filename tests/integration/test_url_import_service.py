@@ -98,7 +98,7 @@ def test_values_too_long_for_their_columns_are_invalid_arguments(
     draft = ingest.create_manual(owner, knowledge_pb2.CreateManualRequest(
         knowledge_base_id=kb.id, title="t" * 1024, content="x", channel="c" * 64,
     ))
-    assert (len(draft.title), len(draft.channel)) == (1024, 64)
+    assert (len(draft.row.title), len(draft.row.channel)) == (1024, 64)
 
 
 def test_a_web_page_needs_its_knowledge_bases_storage_backend_too(

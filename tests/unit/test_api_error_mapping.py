@@ -8,8 +8,9 @@ import pytest
 import sqlalchemy.exc
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2 as rpc
+from pymilvus import MilvusException, MilvusUnavailableException
 from redis.exceptions import ConnectionError as RedisConnectionError
-from sluice.v1 import knowledge_pb2
+from sluice.v1 import config_pb2, knowledge_pb2
 
 from core.errors import (
     Aborted,
@@ -26,14 +27,18 @@ from core.errors import (
     Unimplemented,
 )
 from server.api.errors import api_error
+from server.services.tags import TaggedKnowledge
 from server.services.url_import import url_refused
+from storage.db.models import Knowledge
 from storage.events.base import EventBusError
+from storage.index.connection import is_unavailable
 from storage.index.errors import IndexStoreError, IndexUnavailableError
 from storage.queue.base import NotInTaskError, QueueError
 from workers.embedding.base import EmbeddingProviderError
 
 Code = grpc.StatusCode
-EXISTING = knowledge_pb2.Knowledge(id="k1", file_name="a.md")
+# The duplicate the service found; a client gets it as the message a read would show.
+EXISTING = TaggedKnowledge(Knowledge(id="k1", file_name="a.md"), ["t1"])
 
 
 def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
@@ -81,7 +86,12 @@ def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
                     resource_name="k1",
                     description="file 'a.md' already exists",
                 ),
-                EXISTING,
+                knowledge_pb2.Knowledge(
+                    id="k1",
+                    file_name="a.md",
+                    tag_ids=["t1"],
+                    process_overrides=config_pb2.ProcessConfig(),
+                ),
             ],
         ),
         (
@@ -147,10 +157,11 @@ def _unavailable(component: str) -> tuple[str, list[Message]]:
     [
         (Unavailable("docreader", "connect to 10.0.0.5:50052 refused"), "docreader"),
         (IndexUnavailableError("cannot search: connection refused (code 2)"), "index"),
-        (IndexStoreError("cannot search: server error (code 65535)"), "index"),
         (QueueError("enqueue of document:process [k1] failed: Error 111"), "task queue"),
         (EventBusError("subscription lost"), "event bus"),
         (EmbeddingProviderError("POST http://10.0.0.7/embeddings: 503"), "embedding model"),
+        (EmbeddingProviderError("answered HTTP 503", status=503), "embedding model"),
+        (EmbeddingProviderError("answered HTTP 429", status=429), "embedding model"),
         (sqlalchemy.exc.OperationalError("SELECT 1", {}, Exception("no login")), "database"),
         (sqlalchemy.exc.InterfaceError("SELECT 1", {}, Exception("closed")), "database"),
         (RedisConnectionError("Error 111 connecting to 10.0.0.9:6379"), "Redis"),
@@ -171,6 +182,7 @@ def test_an_outage_is_unavailable_naming_the_component_and_keeping_internals_in_
         Internal("a chunk without a knowledge"),
         NotInTaskError("not inside a running task handler"),
         SluiceError("of no kind"),
+        IndexStoreError("cannot search: vector dimension 4 does not match 8 (code 1100)"),
         sqlalchemy.exc.IntegrityError("INSERT", {}, Exception("duplicate key")),
     ],
 )
@@ -179,3 +191,43 @@ def test_anything_else_is_internal_naming_only_its_type(error: Exception) -> Non
     assert status.code == Code.INTERNAL
     assert status.message == f"internal error ({type(error).__name__})"
     assert status.details == []
+
+
+def test_an_embedding_endpoint_refusing_the_request_is_a_failed_precondition() -> None:
+    """A 4xx the provider client does not retry (bad key, unknown model) will be answered
+    the same way again: the configuration must change, so not UNAVAILABLE."""
+    error = EmbeddingProviderError(
+        "http://10.0.0.7/v1/embeddings answered HTTP 401 for model m",
+        status=401,
+        endpoint="http://10.0.0.7/v1/embeddings",
+        model="m",
+    )
+    status = api_error(error)
+    message = (
+        "the embedding endpoint http://10.0.0.7/v1/embeddings rejected model 'm' with "
+        "HTTP 401: check the model name and api_key"
+    )
+    violation = rpc.PreconditionFailure.Violation(
+        type="MODEL_REQUEST_REJECTED", subject="config.embedding", description=message
+    )
+    assert (status.code, status.message, status.details) == (
+        Code.FAILED_PRECONDITION,
+        message,
+        [rpc.PreconditionFailure(violations=[violation])],
+    )
+
+
+@pytest.mark.parametrize(
+    ("milvus_error", "unavailable"),
+    [
+        (MilvusException(code=2, message="Fail connecting to server"), True),
+        (MilvusException(grpc.StatusCode.UNAVAILABLE, "Retry timeout: 10s"), True),
+        (MilvusException(grpc.StatusCode.DEADLINE_EXCEEDED, "Retry timeout: 10s"), True),
+        (MilvusUnavailableException(message="server unavailable"), True),
+        (MilvusException(code=1100, message="vector dimension mismatch"), False),
+    ],
+)
+def test_only_an_index_connection_or_timeout_failure_is_the_index_unavailable(
+    milvus_error: MilvusException, unavailable: bool
+) -> None:
+    assert is_unavailable(milvus_error) is unavailable

@@ -9,9 +9,9 @@ from sluice.v1 import config_pb2
 
 from core.effective_config import embedding_model_of
 from core.ssrf.url_policy import UrlPolicy
-from server.api import convert
 from server.api.errors import ApiError
 from server.api.rpc import translated
+from server.services.config_json import to_json
 from server.services.knowledge_bases import validate_config, with_defaults
 
 USE_KEY = "local/universal-sentence-encoder-multilingual-3/512"
@@ -20,7 +20,7 @@ USE_KEY = "local/universal-sentence-encoder-multilingual-3/512"
 def stored_key(config: config_pb2.KnowledgeBaseConfig) -> str:
     merged = with_defaults(config)
     validate_config(merged, UrlPolicy())
-    return embedding_model_of(convert.to_json(merged)).key
+    return embedding_model_of(to_json(merged)).key
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Page sizes, opaque page tokens and the byte budget of a response (server.services.paging)."""
+"""Page sizes, opaque page tokens (server.services.paging) and the byte budget of a
+response (server.api.budget)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,15 @@ import grpc
 import pytest
 from sluice.v1 import knowledge_pb2
 
+from server.api.budget import DEFAULT_CLIENT_MESSAGE_BYTES, fitted, response_budget
 from server.api.errors import ApiError
 from server.api.rpc import translated
 from server.services.paging import (
-    DEFAULT_CLIENT_MESSAGE_BYTES,
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
     Page,
-    fitted,
     next_page_token,
     requested_page,
-    response_budget,
 )
 
 QUERY = "chunks:k1"

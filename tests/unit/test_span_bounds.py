@@ -5,7 +5,7 @@ from __future__ import annotations
 from sluice.v1 import knowledge_pb2
 
 from server.api import convert
-from server.services.paging import DEFAULT_CLIENT_MESSAGE_BYTES
+from server.api.budget import DEFAULT_CLIENT_MESSAGE_BYTES
 
 
 def _span(name: str, heavy: str) -> dict[str, object]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from core.errors import SluiceError
+from workers.net.provider_http import retryable_status
 
 
 class EmbeddingError(SluiceError):
@@ -15,12 +16,33 @@ class EmbeddingError(SluiceError):
 
 
 class EmbeddingProviderError(EmbeddingError):
-    """An embedding endpoint answered with an error or with something we cannot read."""
+    """An embedding endpoint answered with an error or with something we cannot read
+    (``status`` None: it could not be reached). ``endpoint`` and ``model`` name what was
+    asked, when known."""
 
-    def __init__(self, message: str, *, status: int | None = None, body: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        body: str = "",
+        endpoint: str = "",
+        model: str = "",
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.body = body
+        self.endpoint = endpoint
+        self.model = model
+
+    @property
+    def final(self) -> bool:
+        """The endpoint refused the request itself (bad credentials, an unknown model): a
+        4xx that the provider client does not retry (provider_http.retryable_status) will be
+        answered the same way again until the configuration changes."""
+        return self.status is not None and 400 <= self.status < 500 and not retryable_status(
+            self.status
+        )
 
 
 class EmbeddingEndpointRefused(EmbeddingError):

@@ -126,6 +126,8 @@ class OpenAIEmbedder:
                 "in the worker log)",
                 status=exc.status,
                 body=exc.body,
+                endpoint=self._url,
+                model=self._model,
             ) from exc
         try:
             return json.loads(response.body)

@@ -105,7 +105,7 @@ def post_with_retries(
         status, answer_headers, body = response
         if 200 <= status < 300:
             return ProviderResponse(body, status, answer_headers.get("Content-Type", ""))
-        if _retryable(status) and attempt < retry.max_retries:
+        if retryable_status(status) and attempt < retry.max_retries:
             delay = retry.delay(attempt, answer_headers)
             _report(url, attempt, retry, status_text(status), delay)
             time.sleep(delay)
@@ -146,6 +146,6 @@ def _report(url: str, attempt: int, retry: RetryPolicy, error: str, delay: float
     )
 
 
-def _retryable(status: int) -> bool:
+def retryable_status(status: int) -> bool:
     """Rate limiting, request timeouts and server-side failures may pass on their own."""
     return status in (408, 429) or status >= 500

@@ -17,6 +17,7 @@ from sluice.v1 import common_pb2, knowledge_pb2
 from server.api.watch import INBOX_ITEMS, SpanWatcher
 from server.api.watch_encoding import SharedEncodings
 from server.api.watch_state import KnownSpans, read_state
+from server.services.progress import ProgressReads
 from storage.events.base import ProgressEvent
 from storage.events.memory_bus import InMemoryEventBus
 from storage.events.redis_bus import RedisEventBus
@@ -123,7 +124,7 @@ def test_many_streams_share_one_subscription_and_drop_stale_events(
     ctx: WorkerContext, scope: Scope, bus: Bus
 ) -> None:
     knowledge = add_knowledge(ctx, scope)
-    watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
+    watcher = SpanWatcher(ProgressReads(ctx), bus, recheck_s=30.0)
     tracker = _tracker(ctx, knowledge.id, scope.tenant_id)
 
     encodings: list[SharedEncodings] = []
@@ -178,27 +179,27 @@ def test_a_read_reuses_the_span_states_its_feed_has_already_seen(
     tracker = _tracker(ctx, knowledge.id, scope.tenant_id)
     tracker.open({})
     tracker.begin("docreader", {})
-    known = KnownSpans()
-    first = read_state(ctx, knowledge.id, 0, known)
+    known, reads = KnownSpans(), ProgressReads(ctx)
+    first = read_state(reads, knowledge.id, 0, known)
     for span in first.spans.values():
         known.remember(span)
     tracker.end("docreader", {"pages": 1})
 
-    second = read_state(ctx, knowledge.id, 0, known)
+    second = read_state(reads, knowledge.id, 0, known)
 
     assert second.spans[ROOT] is first.spans[ROOT]  # unchanged: not converted again
     changed = second.spans["docreader"]
     assert changed is not first.spans["docreader"]
     assert changed.sequence > first.spans["docreader"].sequence
     assert changed.status == "done" and changed.message.output["pages"] == 1
-    assert read_state(ctx, knowledge.id, 0).spans["docreader"].message == changed.message
+    assert read_state(reads, knowledge.id, 0).spans["docreader"].message == changed.message
 
 
 def test_a_stream_that_falls_behind_is_resynchronised_without_holding_up_the_others(
     ctx: WorkerContext, scope: Scope, bus: Bus
 ) -> None:
     knowledge = add_knowledge(ctx, scope)
-    watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
+    watcher = SpanWatcher(ProgressReads(ctx), bus, recheck_s=30.0)
     tracker = _tracker(ctx, knowledge.id, scope.tenant_id)
     changes = INBOX_ITEMS + 100
 
@@ -243,7 +244,7 @@ def test_a_malformed_span_event_leaves_the_feed_working(
     ctx: WorkerContext, scope: Scope, bus: Bus
 ) -> None:
     knowledge = add_knowledge(ctx, scope)
-    watcher = SpanWatcher(ctx, bus, recheck_s=30.0)
+    watcher = SpanWatcher(ProgressReads(ctx), bus, recheck_s=30.0)
 
     async def scenario() -> Messages:
         stream = _messages(watcher.watch(knowledge.id, 0))
