@@ -184,6 +184,24 @@ def test_a_flaky_request_shows_its_failed_try_and_the_round_goes_on(
         assert server.embedded() == embedding_inputs(texts(ctx, row.id))
 
 
+def test_a_request_the_provider_refuses_fails_the_round_without_retrying(
+    ctx: WorkerContext,
+) -> None:
+    # Batch 1 is embedded, then the endpoint answers 401 (its key revoked): the same request
+    # would be refused on every try, so neither the client nor the queue tries it again.
+    with EmbeddingServer(lambda n: 401 if n >= 2 else None) as server:
+        row = manual_knowledge(ctx, server, paragraphs())
+        done = process(ctx, row)
+
+        assert done.parse_status == "failed"
+        assert "HTTP 401" in (done.error_message or "")
+        assert [r.status for r in server.log()] == [200, 401]
+        spans = spans_of(ctx, row.id)
+        assert "retry.1" not in spans, "the queue did not try again"
+        assert spans["knowledge_processing"].status == "failed"
+        assert spans["embedding"].error_code == "EMBEDDING_FAILED"
+
+
 def test_a_retry_after_the_configuration_changed_starts_over(ctx: WorkerContext) -> None:
     # The first try fails on batch 3; before its retry the chunking changes: another parse.
     with EmbeddingServer(failing(range(3, 3 + TRIES_PER_REQUEST))) as server:

@@ -11,7 +11,11 @@ from typing import Any
 
 from core.statuses import Stage
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
-from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError
+from workers.embedding.base import (
+    EmbeddingEndpointRefused,
+    EmbeddingError,
+    EmbeddingProviderError,
+)
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.errors import EmbeddingFailed, ModelEndpointRefused
@@ -65,7 +69,10 @@ class EmbeddingStage:
         except EmbeddingEndpointRefused as exc:
             raise ModelEndpointRefused(self.name, str(exc)) from exc
         except EmbeddingError as exc:
-            raise EmbeddingFailed(self.name, str(exc)) from exc
+            # A request the provider refused (bad credentials, an unknown model) is refused
+            # again on every retry: the round fails now, with the provider's reason.
+            final = isinstance(exc, EmbeddingProviderError) and exc.final
+            raise EmbeddingFailed(self.name, str(exc), permanent=final) from exc
         return {
             "chunks_embedded": outcome.indexed,
             "chunks_indexed": outcome.indexed,
