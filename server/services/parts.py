@@ -34,6 +34,22 @@ class KnowledgeParts(Protocol):
     def knowledges(self) -> KnowledgeRepository: ...
 
 
+class StoredFileParts(Protocol):
+    """The stored files and their catalog records (originals, images, grants)."""
+
+    @property
+    def catalog(self) -> ResourceCatalog: ...
+    @property
+    def files(self) -> BackendScopedFileService: ...
+
+
+class TagParts(Protocol):
+    """The tags a knowledge message carries (server.services.tags)."""
+
+    @property
+    def tags(self) -> TagRepository: ...
+
+
 class ProgressParts(KnowledgeParts, Protocol):
     """Reading a knowledge's spans for its watchers (server.services.progress)."""
 
@@ -52,18 +68,12 @@ class SpanReadParts(ProgressParts, Protocol):
     def queue(self) -> TaskQueue: ...
 
 
-class KnowledgeReadParts(SpanReadParts, Protocol):
+class KnowledgeReadParts(SpanReadParts, TagParts, StoredFileParts, Protocol):
     """KnowledgeReadService: knowledges with their tags, their chunks (their images made
     URLs through the catalog) and their spans."""
 
     @property
-    def tags(self) -> TagRepository: ...
-    @property
     def chunks(self) -> ChunkRepository: ...
-    @property
-    def catalog(self) -> ResourceCatalog: ...
-    @property
-    def files(self) -> BackendScopedFileService: ...
 
 
 class KnowledgeBaseParts(Protocol):
@@ -77,8 +87,9 @@ class KnowledgeBaseParts(Protocol):
     def files(self) -> BackendScopedFileService: ...
 
 
-class SearchParts(KnowledgeParts, Protocol):
-    """SearchService: the index, the embedders for a query and the chunks it finds."""
+class SearchParts(KnowledgeParts, StoredFileParts, Protocol):
+    """SearchService: the index, the embedders for a query and the chunks it finds (their
+    images made URLs through the catalog)."""
 
     @property
     def settings(self) -> Settings: ...
@@ -88,38 +99,18 @@ class SearchParts(KnowledgeParts, Protocol):
     def embedders(self) -> EmbedderCache: ...
     @property
     def chunks(self) -> ChunkRepository: ...
-    @property
-    def catalog(self) -> ResourceCatalog: ...
-    @property
-    def files(self) -> BackendScopedFileService: ...
 
 
-class ResourceParts(KnowledgeParts, Protocol):
+class ResourceParts(KnowledgeParts, StoredFileParts, Protocol):
     """ResourceCatalogService: the catalog of stored files and their grants."""
 
     @property
     def settings(self) -> Settings: ...
-    @property
-    def catalog(self) -> ResourceCatalog: ...
-    @property
-    def files(self) -> BackendScopedFileService: ...
 
 
-class TagParts(Protocol):
-    """The tags a knowledge message carries (server.services.tags)."""
-
-    @property
-    def tags(self) -> TagRepository: ...
-
-
-class IngestParts(KnowledgeParts, TagParts, EnqueueParts, Protocol):
+class IngestParts(KnowledgeParts, TagParts, StoredFileParts, EnqueueParts, Protocol):
     """IngestService: new knowledges, their originals stored and catalogued, their first
     round queued."""
-
-    @property
-    def catalog(self) -> ResourceCatalog: ...
-    @property
-    def files(self) -> BackendScopedFileService: ...
 
 
 class ReparseParts(KnowledgeParts, TagParts, RestartParts, Protocol):
