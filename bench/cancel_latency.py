@@ -69,10 +69,13 @@ def _cancel_once(
     stage: str,
     rng: random.Random,
     remaining: Callable[[dict[str, v1.Span], float], float],
+    max_delay_s: float = 1.0,
 ) -> Stop:
     with recording(client, knowledge.id) as spans:
         seen = spans.wait_for(running(stage), WAIT_S)
-        time.sleep(rng.uniform(0.0, 1.0))
+        # A random moment inside the stage: later than its end, the cancel would find the
+        # next stage running (or none), and that is not what is measured.
+        time.sleep(rng.uniform(0.0, max_delay_s))
         at_cancel = dict(spans.spans)
         asked = time.monotonic()
         client.cancel_parse(knowledge.id)
@@ -142,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
                 )
                 stages["docreader"].append(
                     _cancel_once(
-                        client, page, "docreader", rng, lambda _, ran: max(0.0, read_s - ran)
+                        client, page, "docreader", rng, lambda _, ran: max(0.0, read_s - ran),
+                        max_delay_s=min(1.0, read_s / 2),
                     )
                 )
                 log = client.upload_file(
