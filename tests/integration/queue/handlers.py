@@ -127,3 +127,17 @@ def record_final_failure(payload: dict[str, Any], error: str) -> None:
 def final_failure_that_raises(payload: dict[str, Any], error: str) -> None:
     _write(payload["final_log"], event="final_failure", error=error, value=payload.get("value"))
     raise RuntimeError("the dead-letter callback itself failed")
+
+
+def record_worker_context(payload: dict[str, Any]) -> None:
+    """What the process's composition root gave the task handlers."""
+    from workers.context import current_context
+
+    ctx = current_context()
+    _write(
+        payload["log"],
+        event="context",
+        mode=ctx.settings.mode,
+        auth_required=ctx.settings.api.auth_required,
+        key_prefix=ctx.settings.queue.key_prefix,
+    )
