@@ -136,8 +136,16 @@ class Settings(BaseSettings):
                 "SLUICE_DELETED_RESOURCE_RETENTION must be at least the stale threshold "
                 f"({self.stale_threshold_s} s, see SLUICE_STALE_AFTER), not {retention_s}"
             )
-        if self.mode == "full" and not self.docreader.docreader_address:
-            raise ValueError("SLUICE_DOCREADER_ADDRESS is required in full mode")
+        if self.mode == "full":
+            # Full mode's processes share these; a default under one process's data
+            # directory would give each its own database and index.
+            for variable, value in (
+                ("SLUICE_DOCREADER_ADDRESS", self.docreader.docreader_address),
+                ("SLUICE_DATABASE_URL", self.storage.database_url),
+                ("SLUICE_MILVUS_URI", self.storage.milvus_uri),
+            ):
+                if not value:
+                    raise ValueError(f"{variable} is required in full mode")
         return self
 
     @classmethod
@@ -214,12 +222,14 @@ def _url_port(url: str, default: int) -> int | None:
 
 def _fill_derived_defaults(values: Mapping[str, Any], groups: dict[str, dict[str, Any]]) -> None:
     """Defaults that follow other settings, where the environment sets none: lite mode keeps
-    everything under the data directory, full mode turns authentication on, and a URL
+    its database and index under the data directory (full mode must name them), full mode
+    turns authentication on, and a URL
     download may be as large as an upload."""
     data_dir = Path(str(values.get("data_dir", "data")))
     storage = groups["storage"]
-    storage.setdefault("database_url", f"sqlite:///{(data_dir / 'sluice.db').resolve()}")
-    storage.setdefault("milvus_uri", str((data_dir / "milvus.db").resolve()))
+    if values.get("mode") != "full":
+        storage.setdefault("database_url", f"sqlite:///{(data_dir / 'sluice.db').resolve()}")
+        storage.setdefault("milvus_uri", str((data_dir / "milvus.db").resolve()))
     storage.setdefault("storage_dir", data_dir / "files")
     groups["api"].setdefault("auth_required", values.get("mode") == "full")
     upload_cap = groups["api"].get("max_upload_bytes")

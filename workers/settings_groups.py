@@ -56,7 +56,8 @@ class ApiSettings(SettingsGroup):
 class StorageSettings(SettingsGroup):
     """The database, the vector index, stored files and the access grants to them."""
 
-    # from_env fills these three in under the data directory (lite mode's layout).
+    # Lite mode: from_env fills these three in under the data directory. Full mode must
+    # name the database and the index (the processes share them).
     database_url: str = ""
     milvus_uri: str = ""
     storage_dir: Path = Path()

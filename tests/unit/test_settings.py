@@ -22,10 +22,27 @@ def test_lite_needs_no_variable_and_keeps_everything_under_the_data_dir() -> Non
     assert not settings.api.auth_required
 
 
-def test_full_mode_requires_a_docreader_address_and_turns_auth_on() -> None:
-    with pytest.raises(SettingsError, match="SLUICE_DOCREADER_ADDRESS"):
-        Settings.from_env(env={"SLUICE_MODE": "full"})
-    full = Settings.from_env(env={"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "h:1"})
+FULL_MODE = {
+    "SLUICE_MODE": "full",
+    "SLUICE_DOCREADER_ADDRESS": "h:1",
+    "SLUICE_DATABASE_URL": "postgresql+psycopg://sluice@db/sluice",
+    "SLUICE_MILVUS_URI": "http://milvus:19530",
+}
+
+
+@pytest.mark.parametrize(
+    "variable", ["SLUICE_DOCREADER_ADDRESS", "SLUICE_DATABASE_URL", "SLUICE_MILVUS_URI"]
+)
+def test_full_mode_requires_what_its_processes_share(variable: str) -> None:
+    env = {name: value for name, value in FULL_MODE.items() if name != variable}
+    with pytest.raises(SettingsError, match=f"^{variable} is required in full mode$"):
+        Settings.from_env(env=env)
+
+
+def test_full_mode_keeps_the_given_uris_and_turns_auth_on() -> None:
+    full = Settings.from_env(env=FULL_MODE)
+    assert full.storage.database_url == FULL_MODE["SLUICE_DATABASE_URL"]
+    assert full.storage.milvus_uri == FULL_MODE["SLUICE_MILVUS_URI"]
     assert full.api.auth_required
 
 
@@ -140,8 +157,7 @@ def test_booleans_are_only_true_false_1_0_yes_no(word: str) -> None:
 )
 def test_the_accepted_boolean_words_in_any_case(word: str, value: bool) -> None:
     settings = Settings.from_env(
-        env={"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "h:1",
-             "SLUICE_AUTH_REQUIRED": word, "SLUICE_HOUSEKEEPING_ENABLED": word}
+        env={**FULL_MODE, "SLUICE_AUTH_REQUIRED": word, "SLUICE_HOUSEKEEPING_ENABLED": word}
     )
     flags = (settings.api.auth_required, settings.housekeeping.housekeeping_enabled)
     assert flags == (value, value)
@@ -191,7 +207,7 @@ def test_every_range_is_checked_and_named(name: str, value: str, message: str | 
 
 def test_addresses_may_be_unix_sockets_or_any_port() -> None:
     settings = Settings.from_env(env={
-        "SLUICE_API_ADDRESS": "[::]:0", "SLUICE_MODE": "full",
+        **FULL_MODE, "SLUICE_API_ADDRESS": "[::]:0",
         "SLUICE_DOCREADER_ADDRESS": "unix:/run/sluice/docreader.sock",
     })
     assert settings.api.api_address == "[::]:0"

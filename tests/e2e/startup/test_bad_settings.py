@@ -13,7 +13,13 @@ import pytest
 
 from tests.support.processes import PYTHONPATH
 
-FULL_MODE = {"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9"}
+# What full mode requires, so that each case below fails on its own variable only.
+FULL_MODE = {
+    "SLUICE_MODE": "full",
+    "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
+    "SLUICE_DATABASE_URL": "postgresql+psycopg://postgres@127.0.0.1:9/sluice",
+    "SLUICE_MILVUS_URI": "http://127.0.0.1:9",
+}
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -62,6 +68,12 @@ def error_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
             ["-m", "workers.housekeeping"],
             {**FULL_MODE, "SLUICE_HOUSEKEEPING_INTERVAL": "0"},
             "sluice-housekeeper: SLUICE_HOUSEKEEPING_INTERVAL must be > 0, not '0'",
+        ),
+        (
+            ["-m", "workers.main", "--burst"],
+            {"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
+             "SLUICE_MILVUS_URI": "http://127.0.0.1:19530"},
+            "sluice-worker: SLUICE_DATABASE_URL is required in full mode",
         ),
         (
             ["-m", "server.docreader", "--max-workers", "0"],
