@@ -40,8 +40,9 @@ def chunking_violations(
     Sizes are final values (the server defaults already applied): ``chunk_size`` in
     [1, MAX_CHUNK_SIZE], ``chunk_overlap`` in [0, chunk_size). ``separators``: at most
     MAX_SEPARATORS non-empty strings of at most MAX_SEPARATOR_CHARS (empty = the defaults).
-    Parent/child sizes: 0 (unset) or in [1, MAX_CHUNK_SIZE]; with parent/child on, a child
-    smaller than its parent and larger than the overlap.
+    Parent/child sizes: 0 (unset) or in [1, MAX_CHUNK_SIZE]; with parent/child on, the sizes
+    it uses (``parent_child_sizes``) give a child smaller than its parent and larger than
+    the overlap.
     """
     found: list[ChunkingViolation] = []
     size_ok = 1 <= chunk_size <= MAX_CHUNK_SIZE
@@ -59,33 +60,45 @@ def chunking_violations(
             )
         )
     found += _separator_violations(separators)
+    sizes_ok = size_ok
     for name, value in (
         ("parent_chunk_size", parent_chunk_size),
         ("child_chunk_size", child_chunk_size),
     ):
         if not 0 <= value <= MAX_CHUNK_SIZE:
+            sizes_ok = False
             found.append(
                 ChunkingViolation(
                     name, f"must be 0 (unset) or between 1 and {MAX_CHUNK_SIZE}, got {value}"
                 )
             )
-    if enable_parent_child and child_chunk_size > 0:
-        if 0 < parent_chunk_size <= child_chunk_size:
+    if enable_parent_child and sizes_ok:
+        parent, child = parent_child_sizes(chunk_size, parent_chunk_size, child_chunk_size)
+        if parent <= child:
             found.append(
                 ChunkingViolation(
                     "child_chunk_size",
-                    f"must be smaller than parent_chunk_size ({parent_chunk_size}), "
-                    f"got {child_chunk_size}",
+                    f"must be smaller than parent_chunk_size ({parent}), got {child}",
                 )
             )
-        if chunk_overlap >= 0 and child_chunk_size <= chunk_overlap:
+        if chunk_overlap >= 0 and child <= chunk_overlap:
             found.append(
                 ChunkingViolation(
                     "child_chunk_size",
-                    f"must be larger than chunk_overlap ({chunk_overlap}), got {child_chunk_size}",
+                    f"must be larger than chunk_overlap ({chunk_overlap}), got {child}",
                 )
             )
     return found
+
+
+def parent_child_sizes(
+    chunk_size: int, parent_chunk_size: int, child_chunk_size: int
+) -> tuple[int, int]:
+    """The parent and child sizes parent/child chunking uses, 0 meaning unset: a child is
+    ``chunk_size`` long unless given (it is what is embedded and searched), a parent four
+    children long (at most MAX_CHUNK_SIZE) unless given."""
+    child = child_chunk_size or chunk_size
+    return parent_chunk_size or min(MAX_CHUNK_SIZE, 4 * child), child
 
 
 def _separator_violations(separators: Sequence[object]) -> list[ChunkingViolation]:

@@ -16,12 +16,14 @@ from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON
 from server.services.parts import SearchParts
-from storage.db.models import KnowledgeBase
+from storage.db.models import Chunk, KnowledgeBase
 from storage.index.records import IndexHit
 from workers.embedding.base import EmbeddingEndpointRefused
 
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
+# The most index hits one search reads to fill top_k results.
+MAX_CANDIDATES = 3 * MAX_TOP_K
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,18 @@ class SearchService:
             kb = self._kbs.get_row(identity, kb_id)
             by_model[kb.embedding_model_key].append(kb)
             tenant_of[kb.id] = kb.tenant_id
-        hits: list[IndexHit] = []
-        for model_key, kbs in by_model.items():
-            hits += self._search_space(model_key, kbs, identity, query, request, top_k)
-        hits.sort(key=lambda h: h.score, reverse=True)
-        return self._results(identity, hits[:top_k], tenant_of)
+        # A chunk found through its children is one result: when that leaves fewer than
+        # top_k, the search runs again for more candidates.
+        fetch = top_k
+        while True:
+            hits: list[IndexHit] = []
+            for model_key, kbs in by_model.items():
+                hits += self._search_space(model_key, kbs, identity, query, request, fetch)
+            hits.sort(key=lambda h: h.score, reverse=True)
+            found = self._results(identity, hits[:fetch], tenant_of)
+            if len(found) >= top_k or len(hits) < fetch or fetch >= MAX_CANDIDATES:
+                return found[:top_k]
+            fetch = min(fetch * 3, MAX_CANDIDATES)
 
     def _search_space(
         self,
@@ -113,22 +122,36 @@ class SearchService:
             row = self._ctx.knowledges.get(knowledge_id, identity.scope)
             titles[knowledge_id] = (row.title or row.file_name or "") if row else ""
         chunks = self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
-        chunk_index = {c.id: c.chunk_index for c in chunks}
+        parent_ids = [c.parent_chunk_id for c in chunks if c.parent_chunk_id]
+        parents = {p.id: p for p in self._ctx.chunks.get_many(parent_ids, tenant_id=identity.scope)}
+        chunk_of = {c.id: parents.get(c.parent_chunk_id or "", c) for c in chunks}
+        # A hit on a child (of a parent chunk, or of the text chunk holding a picture) is
+        # its parent, once, at the rank of its best child.
+        results: list[tuple[IndexHit, str, Chunk | None]] = []
+        seen: set[str] = set()
+        for hit in hits:
+            chunk = chunk_of.get(hit.chunk_id)
+            returned = chunk.id if chunk is not None else hit.chunk_id
+            if returned in seen:
+                continue
+            seen.add(returned)
+            is_parent = chunk is not None and chunk.id != hit.chunk_id
+            results.append((hit, chunk.content if is_parent and chunk else hit.content, chunk))
         # The index holds the images' resource references; the client gets URLs to open.
         contents = with_image_urls(
             self._ctx.catalog,
             self._ctx.files,
-            [(tenant_of[h.knowledge_base_id], h.content) for h in hits],
+            [(tenant_of[hit.knowledge_base_id], content) for hit, content, _ in results],
         )
         return [
             Found(
-                chunk_id=h.chunk_id,
-                knowledge_id=h.knowledge_id,
-                knowledge_base_id=h.knowledge_base_id,
+                chunk_id=chunk.id if chunk is not None else hit.chunk_id,
+                knowledge_id=hit.knowledge_id,
+                knowledge_base_id=hit.knowledge_base_id,
                 content=content,
-                score=h.score,
-                chunk_index=chunk_index.get(h.chunk_id, 0),
-                knowledge_title=titles.get(h.knowledge_id, ""),
+                score=hit.score,
+                chunk_index=chunk.chunk_index if chunk is not None else 0,
+                knowledge_title=titles.get(hit.knowledge_id, ""),
             )
-            for h, content in zip(hits, contents, strict=True)
+            for (hit, _, chunk), content in zip(results, contents, strict=True)
         ]

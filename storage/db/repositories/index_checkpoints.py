@@ -39,7 +39,7 @@ class IndexCheckpointRepository:
         """The resume point of round ``attempt`` for the parse ``fingerprint``, or None to
         start over. In one transaction holding the knowledge row (still at ``attempt`` and
         processing): a checkpoint of an older round with the same parse is taken over, its
-        text chunks moved to ``attempt``."""
+        text (and parent) chunks moved to ``attempt``."""
         guard = (
             select(Knowledge.id)
             .where(
@@ -72,9 +72,13 @@ class IndexCheckpointRepository:
                 return None
             from_attempt = checkpoint.attempt
             if from_attempt != attempt:
+                # The parse's parent chunks (parent/child chunking) go with their children.
+                parsed = (Chunk.knowledge_id == knowledge_id) & Chunk.chunk_type.in_(
+                    [ChunkType.TEXT, ChunkType.PARENT_TEXT]
+                )
                 session.execute(
                     update(Chunk)
-                    .where(texts, Chunk.attempt == from_attempt)
+                    .where(parsed, Chunk.attempt == from_attempt)
                     .values(attempt=attempt, updated_at=utcnow())
                     .execution_options(synchronize_session=False)
                 )

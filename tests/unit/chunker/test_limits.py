@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.chunking_limits import MAX_CHUNK_SIZE, MAX_SEPARATORS, chunking_violations
+from core.chunking_limits import (
+    MAX_CHUNK_SIZE,
+    MAX_SEPARATORS,
+    chunking_violations,
+    parent_child_sizes,
+)
 from workers.chunker import ChunkerConfig
 
 
@@ -57,6 +62,18 @@ def test_parent_and_child_sizes() -> None:
     ]
     # Off, the sizes are only range-checked.
     assert _fields(512, 64, parent_chunk_size=200, child_chunk_size=300) == []
+    # Unset sizes take their defaults, and the rules hold for what is used: a parent set
+    # below chunk_size (the child's default) is refused, one unset is four children long.
+    assert _fields(512, 64, parent_chunk_size=300, **on) == ["child_chunk_size"]
+    assert _fields(512, 64, child_chunk_size=MAX_CHUNK_SIZE, **on) == ["child_chunk_size"]
+    assert _fields(512, 64, **on) == []
+
+
+def test_unset_parent_and_child_sizes_follow_the_chunk_size() -> None:
+    assert parent_child_sizes(512, 0, 0) == (2048, 512)
+    assert parent_child_sizes(512, 0, 128) == (512, 128)
+    assert parent_child_sizes(512, 1000, 0) == (1000, 512)
+    assert parent_child_sizes(8192, 0, 0) == (MAX_CHUNK_SIZE, 8192)
 
 
 def test_the_chunker_refuses_what_the_rules_refuse() -> None:

@@ -1,8 +1,9 @@
 """Resuming a round: which parse a round's chunks belong to, and the plan it goes on with.
 
 The fingerprint digests everything that decides what the index holds for the knowledge:
-each chunk's position, offsets, breadcrumbs and content, the title every embedding text
-starts with, and the embedding model with its collection. So a different file, parser
+each chunk's position, offsets, breadcrumbs and content (and, with parent/child chunking,
+the parents'), the title every embedding text starts with, and the embedding model with
+its collection. So a different file, parser
 configuration or chunking configuration — anything that changes a chunk — or another
 embedding model is another parse, and the round starts over; an identical parse resumes.
 """
@@ -37,7 +38,12 @@ class ChunkPlan:
 
 
 def parse_fingerprint(
-    model_key: str, model: EmbeddingModel, title: str, pieces: Sequence[TextChunk]
+    model_key: str,
+    model: EmbeddingModel,
+    title: str,
+    pieces: Sequence[TextChunk],
+    *,
+    parents: Sequence[TextChunk] = (),
 ) -> str:
     digest = hashlib.sha256()
     head = {"collection": model_key, "model": model.key, "base_url": model.base_url}
@@ -45,4 +51,9 @@ def parse_fingerprint(
     for piece in pieces:
         record = [piece.index, piece.start, piece.end, piece.context_header, piece.content]
         digest.update(b"\x00" + json.dumps(record, ensure_ascii=False).encode())
+    # Parent chunks (parent/child chunking) after a separator no chunk record starts with,
+    # so the same children under other parents are another parse.
+    for i, parent in enumerate(parents):
+        record = [parent.start, parent.end, parent.context_header, parent.content]
+        digest.update((b"\x01" if i == 0 else b"\x00") + json.dumps(record).encode())
     return digest.hexdigest()

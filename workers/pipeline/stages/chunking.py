@@ -1,6 +1,8 @@
 """Stage chunking: Markdown → text chunks written to the database, only while this round is
-still the knowledge's current one. The same parse as an earlier try's (or a requeued older
-round's) keeps that try's chunks, and embedding goes on where it was."""
+still the knowledge's current one; with parent/child chunking, parent chunks too (stored,
+not embedded: a search that finds one of their children returns them). The same parse as
+an earlier try's (or a requeued older round's) keeps that try's chunks, and embedding goes
+on where it was."""
 
 from __future__ import annotations
 
@@ -9,12 +11,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from core.chunking_limits import parent_child_sizes
+from core.effective_config import EffectiveConfig
 from core.statuses import ChunkType, Stage
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
-from workers.chunker import ChunkerConfig, TextChunk, split_markdown
+from workers.chunker import (
+    ChildChunk,
+    ChunkerConfig,
+    TextChunk,
+    split_markdown,
+    split_parent_child,
+)
 from workers.chunker.html_tables import normalize_html_tables
 from workers.pipeline.round.cleanup import RoundProducts
 from workers.pipeline.round.errors import ChunkingFailed, Superseded
@@ -58,27 +68,28 @@ class ChunkingStage:
     def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any]:
         knowledge, attempt, config = work.knowledge, work.attempt, work.config
         try:
-            chunker_config = ChunkerConfig(
-                chunk_size=config.chunk_size,
-                chunk_overlap=config.chunk_overlap,
-                **({"separators": config.separators} if config.separators else {}),
-            )
-            pieces = split_markdown(normalize_html_tables(work.markdown), chunker_config)
+            chunker_config, parents, pieces = _split(work.markdown, config)
         except ValueError as exc:
             # Splitting is a pure function of the text and the config: a refused config (one
             # stored before the API checked it) fails the same way on every attempt.
             raise ChunkingFailed(self.name, str(exc), permanent=True) from exc
         planned = [
             PlannedChunk(
-                chunk_id(knowledge.id, attempt, ChunkType.TEXT, p.index), p.index, p.content,
+                chunk_id(knowledge.id, attempt, ChunkType.TEXT, p.index),
+                p.index,
+                p.content,
                 p.context_header,
             )
             for p in pieces
         ]
         progress({"chunks_planned": len(planned)})
         oversize = oversize_figures(pieces, chunker_config.chunk_size)
+        if config.enable_parent_child:
+            oversize = {"parent_chunks": len(parents), **oversize}
         title = str(knowledge.title or knowledge.file_name or "")
-        fingerprint = parse_fingerprint(work.model_key, config.embedding, title, pieces)
+        fingerprint = parse_fingerprint(
+            work.model_key, config.embedding, title, pieces, parents=parents
+        )
         resumed = self._resume(work, fingerprint, planned)
         if resumed is not None:
             work.plan, kept_from = resumed
@@ -93,7 +104,7 @@ class ChunkingStage:
         # was told to stop, or this round's from another parse) would collide with this
         # parse's.
         self._products.remove(knowledge.id, attempt, work.model_key, and_older=True)
-        rows = _chunk_rows(knowledge, attempt, pieces, planned)
+        rows = _chunk_rows(knowledge, attempt, pieces, planned, parents)
         if not self._chunks.insert_for_attempt(knowledge.id, attempt, rows):
             raise Superseded(knowledge.id)
         self._index_checkpoints.start(knowledge.id, attempt, fingerprint, len(planned))
@@ -124,12 +135,60 @@ def oversize_figures(pieces: Sequence[TextChunk], chunk_size: int) -> dict[str, 
     return {"oversize_chunks": len(lengths), "oversize_max_chars": max(lengths, default=0)}
 
 
+def _split(
+    markdown: str, config: EffectiveConfig
+) -> tuple[ChunkerConfig, list[TextChunk], Sequence[TextChunk]]:
+    """The config the searched chunks were cut with, the parent chunks (none unless
+    parent/child chunking is on) and the chunks to embed: with parent/child on, each
+    parent's range cut again, without overlap between parents (each is a context of its
+    own). ValueError for a config the chunker refuses."""
+    chunker_config = ChunkerConfig(
+        chunk_size=config.chunk_size,
+        chunk_overlap=config.chunk_overlap,
+        **({"separators": config.separators} if config.separators else {}),
+    )
+    text = normalize_html_tables(markdown)
+    if not config.enable_parent_child:
+        return chunker_config, [], split_markdown(text, chunker_config)
+    parent_size, child_size = parent_child_sizes(
+        config.chunk_size, config.parent_chunk_size, config.child_chunk_size
+    )
+    child_config = replace(chunker_config, chunk_size=child_size)
+    parent_config = replace(chunker_config, chunk_size=parent_size, chunk_overlap=0)
+    parents, children = split_parent_child(text, parent_config, child_config)
+    return child_config, parents, children
+
+
 def _chunk_rows(
     knowledge: Knowledge,
     attempt: int,
     pieces: Sequence[TextChunk],
     planned: Sequence[PlannedChunk],
+    parents: Sequence[TextChunk],
 ) -> list[NewChunk]:
+    """The rows of the round's chunks: the searched ones linked in order (and each to its
+    parent), then the parents, linked in order too, stored for what a search returns but
+    never embedded."""
+    parent_ids = [chunk_id(knowledge.id, attempt, ChunkType.PARENT_TEXT, p.index) for p in parents]
+    parent_rows = [
+        NewChunk(
+            id=parent_ids[i],
+            tenant_id=knowledge.tenant_id,
+            knowledge_base_id=knowledge.knowledge_base_id,
+            knowledge_id=knowledge.id,
+            attempt=attempt,
+            chunk_index=parent.index,
+            chunk_type=ChunkType.PARENT_TEXT,
+            content=parent.content,
+            context_header=parent.context_header,
+            start_at=parent.start,
+            end_at=parent.end,
+            is_enabled=True,
+            pre_chunk_id=parent_ids[i - 1] if i > 0 else None,
+            next_chunk_id=parent_ids[i + 1] if i + 1 < len(parents) else None,
+        )
+        for i, parent in enumerate(parents)
+    ]
     return [
         NewChunk(
             id=plan.id,
@@ -146,6 +205,9 @@ def _chunk_rows(
             is_enabled=True,
             pre_chunk_id=planned[i - 1].id if i > 0 else None,
             next_chunk_id=planned[i + 1].id if i + 1 < len(planned) else None,
+            parent_chunk_id=(
+                parent_ids[piece.parent_index] if isinstance(piece, ChildChunk) else None
+            ),
         )
         for i, (piece, plan) in enumerate(zip(pieces, planned, strict=True))
-    ]
+    ] + parent_rows

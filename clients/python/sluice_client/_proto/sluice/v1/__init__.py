@@ -947,15 +947,20 @@ class ChunkingConfig(betterproto2.Message):
     """
 
     enable_parent_child: "bool" = betterproto2.field(4, betterproto2.TYPE_BOOL)
+    """
+    Children (of child_chunk_size) are embedded and searched; their parents (of
+    parent_chunk_size) are stored and returned for a child's hit.
+    """
 
     parent_chunk_size: "int" = betterproto2.field(5, betterproto2.TYPE_INT32)
     """
-    0 (unset) or 1 to 16384; with enable_parent_child, larger than child_chunk_size.
+    0 (unset: four children) or 1 to 16384; with enable_parent_child, larger than the
+    child size.
     """
 
     child_chunk_size: "int" = betterproto2.field(6, betterproto2.TYPE_INT32)
     """
-    0 (unset) or 1 to 16384; with enable_parent_child, larger than chunk_overlap.
+    0 (unset: chunk_size) or 1 to 16384; with enable_parent_child, larger than chunk_overlap.
     """
 
     parser_engine_rules: "list[ParserEngineRule]" = betterproto2.field(
