@@ -95,7 +95,8 @@ class ProcessContext:
     queue: TaskQueue
     publisher: EventPublisher
     embedders: EmbedderCache = field(default_factory=EmbedderCache)
-    # What housekeeping's thresholds and the catalog's grant expiry are judged by.
+    # What housekeeping's thresholds, the catalog's grant expiry and the API's key cache are
+    # judged by.
     clock: Clock = SYSTEM_CLOCK
 
     def files_for_knowledge_base(self, knowledge_base_id: str) -> BackendScopedFileService:

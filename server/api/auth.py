@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import time
 from collections.abc import Iterable
 from typing import Any
 
 import grpc
 
+from core.clock import SYSTEM_CLOCK, Clock
 from server.api.errors import ApiError
 from server.services.identity import Identity
 from storage.db.repositories.tenants import TenantRepository
 
 # Bounds a cached key's life even if a notice were lost without the feed noticing.
-_CACHE_TTL_S = 30.0
+CACHE_TTL_S = 30.0
 # Bounded so that a flood of made-up keys cannot grow the process.
 _CACHE_MAX_ENTRIES = 10_000
 
@@ -39,8 +39,17 @@ _CALLER: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
 
 
 class Authenticator:
-    def __init__(self, tenants: TenantRepository, *, required: bool, default_tenant_id: str):
+    def __init__(
+        self,
+        tenants: TenantRepository,
+        *,
+        required: bool,
+        default_tenant_id: str,
+        clock: Clock = SYSTEM_CLOCK,
+    ):
         self._tenants = tenants
+        # What a cached key's life is judged by.
+        self._clock = clock
         self._required = required
         self._default = Identity(default_tenant_id, is_admin=False)
         self._cache: dict[str, tuple[float, Identity | None]] = {}
@@ -89,7 +98,7 @@ class Authenticator:
 
     async def _resolve(self, key: str) -> Identity | None:
         cached = self._cache.get(key)
-        if cached and cached[0] > time.monotonic():
+        if cached and cached[0] > self._clock.monotonic():
             return cached[1]
         generation = self._generation
         resolved = await asyncio.to_thread(self._tenants.resolve_api_key, key)
@@ -97,7 +106,7 @@ class Authenticator:
         if self._feed_live and generation == self._generation:
             if len(self._cache) >= _CACHE_MAX_ENTRIES:
                 self._cache.clear()
-            self._cache[key] = (time.monotonic() + _CACHE_TTL_S, identity)
+            self._cache[key] = (self._clock.monotonic() + CACHE_TTL_S, identity)
         return identity
 
 

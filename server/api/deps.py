@@ -45,6 +45,7 @@ class ApiDeps:
             ctx.tenants,
             required=ctx.settings.api.auth_required,
             default_tenant_id=ctx.settings.default_tenant_id,
+            clock=ctx.clock,
         )
         return cls(
             ctx.settings,

@@ -22,8 +22,8 @@ from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from workers.context import EmbedderCache
-from workers.lifecycle.parts import DeletionParts, EnqueueParts, QueueParts, RestartParts
-from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
+from workers.lifecycle.parts import DeletionParts, EnqueueParts, RestartParts
+from workers.pipeline.round.parts import QueueParts, RoundProductParts, RoundSpanParts
 from workers.settings import Settings
 
 

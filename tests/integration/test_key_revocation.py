@@ -1,6 +1,7 @@
 """The API's key cache against a real database and Redis: without a live revocation feed
-no key is cached (a revoked key is refused at the next call); with one, keys are cached
-and a revocation notice empties the cache at once."""
+no key is cached (a revoked key is refused at the next call); with one, keys are cached,
+a revocation notice empties the cache at once, and a key whose notice never came is
+read again once its cache life (judged by the injected clock) is over."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import grpc
 import pytest
 from redis.exceptions import RedisError
 
-from server.api.auth import Authenticator
+from core.clock import ManualClock
+from server.api.auth import CACHE_TTL_S, Authenticator
 from server.api.errors import ApiError
 from server.api.key_revocations import follow_revocations
 from storage.db.engine import Database
@@ -26,6 +28,15 @@ from tests.support.databases import REDIS_URL
 
 def _metadata(key: str) -> list[tuple[str, str | bytes]]:
     return [("authorization", f"Bearer {key}")]
+
+
+async def _feed_live(bus: RedisEventBus) -> None:
+    """Live once a notice reaches a subscriber (the notice itself empties nothing yet)."""
+    deadline = time.monotonic() + 10
+    while await asyncio.to_thread(bus.publish_revocation, "warm-up") < 1:
+        assert time.monotonic() < deadline, "the feed never subscribed"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)  # the warm-up notice has been handled
 
 
 async def _refused(auth: Authenticator, key: str) -> bool:
@@ -69,12 +80,7 @@ def test_a_notice_empties_the_cache_of_a_live_feed(tenants: TenantRepository) ->
     async def scenario() -> float:
         following = asyncio.create_task(follow_revocations(bus, auth))
         try:
-            deadline = time.monotonic() + 10
-            # Live once a notice reaches a subscriber (the notice itself empties nothing yet).
-            while await asyncio.to_thread(bus.publish_revocation, "warm-up") < 1:
-                assert time.monotonic() < deadline, "the feed never subscribed"
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.2)  # the warm-up notice has been handled
+            await _feed_live(bus)
             assert (await auth.identify_metadata(_metadata(new.key))).tenant_id == tenant.id
             assert tenants.revoke_api_key(new.key_id)
             # Cached: the database says revoked, but nobody was told yet.
@@ -91,6 +97,35 @@ def test_a_notice_empties_the_cache_of_a_live_feed(tenants: TenantRepository) ->
 
     try:
         assert asyncio.run(scenario()) < 1.0
+    finally:
+        bus.close()
+
+
+def test_a_key_whose_notice_never_came_is_read_again_after_its_cache_life(
+    tenants: TenantRepository,
+) -> None:
+    tenant = tenants.create_tenant("lost-notice")
+    new = tenants.create_api_key(tenant.id, "k")
+    bus = RedisEventBus(REDIS_URL, f"sluice-test-{uuid.uuid4().hex[:8]}")
+    clock = ManualClock()
+    auth = Authenticator(tenants, required=True, default_tenant_id=tenant.id, clock=clock)
+
+    async def scenario() -> None:
+        following = asyncio.create_task(follow_revocations(bus, auth))
+        try:
+            await _feed_live(bus)
+            assert (await auth.identify_metadata(_metadata(new.key))).tenant_id == tenant.id
+            assert tenants.revoke_api_key(new.key_id)  # and the notice is lost
+            clock.advance(CACHE_TTL_S - 1)
+            assert not await _refused(auth, new.key)  # still within its cache life
+            clock.advance(1)
+            assert await _refused(auth, new.key)
+        finally:
+            following.cancel()
+            await asyncio.gather(following, return_exceptions=True)
+
+    try:
+        asyncio.run(scenario())
     finally:
         bus.close()
 

@@ -1,8 +1,10 @@
-"""A real OpenAI-compatible embeddings server (`POST /v1/embeddings`): deterministic vectors,
-a log of every request's inputs, and failures planned by request number, so a test can make
-it fail after N requests (and recover) and count exactly which batches it was asked for; it
-also records the path of every request it gets, which makes it the canary of the SSRF tests
-of model endpoints."""
+"""A real OpenAI-compatible embeddings server (`POST /v1/embeddings`): deterministic vectors
+(answered in reverse order: clients must sort by "index"), a log of every request's inputs,
+model and authorization, and failures planned by request number or as the next replies, so a
+test can make it fail after N requests (and recover), answer with any status, headers and
+body (a malformed answer, a rate limit), and count exactly which batches it was asked for;
+it also records the path of every request it gets, which makes it the canary of the SSRF
+tests of model endpoints. Every test that needs an embedding endpoint uses this one."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ import hashlib
 import json
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 
 from tests.support.http_server import BackgroundHttpServer
@@ -20,25 +23,47 @@ DIMENSION = 8
 
 
 @dataclass(frozen=True)
+class Reply:
+    """An answer given instead of embeddings: any status, body and headers."""
+
+    status: int
+    body: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Request:
     number: int
     inputs: tuple[str, ...]
     status: int
+    model: str = ""
+    # The Authorization header as sent (None: none).
+    authorization: str | None = None
+    # Answered with vectors (not with a planned reply).
+    embedded: bool = False
 
 
 def vector(text: str) -> list[float]:
+    """Deterministic, deliberately not normalised (norm > 1)."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return [float(b) + 1.0 for b in digest[:DIMENSION]]
 
 
+def _failure(status: int, number: int) -> Reply:
+    # Retry-After: 0 keeps client retries quick.
+    body = json.dumps({"error": {"message": f"planned failure {number}"}})
+    return Reply(status, body, {"Retry-After": "0"})
+
+
 class EmbeddingServer(BackgroundHttpServer):
-    """``fail(n)`` gives the HTTP status to answer request ``n`` (1-based) with instead of
-    embeddings (None: embed). Failures carry ``Retry-After: 0`` so client retries are quick.
+    """``fail(n)`` gives what to answer request ``n`` (1-based) with instead of embeddings:
+    an HTTP status (a planned-failure error carrying ``Retry-After: 0``), a whole Reply, or
+    None (embed). Replies given to ``plan`` answer the next requests first, in order.
     ``delay_s`` is how long each embedding answer takes (a slow model)."""
 
     def __init__(
         self,
-        fail: Callable[[int], int | None] = lambda n: None,
+        fail: Callable[[int], int | Reply | None] = lambda n: None,
         *,
         delay_s: float = 0.0,
         host: str = "127.0.0.1",
@@ -48,6 +73,7 @@ class EmbeddingServer(BackgroundHttpServer):
         self.paths: list[str] = []
         self.fail = fail
         self.delay_s = delay_s
+        self._planned: deque[Reply] = deque()
         self._lock = threading.Lock()
         server = self
 
@@ -55,35 +81,48 @@ class EmbeddingServer(BackgroundHttpServer):
             def do_POST(self) -> None:
                 with server._lock:
                     server.paths.append(self.path)
-                if not self.path.endswith("/embeddings"):
-                    self.send_error(404)
+                if self.path != "/v1/embeddings":
+                    message = f"no route {self.path}"
+                    self._answer(Reply(404, json.dumps({"error": {"message": message}})))
                     return
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
                 inputs = tuple(str(text) for text in body["input"])
                 with server._lock:
                     number = len(server.requests) + 1
-                    status = server.fail(number) or 200
-                    server.requests.append(Request(number, inputs, status))
-                if status != 200:
-                    self._answer(status, {"error": {"message": f"planned failure {number}"}},
-                                 {"Retry-After": "0"})
+                    planned = server._planned.popleft() if server._planned else server.fail(number)
+                    reply = _failure(planned, number) if isinstance(planned, int) else planned
+                    server.requests.append(
+                        Request(
+                            number,
+                            inputs,
+                            reply.status if reply else 200,
+                            str(body.get("model", "")),
+                            self.headers.get("Authorization"),
+                            embedded=reply is None,
+                        )
+                    )
+                if reply is not None:
+                    self._answer(reply)
                     return
                 time.sleep(server.delay_s)
-                data = [{"object": "embedding", "index": i, "embedding": vector(t)}
-                        for i, t in enumerate(inputs)]
-                self._answer(200, {"object": "list", "data": data, "model": body["model"]}, {})
+                data = [
+                    {"object": "embedding", "index": i, "embedding": vector(t)}
+                    for i, t in enumerate(inputs)
+                ][::-1]
+                answer = {"object": "list", "data": data, "model": body["model"]}
+                self._answer(Reply(200, json.dumps(answer)))
 
             def do_GET(self) -> None:
                 with server._lock:
                     server.paths.append(self.path)
                 self.send_error(404)
 
-            def _answer(self, status: int, payload: object, headers: dict[str, str]) -> None:
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
+            def _answer(self, reply: Reply) -> None:
+                raw = reply.body.encode("utf-8")
+                self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
-                for name, value in headers.items():
+                for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(raw)
@@ -98,12 +137,22 @@ class EmbeddingServer(BackgroundHttpServer):
     def __enter__(self) -> EmbeddingServer:
         return self
 
+    @property
+    def base_url(self) -> str:
+        """What a client is configured with (it posts to ``{base_url}/embeddings``)."""
+        return self.url("/v1")
+
+    def plan(self, *replies: Reply) -> None:
+        """Answer the next requests with ``replies``, in order, before ``fail`` is asked."""
+        with self._lock:
+            self._planned.extend(replies)
+
     def kb_config(self) -> dict[str, object]:
         """The knowledge-base "embedding" section that points at this server."""
         return {
             "provider": "openai",
             "model": self.model,
-            "base_url": self.url("/v1"),
+            "base_url": self.base_url,
             "dimensions": DIMENSION,
         }
 
@@ -114,7 +163,7 @@ class EmbeddingServer(BackgroundHttpServer):
     def embedded(self) -> list[str]:
         """Every input the server answered with a vector, in order."""
         with self._lock:
-            return [t for r in self.requests if r.status == 200 for t in r.inputs]
+            return [t for r in self.requests if r.embedded for t in r.inputs]
 
     def log(self) -> list[Request]:
         with self._lock:

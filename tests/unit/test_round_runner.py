@@ -9,8 +9,8 @@ from typing import Any, cast
 
 import pytest
 
-from workers.context import WorkerContext
 from workers.pipeline.round.errors import Superseded
+from workers.pipeline.round.parts import RoundSpanParts
 from workers.pipeline.round.runner import Progress, RoundRunner, Skip, Stage, run_stage
 
 
@@ -59,12 +59,12 @@ class Skipped:
         raise AssertionError("a skipped stage does not run")
 
 
-class Recording(RoundRunner[list[str]]):
+class Recording(RoundRunner[list[str], RoundSpanParts]):
     def __init__(self, stages: list[Stage[list[str]]], stop_after: str = "") -> None:
         self.calls: list[str] = []
         self.spans_seen = Spans()
-        # The context is only asked when a stage fails: is_current is answered here.
-        super().__init__(cast(WorkerContext, None), "k", 1, self.spans_seen, stages)
+        # The parts are only asked when a stage fails: is_current is answered here.
+        super().__init__(cast(RoundSpanParts, None), "k", 1, self.spans_seen, stages)
         self._stop_after = stop_after
 
     def open(self, work: list[str]) -> None:

@@ -19,16 +19,8 @@ from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
-from storage.queue.base import TaskQueue
-from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
+from workers.pipeline.round.parts import QueueParts, RoundProductParts, RoundSpanParts
 from workers.settings import Settings
-
-
-class QueueParts(Protocol):
-    """Queueing a task (a table's datatable:summary)."""
-
-    @property
-    def queue(self) -> TaskQueue: ...
 
 
 class EnqueueParts(QueueParts, Protocol):

@@ -30,9 +30,10 @@ from core.statuses import Stage as StageName
 from storage.db.models import Knowledge
 from storage.queue.base import QueueError
 from workers import task_specs
-from workers.context import WorkerContext
 from workers.pipeline.chunks.indexing import ChunkIndexer
+from workers.pipeline.parts import DataTableParts, DataTableRoundParts, TableStageParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
+from workers.pipeline.round.parts import QueueParts
 from workers.pipeline.round.runner import RoundRunner, Stage
 from workers.pipeline.round.spans import SpanTracker, StepSpans
 from workers.pipeline.stages.table_chunks import (
@@ -53,19 +54,19 @@ STEP_FAILED = "DATA_TABLE_FAILED"
 
 
 def table_stages(
-    ctx: WorkerContext, checkpoint: RoundCheckpoint, summarizer: TableSummarizer
+    parts: TableStageParts, checkpoint: RoundCheckpoint, summarizer: TableSummarizer
 ) -> Sequence[Stage[TableWork]]:
     """The data-table task: its stages in order, each given what it uses."""
-    indexer = ChunkIndexer(ctx.embedders, ctx.index, ctx.settings.models.embed_batch_size)
+    indexer = ChunkIndexer(parts.embedders, parts.index, parts.settings.models.embed_batch_size)
     return (
-        TableProfilesStage(ctx.chunks),
-        TableChunksStage(ctx.chunks, summarizer),
+        TableProfilesStage(parts.chunks),
+        TableChunksStage(parts.chunks, summarizer),
         TableIndexStage(indexer, checkpoint),
     )
 
 
 def enqueue_data_table_summary_if_needed(
-    ctx: WorkerContext, knowledge: Knowledge, attempt: int
+    parts: QueueParts, knowledge: Knowledge, attempt: int
 ) -> bool:
     """Queue datatable:summary of round ``attempt`` when the knowledge is a table (csv,
     xlsx, xls); returns whether it was queued. A refusing queue is logged, not raised:
@@ -79,7 +80,7 @@ def enqueue_data_table_summary_if_needed(
         attempt=attempt,
     )
     try:
-        ctx.queue.enqueue(task_specs.data_table_summary(payload))
+        parts.queue.enqueue(task_specs.data_table_summary(payload))
     except QueueError as exc:
         log.warning("enqueue of the table summary of knowledge %s failed: %s", knowledge.id, exc)
         return False
@@ -87,7 +88,7 @@ def enqueue_data_table_summary_if_needed(
 
 
 def summarize_data_tables(
-    ctx: WorkerContext,
+    parts: DataTableParts,
     payload: DataTableSummaryPayload,
     *,
     summarizer: TableSummarizer | None = None,
@@ -100,20 +101,20 @@ def summarize_data_tables(
     stage: running, then done with what was written, failed with the error, or cancelled
     when the round was taken over meanwhile."""
     attempt = payload.attempt
-    knowledge = ctx.knowledges.get(payload.knowledge_id, None)
+    knowledge = parts.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, attempt, WRITABLE_STATUSES):
         log.info("knowledge %s attempt %s: no table summary, not current", payload.knowledge_id,
                  attempt)
         return 0
-    kb = ctx.knowledge_bases.get(None, knowledge.knowledge_base_id)
+    kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
     if kb is None:
         log.info("knowledge %s: its knowledge base is gone", knowledge.id)
         return 0
     config = resolve(kb.config or {}, knowledge.process_overrides)
     work = TableWork(knowledge, attempt, config, kb.embedding_model_key)
-    checkpoint = RoundCheckpoint(ctx, knowledge.id, attempt, statuses=WRITABLE_STATUSES)
-    stages = table_stages(ctx, checkpoint, summarizer or ProfileSummarizer())
-    task = DataTableRound(ctx, work, checkpoint, stages)
+    checkpoint = RoundCheckpoint(parts, knowledge.id, attempt, statuses=WRITABLE_STATUSES)
+    stages = table_stages(parts, checkpoint, summarizer or ProfileSummarizer())
+    task = DataTableRound(parts, work, checkpoint, stages)
     if not task.execute(work):
         return 0
     task.step.close()
@@ -122,25 +123,25 @@ def summarize_data_tables(
     return len(work.rows)
 
 
-class DataTableRound(RoundRunner[TableWork]):
+class DataTableRound(RoundRunner[TableWork, DataTableRoundParts]):
     """What the ends of the task mean: done (the step ends with its counts), failed (the
     step fails and the queue retries), stopped (the round was taken over)."""
 
     def __init__(
         self,
-        ctx: WorkerContext,
+        parts: DataTableRoundParts,
         work: TableWork,
         checkpoint: RoundCheckpoint,
         stages: Sequence[Stage[TableWork]],
     ) -> None:
         knowledge = work.knowledge
         self.tracker = SpanTracker(
-            ctx.spans, ctx.publisher, tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
+            parts.spans, parts.publisher, tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
             attempt=work.attempt,
         )
         self.step = StepSpans(self.tracker, STEP_SPAN)
         super().__init__(
-            ctx, knowledge.id, work.attempt, self.step, stages, statuses=WRITABLE_STATUSES
+            parts, knowledge.id, work.attempt, self.step, stages, statuses=WRITABLE_STATUSES
         )
         self.checkpoint = checkpoint
 
@@ -165,8 +166,8 @@ class DataTableRound(RoundRunner[TableWork]):
         """This task's rows only, index first (as round cleanup): the round's text chunks
         belong to whoever ends or keeps the round."""
         if work.planned and work.model_key:
-            self.ctx.index.delete_by_chunk_ids(work.model_key, [p.id for p in work.planned])
-        self.ctx.chunks.delete_of_types(work.knowledge.id, work.attempt, TABLE_CHUNK_TYPES)
+            self.parts.index.delete_by_chunk_ids(work.model_key, [p.id for p in work.planned])
+        self.parts.chunks.delete_of_types(work.knowledge.id, work.attempt, TABLE_CHUNK_TYPES)
 
     def failed(self, exc: Exception, work: TableWork) -> None:
         self.remove_written(work)
@@ -175,5 +176,5 @@ class DataTableRound(RoundRunner[TableWork]):
 
     def _stage_span_id(self, stage: str) -> str | None:
         """The id of the round's span of ``stage``; None for a round without one."""
-        spans = self.ctx.spans.list(self.knowledge_id, self.attempt, tenant_id=None)
+        spans = self.parts.spans.list(self.knowledge_id, self.attempt, tenant_id=None)
         return next((s.id for s in spans if s.name == stage), None)

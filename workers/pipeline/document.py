@@ -30,10 +30,10 @@ from core.payloads import DocumentProcessPayload
 from core.statuses import KnowledgeType, SpanStatus
 from core.statuses import Stage as StageName
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
-from workers.context import WorkerContext
 from workers.net.retry_notices import observe_retries
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.data_table import enqueue_data_table_summary_if_needed
+from workers.pipeline.parts import DocumentParts, DocumentRoundParts, DocumentStageParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.cleanup import (
     INTERRUPTED,
@@ -42,6 +42,7 @@ from workers.pipeline.round.cleanup import (
     close_round_spans,
 )
 from workers.pipeline.round.errors import StageError, Superseded, TimeLimitExceeded
+from workers.pipeline.round.parts import QueueParts
 from workers.pipeline.round.runner import RoundRunner, Stage
 from workers.pipeline.round.spans import SpanTracker
 from workers.pipeline.round.state import KnowledgeState
@@ -62,51 +63,50 @@ SEARCHABLE_AFTER = StageName.EMBEDDING
 
 
 def document_stages(
-    ctx: WorkerContext, checkpoint: RoundCheckpoint, budget: TimeBudget
+    parts: DocumentStageParts, checkpoint: RoundCheckpoint, budget: TimeBudget
 ) -> Sequence[Stage[DocumentWork]]:
     """The document pipeline: its stages in order, each given what it uses."""
-    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
-    indexer = ChunkIndexer(ctx.embedders, ctx.index, ctx.settings.models.embed_batch_size)
+    products = RoundProducts(parts.index_checkpoints, parts.chunks, parts.index)
+    indexer = ChunkIndexer(parts.embedders, parts.index, parts.settings.models.embed_batch_size)
     return (
-        DocReaderStage(ctx, checkpoint),
-        ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products),
-        EmbeddingStage(indexer, ctx.index_checkpoints, checkpoint, budget),
+        DocReaderStage(parts, checkpoint),
+        ChunkingStage(parts.knowledges, parts.chunks, parts.index_checkpoints, products),
+        EmbeddingStage(indexer, parts.index_checkpoints, checkpoint, budget),
         MultimodalStage(),
         PostprocessStage(),
     )
 
 
-def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> None:
+def process_document(parts: DocumentParts, payload: DocumentProcessPayload) -> None:
     # Reads of the tenant/knowledge raise on transient DB errors, so the queue retries.
-    knowledge = ctx.knowledges.get(payload.knowledge_id, None)
+    knowledge = parts.knowledges.get(payload.knowledge_id, None)
     if knowledge is None:
         log.info("knowledge %s is gone; nothing to do", payload.knowledge_id)
         return
-    state = KnowledgeState(ctx, knowledge.id, payload.attempt)
+    state = KnowledgeState(parts, knowledge.id, payload.attempt)
     if knowledge.attempt != payload.attempt or not state.start():
         log.info("knowledge %s attempt %s superseded", knowledge.id, payload.attempt)
         return
-    kb = ctx.knowledge_bases.get(None, knowledge.knowledge_base_id)
+    kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
     if kb is None:
         state.fail("knowledge base not found")
         return
     config = resolve(kb.config or {}, knowledge.process_overrides)
-    queue_try = _queue_try(ctx)
-    checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
+    queue_try = _queue_try(parts)
+    checkpoint = RoundCheckpoint(parts, knowledge.id, payload.attempt)
     budget = TimeBudget(queue_try.timeout_s, queue_try.started_at)
     work = DocumentWork(knowledge, payload.attempt, config, kb.embedding_model_key)
-    DocumentRound(
-        ctx, work, state, queue_try, checkpoint, budget, document_stages(ctx, checkpoint, budget)
-    ).execute(work)
+    stages = document_stages(parts, checkpoint, budget)
+    DocumentRound(parts, work, state, queue_try, checkpoint, budget, stages).execute(work)
 
 
-class DocumentRound(RoundRunner[DocumentWork]):
+class DocumentRound(RoundRunner[DocumentWork, DocumentRoundParts]):
     """What the ends of a document's round mean: done (completed, searchable), failed
     (retried, or final), stopped (left to the next try, handed back, or taken over)."""
 
     def __init__(
         self,
-        ctx: WorkerContext,
+        parts: DocumentRoundParts,
         work: DocumentWork,
         state: KnowledgeState,
         queue_try: AttemptInfo,
@@ -116,16 +116,16 @@ class DocumentRound(RoundRunner[DocumentWork]):
     ) -> None:
         knowledge = work.knowledge
         self.tracker = SpanTracker(
-            ctx.spans,
-            ctx.publisher,
+            parts.spans,
+            parts.publisher,
             tenant_id=knowledge.tenant_id,
             knowledge_id=knowledge.id,
             attempt=work.attempt,
             queue_try=queue_try.attempt_number,
         )
-        super().__init__(ctx, knowledge.id, work.attempt, self.tracker, stages)
+        super().__init__(parts, knowledge.id, work.attempt, self.tracker, stages)
         self.state = state
-        self.products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+        self.products = RoundProducts(parts.index_checkpoints, parts.chunks, parts.index)
         self.queue_try = queue_try
         self.checkpoint = checkpoint
         self.budget = budget
@@ -147,7 +147,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
     def finish(self, work: DocumentWork) -> None:
         if not self.state.complete():
             raise Superseded(self.knowledge_id)
-        enqueue_data_table_summary_if_needed(self.ctx, work.knowledge, self.attempt)
+        enqueue_data_table_summary_if_needed(self.parts, work.knowledge, self.attempt)
         self.tracker.close(SpanStatus.DONE)
 
     def remove_written(self, work: DocumentWork) -> None:
@@ -160,7 +160,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
         for the worker that takes the task next to resume from; the row stays processing at
         this attempt."""
         close_round_spans(
-            self.ctx, self.knowledge_id, self.attempt, INTERRUPTED, INTERRUPTED_MESSAGE
+            self.parts, self.knowledge_id, self.attempt, INTERRUPTED, INTERRUPTED_MESSAGE
         )
         log.warning("knowledge %s attempt %s: %s", self.knowledge_id, self.attempt,
                     INTERRUPTED_MESSAGE)
@@ -205,7 +205,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
         """Retried while the queue has tries left and the error may pass; else final."""
         tracker = self.tracker
         message = f"{exc.stage}: {exc}"
-        attempt = self.ctx.queue.attempt_info()
+        attempt = self.parts.queue.attempt_info()
         if not attempt.is_last_attempt and not exc.permanent:
             # What this try wrote stays: the next one resumes from its last indexed batch.
             retry_note = f"queue attempt {attempt.attempt_number}, will retry"
@@ -220,9 +220,9 @@ class DocumentRound(RoundRunner[DocumentWork]):
         self.state.fail(message)
 
 
-def _queue_try(ctx: WorkerContext) -> AttemptInfo:
+def _queue_try(parts: QueueParts) -> AttemptInfo:
     try:
-        return ctx.queue.attempt_info()
+        return parts.queue.attempt_info()
     except NotInTaskError:  # called directly, outside a queue: one try, no time limit
         return AttemptInfo("", None, 1, 1)
 

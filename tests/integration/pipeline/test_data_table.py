@@ -12,7 +12,6 @@ import json
 import uuid
 from collections.abc import Iterator
 from datetime import date, timedelta
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from server.docreader.markdown.tables import markdown_table
 from storage.db.models import Knowledge
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
-from tests.support.http_server import BackgroundHttpServer
+from tests.support.openai_embeddings import EmbeddingServer, Reply
 from tests.support.worker_context import worker_context
 from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
@@ -331,28 +330,16 @@ def test_only_tabular_files_get_the_task(ctx: WorkerContext) -> None:
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=60)
 
 
-class RefusingEmbeddings(BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint that refuses every request (an unknown model)."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        body = json.dumps({"error": {"message": "model 'gone' does not exist"}}).encode()
-        self.send_response(400)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+# What an OpenAI-compatible endpoint answers every request for an unknown model with.
+UNKNOWN_MODEL = Reply(400, json.dumps({"error": {"message": "model 'gone' does not exist"}}))
 
 
 def test_an_embedding_failure_fails_the_step_span_and_leaves_no_chunks(
     ctx: WorkerContext,
 ) -> None:
-    with BackgroundHttpServer(RefusingEmbeddings) as endpoint:
+    with EmbeddingServer(lambda n: UNKNOWN_MODEL) as endpoint:
         embedding = {"provider": "openai", "model": "gone", "dimensions": 8,
-                     "base_url": endpoint.url("/v1")}
+                     "base_url": endpoint.base_url}
         row = processed_knowledge(
             ctx, csv_markdown(sales_csv()), model_key="openai/gone/8", embedding=embedding
         )

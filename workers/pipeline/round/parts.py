@@ -1,6 +1,6 @@
-"""What a round's bookkeeping uses of its process's parts: its row, its spans, its products,
-the queue's stop signals. Each is a Protocol, so the API and housekeeping, which end rounds
-too, hand in whatever context they hold."""
+"""What a round's bookkeeping and its runner use of their process's parts: its row, its
+spans, its products, the queue's stop signals. Each is a Protocol, so the API and
+housekeeping, which end rounds too, hand in whatever context they hold."""
 
 from __future__ import annotations
 
@@ -22,11 +22,15 @@ class RowParts(Protocol):
     def knowledges(self) -> KnowledgeRepository: ...
 
 
-class CheckpointParts(RowParts, Protocol):
-    """A round's stop points: its row and the queue's cancel and shutdown signals."""
+class QueueParts(Protocol):
+    """The task queue: queueing a task, a try's attempt info, cancel and shutdown signals."""
 
     @property
     def queue(self) -> TaskQueue: ...
+
+
+class CheckpointParts(RowParts, QueueParts, Protocol):
+    """A round's stop points: its row and the queue's cancel and shutdown signals."""
 
 
 class StateParts(RowParts, Protocol):

@@ -20,15 +20,18 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from storage.queue.base import TaskInterrupted
-from workers.context import WorkerContext
 from workers.pipeline.round.checkpoint import ROUND_STATUSES, round_is_current
 from workers.pipeline.round.cleanup import close_round_spans, stop_reason
 from workers.pipeline.round.errors import Superseded
+from workers.pipeline.round.parts import RoundSpanParts
 
 log = logging.getLogger(__name__)
 
 W = TypeVar("W")
 W_contra = TypeVar("W_contra", contravariant=True)
+# What a runner of one kind reaches of its process's parts: at least what the runner itself
+# uses (the row its currency is judged by, the spans it closes when taken over).
+P = TypeVar("P", bound=RoundSpanParts)
 # A stage's outputs so far: a heartbeat on its span.
 Progress = Callable[[Mapping[str, Any]], None]
 
@@ -78,13 +81,14 @@ def run_stage(spans: StageSpans, stage: Stage[W], work: W) -> None:
     spans.end(stage.name, outputs)
 
 
-class RoundRunner(ABC, Generic[W]):
+class RoundRunner(ABC, Generic[W, P]):
     """One round of ``knowledge_id`` at ``attempt``: its stages over ``work``, while the
-    knowledge is in one of ``statuses`` at that attempt (what "current" means for it)."""
+    knowledge is in one of ``statuses`` at that attempt (what "current" means for it);
+    ``parts`` are what the runner and its kind's ends use."""
 
     def __init__(
         self,
-        ctx: WorkerContext,
+        parts: P,
         knowledge_id: str,
         attempt: int,
         spans: StageSpans,
@@ -92,7 +96,7 @@ class RoundRunner(ABC, Generic[W]):
         *,
         statuses: Collection[str] = ROUND_STATUSES,
     ) -> None:
-        self.ctx = ctx
+        self.parts = parts
         self.knowledge_id = knowledge_id
         self.attempt = attempt
         self.spans = spans
@@ -129,16 +133,16 @@ class RoundRunner(ABC, Generic[W]):
         return True
 
     def is_current(self) -> bool:
-        return round_is_current(self.ctx, self.knowledge_id, self.attempt, self.statuses)
+        return round_is_current(self.parts, self.knowledge_id, self.attempt, self.statuses)
 
     def taken_over(self, work: W) -> None:
         """The round was taken over (reparsed, cancelled, deleted): no retry, no failure,
         and nothing it wrote left; its open spans say why it stopped (a knowledge that is
         gone took its spans with it)."""
         self.remove_written(work)
-        reason = stop_reason(self.ctx, self.knowledge_id, self.attempt)
+        reason = stop_reason(self.parts, self.knowledge_id, self.attempt)
         if reason is not None:
-            close_round_spans(self.ctx, self.knowledge_id, self.attempt, *reason)
+            close_round_spans(self.parts, self.knowledge_id, self.attempt, *reason)
         log.info("knowledge %s attempt %s stopped: %s", self.knowledge_id, self.attempt, reason)
 
     def stopped(self, exc: Superseded, work: W) -> None:
