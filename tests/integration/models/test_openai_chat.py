@@ -16,6 +16,7 @@ import pytest
 from core.effective_config import resolve
 from core.model_configs import ChatModelConfig, VlmConfig
 from core.ssrf.url_policy import UrlPolicy
+from core.statuses import Stage
 from tests.support.openai_chat_server import ChatServer, RawReply
 from tests.support.processes import free_port
 from workers.models import errors
@@ -24,6 +25,7 @@ from workers.models.openai_chat import OpenAIChatModel
 from workers.models.protocols import ChatMessage, ChatModel, VisionModel
 from workers.models.registry import ModelRegistry
 from workers.net.retry_notices import RetryNotice, observe_retries
+from workers.pipeline.round.errors import ModelFailed
 
 MODEL = "chat-test"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
@@ -303,3 +305,21 @@ def test_the_effective_config_names_the_uploads_vlm_over_the_knowledge_bases(
 
     assert [r.body["model"] for r in server.log()] == ["llava", "summ"]
     assert config.vlm.description_language == "English"
+
+
+def test_a_stage_fails_for_good_on_a_final_verdict_and_may_retry_an_outage(
+    server: ChatServer,
+) -> None:
+    server.fail = lambda n: 401 if n == 1 else 503
+    model = chat(server, max_retries=0)
+    verdicts = []
+    for _ in range(2):
+        try:
+            model.complete([ChatMessage("user", "hello")])
+        except errors.ModelError as exc:
+            verdicts.append(ModelFailed(Stage.MULTIMODAL, exc))
+    assert [(v.code, v.permanent) for v in verdicts] == [
+        (errors.UNAUTHORIZED, True),
+        (errors.UNAVAILABLE, False),
+    ]
+    assert "HTTP 401 Unauthorized" in str(verdicts[0])
