@@ -10,6 +10,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# Every one of them speaks OpenAI's chat-completions protocol; empty means "openai".
+CHAT_PROVIDERS = ("openai", "ollama", "vllm")
+# Where a configuration names a chat or vision model (KnowledgeBaseConfig, ProcessConfig).
+CHAT_MODEL_FIELDS = (
+    "vlm.model",
+    "summary.model",
+    "question_generation.model",
+    "extract.model",
+    "wiki.synthesis_model",
+)
+
 
 @dataclass(frozen=True)
 class ChatModelConfig:

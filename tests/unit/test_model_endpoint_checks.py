@@ -63,3 +63,24 @@ def test_every_model_of_an_uploads_process_config_is_checked() -> None:
         with pytest.raises(InvalidArgument) as refused:
             check_model_endpoints(over, "process_config", UrlPolicy())
         assert refused.value.violations[0][0] == f"process_config.{path}.base_url"
+
+
+def test_a_chat_model_needs_a_known_provider_and_an_endpoint() -> None:
+    c = config_pb2
+    allowed = UrlPolicy(allow_hosts=frozenset({"10.0.0.7:11434"}))
+    for model, violation in [
+        (c.ModelConfig(provider="anthropic", model="m", base_url=INTERNAL), "provider"),
+        (c.ModelConfig(provider="ollama", model="llava"), "base_url"),
+    ]:
+        with pytest.raises(InvalidArgument) as refused:
+            check_model_endpoints(
+                c.KnowledgeBaseConfig(vlm=c.VLMConfig(model=model)), "config", allowed
+            )
+        assert refused.value.violations[0][0] == f"config.vlm.model.{violation}"
+    for provider in ("", "OpenAI", "ollama", "vllm"):
+        model = c.ModelConfig(provider=provider, model="m", base_url=INTERNAL)
+        check_model_endpoints(c.ProcessConfig(extract=c.ExtractConfig(model=model)), "p", allowed)
+    # A block that names no model asks nothing of its endpoint.
+    check_model_endpoints(
+        c.KnowledgeBaseConfig(summary=c.SummaryConfig(enabled=True)), "config", allowed
+    )

@@ -18,16 +18,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.model_configs import ChatModelConfig, VlmConfig
+from core.model_configs import CHAT_PROVIDERS, ChatModelConfig, VlmConfig
 from core.ssrf.guard import Resolver, validate_url
 from core.ssrf.hosts import SsrfBlocked
 from core.ssrf.url_policy import UrlPolicy
 from workers.models.errors import ENDPOINT_REFUSED, MISCONFIGURED, ModelUnusable
 from workers.models.openai_chat import OpenAIChatModel
 from workers.models.protocols import ChatModel, VisionModel
-
-# Every one of them speaks OpenAI's chat-completions protocol; empty means "openai".
-PROVIDERS = ("openai", "ollama", "vllm")
 
 
 @dataclass
@@ -82,12 +79,12 @@ class ModelRegistry:
 def _check(config: ChatModelConfig, policy: UrlPolicy, resolver: Resolver | None) -> None:
     subject = f"{config.model} at {config.base_url or '(no base_url)'}"
     provider = config.provider or "openai"
-    if provider not in PROVIDERS:
+    if provider not in CHAT_PROVIDERS:
         raise ModelUnusable(
             MISCONFIGURED,
             subject,
             f"unknown model provider {config.provider!r} for {config.model} (known: "
-            f"{', '.join(PROVIDERS)}, all OpenAI-compatible endpoints)",
+            f"{', '.join(CHAT_PROVIDERS)}, all OpenAI-compatible endpoints)",
         )
     if not config.base_url:
         # No silent default endpoint: documents must not go to a third party nobody named.
