@@ -2,7 +2,7 @@
 (a FailedPrecondition) is final — the endpoint refused by the SSRF policy, bad credentials,
 a model the endpoint does not have, a request it rejects, a configuration naming no usable
 endpoint — and fails the step at once; ``ModelUnavailable`` (an Unavailable) is an outage
-that a later try may not meet: rate limits, server errors, timeouts, unreachable
+that a later try may get past: rate limits, server errors, timeouts, unreachable
 endpoints, answers we cannot read."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class ModelUnavailable(ModelError, Unavailable):
     retryable = True
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
-        Unavailable.__init__(self, "chat model provider", message)
+        Unavailable.__init__(self, "model provider", message)
         self.status = status
 
 
