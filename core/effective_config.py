@@ -12,6 +12,7 @@ from typing import Any
 
 from core import local_models
 from core.local_models import LocalModel
+from core.model_configs import NO_MODEL, ChatModelConfig, VlmConfig, chosen_model, vlm_config_of
 from core.parser_rules import ParserChoice, merge_rules
 
 DEFAULT_CHUNK_SIZE = 512
@@ -50,14 +51,25 @@ class EffectiveConfig:
     embedding: EmbeddingModel
     # The ASRConfig JSON ({"model": {...}, "language": ...}); the upload's model wins.
     asr: Mapping[str, Any]
-    # The VLM model's name ("" = none); the upload's wins, as in the upload pre-check.
-    vlm_model: str
+    # The VLM and its caption options; the upload's model wins, as in the upload pre-check.
+    vlm: VlmConfig
     # Tesseract languages for OCR; the upload's replace the knowledge base's; empty = detect.
     ocr_languages: tuple[str, ...] = ()
+    # The chat models of the enrichments (NO_MODEL: none configured); an upload's question
+    # and extraction models win over the knowledge base's (it has no summary or wiki ones).
+    summary_model: ChatModelConfig = NO_MODEL
+    question_model: ChatModelConfig = NO_MODEL
+    extract_model: ChatModelConfig = NO_MODEL
+    wiki_model: ChatModelConfig = NO_MODEL
 
     @property
     def needs_embedding(self) -> bool:
         return self.vector_enabled or self.keyword_enabled
+
+    @property
+    def vlm_model(self) -> str:
+        """The VLM model's name ("" = none)."""
+        return self.vlm.model.model
 
     @property
     def asr_model(self) -> str:
@@ -129,8 +141,14 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         graph_enabled=graph and extract_enabled,
         embedding=embedding_model_of(kb_config),
         asr=_asr(kb_config.get("asr") or {}, over.get("asr") or {}),
-        vlm_model=_model_name(over.get("vlm")) or _model_name(kb_config.get("vlm")),
+        vlm=vlm_config_of(over.get("vlm"), kb_config.get("vlm")),
         ocr_languages=_ocr_languages(over) or _ocr_languages(kb_config),
+        summary_model=chosen_model(None, kb_config.get("summary")),
+        question_model=chosen_model(
+            over.get("question_generation"), kb_config.get("question_generation")
+        ),
+        extract_model=chosen_model(over.get("extract"), kb_config.get("extract")),
+        wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
     )
 
 
@@ -139,7 +157,7 @@ def _ocr_languages(config: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _model_name(section: Mapping[str, Any] | None) -> str:
-    """The model a VLMConfig/ASRConfig JSON names ("" = none)."""
+    """The model an ASRConfig JSON names ("" = none)."""
     return str(((section or {}).get("model") or {}).get("model") or "")
 
 

@@ -35,6 +35,7 @@ from storage.queue.base import TaskQueue
 from workers.docreader_client import DocReaderClient
 from workers.embedding.base import Embedder
 from workers.embedding.factory import build_embedder
+from workers.models.registry import ModelRegistry
 from workers.net.service_ports import discard_service_port
 from workers.settings import Settings
 
@@ -72,7 +73,7 @@ class EmbedderCache:
 
 @dataclass
 class ProcessContext:
-    """The stores, the queue, the progress events and the embedders every process reaches."""
+    """The stores, the queue, the progress events and the models every process reaches."""
 
     settings: Settings
     db: Database
@@ -95,6 +96,8 @@ class ProcessContext:
     queue: TaskQueue
     publisher: EventPublisher
     embedders: EmbedderCache = field(default_factory=EmbedderCache)
+    # The chat and vision models the configurations name (one client per model config).
+    models: ModelRegistry = field(default_factory=ModelRegistry)
     # What housekeeping's thresholds, the catalog's grant expiry and the API's key cache are
     # judged by.
     clock: Clock = SYSTEM_CLOCK

@@ -158,13 +158,20 @@ class HousekeepingSettings(SettingsGroup):
 
 
 class ModelSettings(SettingsGroup):
-    """The embedding models of each process."""
+    """The models of each process: the embedders, and the calls to chat and vision models."""
 
     embed_batch_size: int = Field(default=32, ge=1)
     # onnxruntime threads of the local embedding model in each process; 0 = one per core.
     # Worker processes sharing a machine should split its cores between them: each one
     # running a thread per core oversubscribes the CPU and slows them all down.
     embed_threads: int = Field(default=0, ge=0)
+    # Chat and vision model calls (workers.models): at most model_concurrency requests of a
+    # process in flight to one model at one endpoint; each request ends within
+    # model_timeout_s; a rate limit, server error or unreachable endpoint is retried
+    # model_max_retries times with backoff.
+    model_concurrency: int = Field(default=4, ge=1)
+    model_timeout_s: float = Field(default=120.0, gt=0, validation_alias="SLUICE_MODEL_TIMEOUT")
+    model_max_retries: int = Field(default=3, ge=0)
 
 
 class OutboundSettings(SettingsGroup):

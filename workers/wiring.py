@@ -26,6 +26,7 @@ from storage.queue.base import TaskQueue
 from storage.queue.rq_queue import RQTaskQueue
 from workers.context import EmbedderCache, ProcessContext, WorkerContext
 from workers.docreader_client import DocReaderClient
+from workers.models.registry import ModelRegistry
 from workers.net.service_ports import add_service_port
 from workers.settings import Settings
 
@@ -63,6 +64,12 @@ def build_process_context(
         publisher=publisher,
         embedders=EmbedderCache(
             local_threads=settings.models.embed_threads, policy=lambda: settings.url_policy
+        ),
+        models=ModelRegistry(
+            policy=lambda: settings.url_policy,
+            concurrency=settings.models.model_concurrency,
+            timeout_s=settings.models.model_timeout_s,
+            max_retries=settings.models.model_max_retries,
         ),
         clock=clock,
     )

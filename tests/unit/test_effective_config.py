@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.effective_config import DEFAULT_EMBEDDING, EmbeddingModel, embedding_model_of, resolve
+from core.model_configs import NO_MODEL, ChatModelConfig, VlmConfig
 
 MINILM = EmbeddingModel("local", "all-MiniLM-L6-v2", "", "", 384)
 USE = EmbeddingModel("local", "universal-sentence-encoder-multilingual-3", "", "", 512)
@@ -164,3 +165,38 @@ def test_new_knowledge_bases_get_the_multilingual_model() -> None:
 def test_local_configs_without_a_known_model_keep_minilm(stored: dict[str, object]) -> None:
     """Their knowledge bases hold MiniLM vectors, whatever the default for new ones is."""
     assert embedding_model_of(stored) == MINILM
+
+
+def test_the_chat_models_of_the_enrichments_and_the_vlms_options() -> None:
+    kb = {
+        **KB,
+        "vlm": {
+            "model": {"provider": "OpenAI", "model": "gpt-4o", "base_url": "https://a/v1"},
+            "description_language": "Russian",
+            "custom_instructions": "Name the product.",
+        },
+        "summary": {"enabled": True, "model": {"model": "sum", "base_url": "https://s/v1"}},
+        "question_generation": {"enabled": True, "model": {"model": "q-kb"}},
+        "extract": {"enabled": True, "model": {"model": "x-kb", "api_key": "k"}},
+        "wiki": {"synthesis_model": {"model": "wiki", "base_url": "https://w/v1"}},
+    }
+    config = resolve(kb, None)
+    assert config.vlm == VlmConfig(
+        ChatModelConfig("openai", "gpt-4o", "https://a/v1", ""), "Russian", "Name the product."
+    )
+    assert config.summary_model == ChatModelConfig("", "sum", "https://s/v1", "")
+    assert (config.question_model.model, config.extract_model.api_key) == ("q-kb", "k")
+    assert config.wiki_model.model == "wiki"
+    over = {
+        "vlm": {"model": {"model": "llava", "base_url": "http://o:11434/v1"}},
+        "question_generation": {"model": {"model": "q-upload"}},
+        "extract": {"enabled": True},
+    }
+    config = resolve(kb, over)
+    # The upload's VLM, with the knowledge base's language and instructions.
+    assert config.vlm == VlmConfig(
+        ChatModelConfig("", "llava", "http://o:11434/v1", ""), "Russian", "Name the product."
+    )
+    assert (config.question_model.model, config.extract_model.model) == ("q-upload", "x-kb")
+    assert resolve(KB, None).summary_model == NO_MODEL
+    assert not resolve(KB, None).vlm.model.configured

@@ -266,3 +266,28 @@ def test_worker_shutdown_grace_defaults_to_30_seconds_and_must_be_positive() -> 
             Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": raw})
     with pytest.raises(SettingsError, match="SLUICE_WORKER_SHUTDOWN_GRACE_S must be a number"):
         Settings.from_env(env={"SLUICE_WORKER_SHUTDOWN_GRACE_S": "soon"})
+
+
+def test_model_call_settings_default_and_refuse_what_cannot_work() -> None:
+    models = Settings.from_env(env={}).models
+    assert (models.model_concurrency, models.model_timeout_s, models.model_max_retries) == (
+        4,
+        120.0,
+        3,
+    )
+    configured = Settings.from_env(
+        env={
+            "SLUICE_MODEL_CONCURRENCY": "1",
+            "SLUICE_MODEL_TIMEOUT": "30",
+            "SLUICE_MODEL_MAX_RETRIES": "0",
+        }
+    ).models
+    assert (configured.model_concurrency, configured.model_timeout_s) == (1, 30.0)
+    assert configured.model_max_retries == 0
+    for variable, bad in [
+        ("SLUICE_MODEL_CONCURRENCY", "0"),
+        ("SLUICE_MODEL_TIMEOUT", "0"),
+        ("SLUICE_MODEL_MAX_RETRIES", "-1"),
+    ]:
+        with pytest.raises(SettingsError, match=variable):
+            Settings.from_env(env={variable: bad})

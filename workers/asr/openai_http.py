@@ -3,33 +3,32 @@
 OpenAI, Groq, vLLM, LocalAI, faster-whisper-server and speaches all take a multipart form
 with `model`, `file`, `response_format` and an optional `language`, and answer
 `{"text": ...}` (or the bare text for `response_format=text`). `base_url` already ends in
-`/v1`, as in OpenAI's SDK. Every request passes the SSRF policy first (provider_http), like
+`/v1`, as in OpenAI's SDK. Every request passes the SSRF policy first (provider_endpoint), like
 the embedder's; error messages never carry the answer's bytes (the body is logged).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import PurePosixPath
 from typing import Any
 
 from core.ssrf.guard import Resolver
-from core.ssrf.hosts import SsrfBlocked
 from core.ssrf.url_policy import UrlPolicy
 from workers.asr.errors import AsrError
 from workers.asr.multipart import multipart_body
-from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
+from workers.net.provider_endpoint import ProviderCallError, ProviderEndpoint
+from workers.net.provider_http import RetryPolicy
 
 RESPONSE_FORMATS = ("json", "text")
 # Providers infer the audio format from the file name; the part's type is informative.
 _AUDIO_TYPES = {
-    "mp3": "audio/mpeg", "wav": "audio/wav", "m4a": "audio/mp4", "flac": "audio/flac",
+    "mp3": "audio/mpeg",
+    "wav": "audio/wav",
+    "m4a": "audio/mp4",
+    "flac": "audio/flac",
     "ogg": "audio/ogg",
 }
-_EXCERPT = 500
-
-log = logging.getLogger(__name__)
 
 
 class OpenAITranscriber:
@@ -53,18 +52,23 @@ class OpenAITranscriber:
         if not base_url or not model:
             raise AsrError("an OpenAI-compatible transcriber needs base_url and model")
         if response_format not in RESPONSE_FORMATS:
-            raise AsrError(f"response_format must be one of {RESPONSE_FORMATS}, not "
-                           f"{response_format!r}")
-        self._url = base_url.rstrip("/") + "/audio/transcriptions"
-        self._policy = policy
-        self._resolver = resolver
-        self._api_key = api_key
+            raise AsrError(
+                f"response_format must be one of {RESPONSE_FORMATS}, not {response_format!r}"
+            )
         self._model = model
-        self._timeout = timeout_s
         self._language = language
         self._response_format = response_format
-        # A timed-out upload already cost timeout_s: retrying would multiply that.
-        self._retry = RetryPolicy(max_retries, backoff_s, max_backoff_s, retry_timeouts=False)
+        self._endpoint = ProviderEndpoint(
+            base_url.rstrip("/") + "/audio/transcriptions",
+            kind="ASR",
+            model=model,
+            api_key=api_key,
+            policy=policy,
+            resolver=resolver,
+            timeout_s=timeout_s,
+            # A timed-out upload already cost timeout_s: retrying would multiply that.
+            retry=RetryPolicy(max_retries, backoff_s, max_backoff_s, retry_timeouts=False),
+        )
 
     def transcribe(self, audio: bytes, file_name: str) -> str:
         """The transcript of ``audio``; ``file_name``'s extension tells the format."""
@@ -85,35 +89,12 @@ class OpenAITranscriber:
         return self._transcript(raw, answer_type)
 
     def _post(self, body: bytes, content_type: str) -> tuple[bytes, str]:
-        headers = {"Content-Type": content_type, "Accept": "application/json, text/plain"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
         try:
-            response = post_with_retries(
-                self._url,
-                body,
-                headers,
-                timeout_s=self._timeout,
-                retry=self._retry,
-                policy=self._policy,
-                resolver=self._resolver,
+            response = self._endpoint.post(
+                body, content_type, accept="application/json, text/plain"
             )
-        except SsrfBlocked as exc:
-            raise AsrError(
-                f"the ASR endpoint {self._url} is refused by the SSRF policy: {exc.reason}",
-                refused=True,
-            ) from exc
-        except ProviderHttpError as exc:
-            if exc.status is None:
-                raise AsrError(
-                    f"cannot reach {self._url} after {exc.attempts} attempts: {exc.reason}"
-                ) from exc
-            self._log_answer(exc.reason, exc.body)
-            raise AsrError(
-                f"transcription with {self._model} at {self._url} failed: {exc.reason} (the "
-                "answer is in the worker log)",
-                status=exc.status,
-            ) from exc
+        except ProviderCallError as exc:
+            raise AsrError(str(exc), exc.status, refused=exc.refused) from exc
         return response.body, response.content_type
 
     def _transcript(self, raw: bytes, content_type: str) -> str:
@@ -124,13 +105,11 @@ class OpenAITranscriber:
         try:
             payload: Any = json.loads(text)
         except ValueError as exc:
-            self._log_answer("invalid JSON", text)
-            raise AsrError(f"{self._url} answered invalid JSON", status=200) from exc
+            raise self._malformed("invalid JSON", text) from exc
         transcript = payload.get("text") if isinstance(payload, dict) else None
         if not isinstance(transcript, str):
-            self._log_answer("without a text field", text)
-            raise AsrError(f"{self._url} answered without a text field", status=200)
+            raise self._malformed("without a text field", text)
         return transcript.strip()
 
-    def _log_answer(self, what: str, body: str) -> None:
-        log.warning("ASR endpoint %s answered %s: %s", self._url, what, body[:_EXCERPT])
+    def _malformed(self, what: str, body: str) -> AsrError:
+        return AsrError(str(self._endpoint.malformed(what, body)), status=200)

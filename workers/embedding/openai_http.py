@@ -2,28 +2,23 @@
 
 OpenAI, Ollama, vLLM, TEI, LocalAI... all accept `{"model", "input": [...]}` and answer
 `{"data": [{"index", "embedding"}, ...]}`. `base_url` is what OpenAI's SDK calls it, i.e. it
-already ends in `/v1`. Every request passes the SSRF policy first (provider_http). Error
+already ends in `/v1`. Every request passes the SSRF policy first (provider_endpoint). Error
 messages say what went wrong without the answer's bytes; the body of a bad answer is logged.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import math
 import threading
 from collections.abc import Sequence
 from typing import Any
 
 from core.ssrf.guard import Resolver
-from core.ssrf.hosts import SsrfBlocked
 from core.ssrf.url_policy import UrlPolicy
 from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError, EmbeddingProviderError
-from workers.net.provider_http import ProviderHttpError, RetryPolicy, post_with_retries
-
-_BODY_EXCERPT = 2000
-
-log = logging.getLogger(__name__)
+from workers.net.provider_endpoint import BODY_EXCERPT, ProviderCallError, ProviderEndpoint
+from workers.net.provider_http import RetryPolicy
 
 
 class OpenAIEmbedder:
@@ -49,13 +44,18 @@ class OpenAIEmbedder:
         if batch_size <= 0:
             raise EmbeddingError(f"batch_size must be positive, got {batch_size}")
         self._url = base_url.rstrip("/") + "/embeddings"
-        self._policy = policy
-        self._resolver = resolver
         self._model = model
-        self._api_key = api_key
-        self._timeout = timeout
         self._batch_size = batch_size
-        self._retry = RetryPolicy(max_retries, backoff_seconds, max_backoff_seconds)
+        self._endpoint = ProviderEndpoint(
+            self._url,
+            kind="embedding",
+            model=model,
+            api_key=api_key,
+            policy=policy,
+            resolver=resolver,
+            timeout_s=timeout,
+            retry=RetryPolicy(max_retries, backoff_seconds, max_backoff_seconds),
+        )
         self._dimension = dimension
         self._dimension_lock = threading.Lock()
 
@@ -82,7 +82,7 @@ class OpenAIEmbedder:
 
     def _embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
         payload = self._post({"model": self._model, "input": list(texts)})
-        vectors = _parse_vectors(payload, expected=len(texts), url=self._url)
+        vectors = _parse_vectors(payload, expected=len(texts), endpoint=self._endpoint)
         for vector in vectors:
             self._check_dimension(len(vector))
         return [_normalised(v) for v in vectors]
@@ -99,57 +99,20 @@ class OpenAIEmbedder:
             )
 
     def _post(self, body: dict[str, Any]) -> Any:
-        data = json.dumps(body).encode("utf-8")
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
         try:
-            response = post_with_retries(
-                self._url,
-                data,
-                headers,
-                timeout_s=self._timeout,
-                retry=self._retry,
-                policy=self._policy,
-                resolver=self._resolver,
-            )
-        except SsrfBlocked as exc:
-            raise EmbeddingEndpointRefused(self._url, exc.reason) from exc
-        except ProviderHttpError as exc:
-            if exc.status is None:
-                raise EmbeddingProviderError(
-                    f"cannot reach {self._url} after {exc.attempts} attempts: {exc.reason}"
-                ) from exc
-            _log_body(self._url, exc.reason, exc.body)
+            return self._endpoint.post_json(body)
+        except ProviderCallError as exc:
+            if exc.refused:
+                raise EmbeddingEndpointRefused(self._url, exc.reason) from exc
             raise EmbeddingProviderError(
-                f"{self._url} answered {exc.reason} for model {self._model} (the answer is "
-                "in the worker log)",
-                status=exc.status,
-                body=exc.body,
-                endpoint=self._url,
-                model=self._model,
-            ) from exc
-        try:
-            return json.loads(response.body)
-        except ValueError as exc:
-            text = response.body.decode("utf-8", errors="replace")
-            _log_body(self._url, "invalid JSON", text)
-            raise EmbeddingProviderError(
-                f"{self._url} answered HTTP {response.status} with invalid JSON",
-                status=response.status,
-                body=text,
+                str(exc), status=exc.status, body=exc.body, endpoint=self._url, model=self._model
             ) from exc
 
 
-def _log_body(url: str, what: str, body: str) -> None:
-    log.warning("embedding endpoint %s answered %s: %s", url, what, body[:_BODY_EXCERPT])
-
-
-def _parse_vectors(payload: Any, *, expected: int, url: str) -> list[list[float]]:
+def _parse_vectors(payload: Any, *, expected: int, endpoint: ProviderEndpoint) -> list[list[float]]:
     def malformed(reason: str) -> EmbeddingProviderError:
-        body = json.dumps(payload)[:_BODY_EXCERPT]
-        _log_body(url, reason, body)
-        return EmbeddingProviderError(f"{url} answered {reason}", status=200, body=body)
+        exc = endpoint.malformed(reason, json.dumps(payload)[:BODY_EXCERPT])
+        return EmbeddingProviderError(str(exc), status=exc.status, body=exc.body)
 
     data = payload.get("data") if isinstance(payload, dict) else None
     if not isinstance(data, list):

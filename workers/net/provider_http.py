@@ -1,24 +1,28 @@
-"""One POST to a model provider (embeddings, transcription...), retried the way providers
-expect: 408, 429 and 5xx answers and unreachable endpoints are tried again with exponential
-backoff and jitter, honouring ``Retry-After``. Each client turns ``ProviderHttpError`` into
-its own error type with its own wording.
+"""One POST to a model provider (embeddings, transcription, chat...), retried the way
+providers expect: 408, 429 and 5xx answers and unreachable endpoints are tried again
+(tenacity) with exponential backoff and full jitter, honouring ``Retry-After``; any other
+answer is final at once. Each failed try that is retried is reported as a retry notice.
 
 A model endpoint is an outbound request like any fetch: before every attempt the URL passes
 the SSRF policy (``validate_url``: scheme, ports, allow-list, addresses) and the request goes
 to the addresses that passed, pinned (``workers.net.pinned``), so no DNS answer between the
 check and the connection can swap in an internal address. A refusal is ``SsrfBlocked``,
 raised before anything is sent and never retried. Redirects are not followed: an endpoint
-answers itself. ``timeout_s`` bounds each attempt as a whole.
+answers itself. ``timeout_s`` bounds each attempt as a whole; ``limit``, when given, is held
+for each attempt (not during the backoff), which caps the requests in flight to a model.
 """
 
 from __future__ import annotations
 
 import http.client
-import random
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.message import Message
+
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_base, wait_random_exponential
 
 from core.errors import SluiceError
 from core.ssrf.guard import Resolver, ValidatedUrl, validate_url
@@ -37,16 +41,6 @@ class RetryPolicy:
     max_backoff_s: float
     # A timed-out request already cost the whole timeout: some callers won't pay it twice.
     retry_timeouts: bool = True
-
-    def delay(self, attempt: int, headers: Message | None) -> float:
-        retry_after = headers.get("Retry-After") if headers is not None else None
-        if retry_after is not None:
-            try:
-                return min(max(float(retry_after), 0.0), self.max_backoff_s)
-            except ValueError:
-                pass  # an HTTP date: fall back to our own backoff
-        # Exponential backoff with jitter, so retrying workers do not stampede together.
-        return min(self.backoff_s * 2.0**attempt, self.max_backoff_s) * random.uniform(0.5, 1.0)
 
 
 @dataclass(frozen=True)
@@ -70,6 +64,50 @@ class ProviderHttpError(SluiceError):
         self.attempts = attempts
 
 
+class _FailedTry(Exception):
+    """One try's failure, as tenacity sees it: an error answer or no answer at all."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        status: int | None = None,
+        headers: Message | None = None,
+        body: bytes = b"",
+        timed_out: bool = False,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.timed_out = timed_out
+
+    def worth_retrying(self, retry: RetryPolicy) -> bool:
+        if self.status is None:
+            return retry.retry_timeouts or not self.timed_out
+        return retryable_status(self.status)
+
+
+class _RetryAfterOrBackoff(wait_base):
+    """The answer's ``Retry-After`` (in seconds, capped) when it gives one, else ``backoff``."""
+
+    def __init__(self, backoff: wait_base, cap_s: float) -> None:
+        self._backoff = backoff
+        self._cap_s = cap_s
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        failure = retry_state.outcome.exception() if retry_state.outcome else None
+        headers = failure.headers if isinstance(failure, _FailedTry) else None
+        retry_after = headers.get("Retry-After") if headers is not None else None
+        if retry_after is not None:
+            try:
+                return min(max(float(retry_after), 0.0), self._cap_s)
+            except ValueError:
+                pass  # an HTTP date: fall back to our own backoff
+        return float(self._backoff(retry_state))
+
+
 def post_with_retries(
     url: str,
     data: bytes,
@@ -79,41 +117,78 @@ def post_with_retries(
     retry: RetryPolicy,
     policy: UrlPolicy,
     resolver: Resolver | None = None,
+    limit: threading.Semaphore | None = None,
 ) -> ProviderResponse:
     """The 2xx answer to POST ``data`` to ``url``; ProviderHttpError when the last attempt
     failed, SsrfBlocked when the policy refuses ``url`` (nothing sent)."""
-    attempt = 0
-    while True:
-        # Checked again on every attempt: the name may resolve elsewhere by now.
-        target = validate_url(url, policy, resolver=resolver)
-        started = time.monotonic()
-        try:
-            response = _post_once(target, data, headers, timeout_s)
-            if time.monotonic() - started >= timeout_s:
-                # The watchdog shut the socket: a body read to "the end" may be cut short.
-                raise TimeoutError
-        except (OSError, http.client.HTTPException) as exc:
-            timed_out = isinstance(exc, TimeoutError) or time.monotonic() - started >= timeout_s
-            reason = f"timed out after {timeout_s:g} s" if timed_out else connection_failure(exc)
-            if (retry.retry_timeouts or not timed_out) and attempt < retry.max_retries:
-                delay = retry.delay(attempt, None)
-                _report(url, attempt, retry, reason, delay)
-                time.sleep(delay)
-                attempt += 1
-                continue
-            raise ProviderHttpError(None, "", reason, attempt + 1) from exc
-        status, answer_headers, body = response
-        if 200 <= status < 300:
-            return ProviderResponse(body, status, answer_headers.get("Content-Type", ""))
-        if retryable_status(status) and attempt < retry.max_retries:
-            delay = retry.delay(attempt, answer_headers)
-            _report(url, attempt, retry, status_text(status), delay)
-            time.sleep(delay)
-            attempt += 1
-            continue
-        raise ProviderHttpError(
-            status, body.decode("utf-8", errors="replace"), status_text(status), attempt + 1
+
+    def report(state: RetryCallState) -> None:
+        failure = state.outcome.exception() if state.outcome else None
+        report_retry(
+            RetryNotice(
+                operation=f"POST {url}",
+                failed_try=state.attempt_number,
+                max_tries=retry.max_retries + 1,
+                error=failure.reason if isinstance(failure, _FailedTry) else repr(failure),
+                delay_s=round(state.upcoming_sleep, 3),
+            )
         )
+
+    retrying = Retrying(
+        stop=stop_after_attempt(retry.max_retries + 1),
+        wait=_RetryAfterOrBackoff(
+            wait_random_exponential(multiplier=retry.backoff_s, max=retry.max_backoff_s),
+            retry.max_backoff_s,
+        ),
+        retry=retry_if_exception(
+            lambda exc: isinstance(exc, _FailedTry) and exc.worth_retrying(retry)
+        ),
+        before_sleep=report,
+        reraise=True,
+    )
+    try:
+        return retrying(_try_once, url, data, headers, timeout_s, policy, resolver, limit)
+    except _FailedTry as failure:
+        attempts = int(retrying.statistics.get("attempt_number", 1))
+        body = failure.body.decode("utf-8", errors="replace")
+        raise ProviderHttpError(
+            failure.status, body, failure.reason, attempts
+        ) from failure.__cause__
+
+
+def _try_once(
+    url: str,
+    data: bytes,
+    headers: Mapping[str, str],
+    timeout_s: float,
+    policy: UrlPolicy,
+    resolver: Resolver | None,
+    limit: threading.Semaphore | None,
+) -> ProviderResponse:
+    # Checked again on every attempt: the name may resolve elsewhere by now.
+    target = validate_url(url, policy, resolver=resolver)
+    if limit is None:
+        return _send(target, data, headers, timeout_s)
+    with limit:
+        return _send(target, data, headers, timeout_s)
+
+
+def _send(
+    target: ValidatedUrl, data: bytes, headers: Mapping[str, str], timeout_s: float
+) -> ProviderResponse:
+    started = time.monotonic()
+    try:
+        status, answer_headers, body = _post_once(target, data, headers, timeout_s)
+        if time.monotonic() - started >= timeout_s:
+            # The watchdog shut the socket: a body read to "the end" may be cut short.
+            raise TimeoutError
+    except (OSError, http.client.HTTPException) as exc:
+        timed_out = isinstance(exc, TimeoutError) or time.monotonic() - started >= timeout_s
+        reason = f"timed out after {timeout_s:g} s" if timed_out else connection_failure(exc)
+        raise _FailedTry(reason, timed_out=timed_out) from exc
+    if 200 <= status < 300:
+        return ProviderResponse(body, status, answer_headers.get("Content-Type", ""))
+    raise _FailedTry(status_text(status), status=status, headers=answer_headers, body=body)
 
 
 def _post_once(
@@ -132,18 +207,6 @@ def _post_once(
             return response.status, response.headers, response.read()
         finally:
             connection.close()
-
-
-def _report(url: str, attempt: int, retry: RetryPolicy, error: str, delay: float) -> None:
-    report_retry(
-        RetryNotice(
-            operation=f"POST {url}",
-            failed_try=attempt + 1,
-            max_tries=retry.max_retries + 1,
-            error=error,
-            delay_s=round(delay, 3),
-        )
-    )
 
 
 def retryable_status(status: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.errors import SluiceError
+from workers.models.errors import ModelError
 
 
 class StageError(SluiceError):
@@ -57,6 +58,16 @@ class ModelEndpointRefused(StageError):
 
     def __init__(self, stage: str, message: str) -> None:
         super().__init__(stage, message, permanent=True)
+
+
+class ModelFailed(StageError):
+    """A chat or vision model failed (workers.models.errors): a final verdict (the endpoint
+    refused, bad credentials, a removed model...) fails the round at once, an outage is
+    worth another try. ``code`` is the model error's (MODEL_UNAUTHORIZED...)."""
+
+    def __init__(self, stage: str, error: ModelError) -> None:
+        super().__init__(stage, str(error), permanent=not error.retryable)
+        self.code = error.code
 
 
 class EmptyDocument(StageError):

@@ -1,0 +1,1 @@
+"""Chat and vision models behind small protocols, over OpenAI-compatible endpoints."""
