@@ -49,9 +49,7 @@ class TagServicer(pb_grpc.TagServiceServicer):
     @unary
     async def RenameTag(self, request: pb.RenameTagRequest, context: Ctx) -> pb.RenameTagResponse:
         identity = await self._deps.auth.identify(context)
-        tag = await asyncio.to_thread(
-            self._service.rename, identity, request.tag_id, request.name
-        )
+        tag = await asyncio.to_thread(self._service.rename, identity, request.tag_id, request.name)
         return pb.RenameTagResponse(tag=convert.tag(tag))
 
     @unary

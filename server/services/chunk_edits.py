@@ -68,7 +68,8 @@ class ChunkEditService:
         target = self._target(identity, chunk_id)
         if target.chunk.chunk_type != ChunkType.TEXT:
             raise FailedPrecondition(
-                NOT_A_TEXT_CHUNK, target.chunk.id,
+                NOT_A_TEXT_CHUNK,
+                target.chunk.id,
                 f"only text chunks can be edited; chunk {target.chunk.id} is "
                 f"{target.chunk.chunk_type}",
             )
@@ -104,7 +105,9 @@ class ChunkEditService:
             self._ctx.index.set_enabled(target.model_key, chunk_ids, enabled)
 
         chunk, knowledge = self._edit(
-            identity, target, apply,
+            identity,
+            target,
+            apply,
             undo=lambda: self._ctx.index.set_enabled(target.model_key, chunk_ids, not enabled),
         )
         return self._read(chunk, knowledge)
@@ -120,7 +123,8 @@ class ChunkEditService:
         )
         kb = (
             self._ctx.knowledge_bases.get(identity.scope, knowledge.knowledge_base_id)
-            if knowledge is not None else None
+            if knowledge is not None
+            else None
         )
         if knowledge is None or kb is None or knowledge.parse_status == ParseStatus.DELETING:
             raise NotFound(CHUNK, chunk_id)
@@ -140,7 +144,8 @@ class ChunkEditService:
             new_vector, old_vector = embedder.embed_documents(texts)
         except EmbeddingEndpointRefused as exc:
             raise FailedPrecondition(
-                REFUSED_REASON, "config.embedding.base_url",
+                REFUSED_REASON,
+                "config.embedding.base_url",
                 f"knowledge base {knowledge.knowledge_base_id}: {exc}",
             ) from exc
         enabled = chunk.is_enabled
@@ -168,7 +173,8 @@ class ChunkEditService:
                 _check_editable(locked.knowledge)
                 if not _unchanged(target, locked):
                     raise Aborted(
-                        CHUNK_CHANGED, target.chunk.id,
+                        CHUNK_CHANGED,
+                        target.chunk.id,
                         f"chunk {target.chunk.id} or its knowledge changed meanwhile; retry",
                     )
                 apply(locked)
@@ -198,7 +204,8 @@ class _EditedText:
 def _check_editable(knowledge: Knowledge) -> None:
     if knowledge.parse_status not in TERMINAL:
         raise FailedPrecondition(
-            KNOWLEDGE_BUSY, knowledge.id,
+            KNOWLEDGE_BUSY,
+            knowledge.id,
             f"knowledge {knowledge.id} is {knowledge.parse_status}: its chunks can be edited "
             "once its processing has ended",
         )

@@ -69,7 +69,8 @@ class TagManagementService:
     def _taken(self, knowledge_base_id: str, name: str) -> AlreadyExists:
         holder = self._ctx.tags.named(knowledge_base_id, name)
         return AlreadyExists(
-            TAG, holder.id if holder else name,
+            TAG,
+            holder.id if holder else name,
             f"the knowledge base already has a tag named {name!r}",
         )
 

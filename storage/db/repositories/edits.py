@@ -54,8 +54,9 @@ class KnowledgeEditRepository:
         no such knowledge of ``tenant_id``'s (None: any tenant's) or it is being deleted."""
         with self._db.session() as session:
             knowledge = session.scalars(
-                _visible(select(Knowledge).where(Knowledge.id == knowledge_id), tenant_id)
-                .with_for_update()
+                _visible(
+                    select(Knowledge).where(Knowledge.id == knowledge_id), tenant_id
+                ).with_for_update()
             ).one_or_none()
             if knowledge is None:
                 return None
@@ -76,15 +77,24 @@ class KnowledgeEditRepository:
                 select(Chunk.knowledge_id).where(Chunk.id == chunk_id, *_chunk_tenant(tenant_id))
             )
             # The knowledge first, as a round locks it before it touches its chunks.
-            knowledge = None if owner is None else session.scalars(
-                _visible(select(Knowledge).where(Knowledge.id == owner), tenant_id)
-                .with_for_update()
-            ).one_or_none()
-            chunk = None if knowledge is None else session.scalars(
-                select(Chunk)
-                .where(Chunk.id == chunk_id, Chunk.knowledge_id == knowledge.id)
-                .with_for_update()
-            ).one_or_none()
+            knowledge = (
+                None
+                if owner is None
+                else session.scalars(
+                    _visible(
+                        select(Knowledge).where(Knowledge.id == owner), tenant_id
+                    ).with_for_update()
+                ).one_or_none()
+            )
+            chunk = (
+                None
+                if knowledge is None
+                else session.scalars(
+                    select(Chunk)
+                    .where(Chunk.id == chunk_id, Chunk.knowledge_id == knowledge.id)
+                    .with_for_update()
+                ).one_or_none()
+            )
             if knowledge is None or chunk is None:
                 yield None
                 return
