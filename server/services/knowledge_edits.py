@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from core.errors import NotFound
+from core.errors import Aborted, NotFound
 from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from server.services.parts import KnowledgeEditParts
@@ -36,6 +36,10 @@ class KnowledgeEditService:
         """Replace the knowledge's tags; INVALID_ARGUMENT on ``tag_ids`` naming any that is
         not a tag of its knowledge base (nothing changes then)."""
         knowledge = owned_knowledge(self._ctx, identity, knowledge_id, "knowledge_id")
-        wanted = checked_tag_ids(self._ctx.tags, knowledge.knowledge_base_id, tag_ids, "tag_ids")
-        self._ctx.knowledges.set_tags(knowledge.id, wanted)
+        kb_id = knowledge.knowledge_base_id
+        wanted = checked_tag_ids(self._ctx.tags, kb_id, tag_ids, "tag_ids")
+        if self._ctx.edits.replace_tags(knowledge.id, kb_id, wanted):
+            # A tag was deleted since the check: refused as if it had been gone all along.
+            checked_tag_ids(self._ctx.tags, kb_id, wanted, "tag_ids")
+            raise Aborted("TAGS_CHANGED", knowledge.id, "the knowledge base's tags changed; retry")
         return tagged(self._ctx.tags, owned_knowledge(self._ctx, identity, knowledge.id))

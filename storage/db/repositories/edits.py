@@ -1,7 +1,8 @@
-"""Edits of a knowledge after it was processed: its metadata, and its chunks' content and
-enabled flags. Each runs in one transaction that holds the knowledge row (the lock a round
-takes before it writes chunks), so an edit and a round starting never interleave, and
-marks the summary stale in that same transaction (summary_stale).
+"""Edits of a knowledge after it was created: its metadata and tags, and its chunks'
+content and enabled flags. A metadata or chunk edit runs in one transaction that holds the
+knowledge row (the lock a round takes before it writes chunks), so an edit and a round
+starting never interleave, and marks the summary stale in that same transaction
+(summary_stale); tags are replaced holding the tags they link.
 
 A chunk edit that must change the index too does it inside ``chunk_for_edit``'s block:
 when the index write fails, the block raises and the row is rolled back, so the database
@@ -10,16 +11,17 @@ and the index keep agreeing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Select, select
+from sqlalchemy import ColumnElement, Select, delete, select
 from sqlalchemy.orm import Session
 
 from core.statuses import ParseStatus
 from storage.db.engine import Database
-from storage.db.models import Chunk, Knowledge, utcnow
+from storage.db.models import Chunk, Knowledge, KnowledgeTag, Tag, utcnow
+from storage.db.repositories import tags
 from storage.db.repositories.summary_stale import mark_summary_stale
 
 
@@ -66,6 +68,33 @@ class KnowledgeEditRepository:
             knowledge.metadata_version += 1
             knowledge.updated_at = utcnow()
             return MetadataUpdate(knowledge, mark_summary_stale(session, knowledge))
+
+    def replace_tags(
+        self, knowledge_id: str, knowledge_base_id: str, tag_ids: Sequence[str]
+    ) -> set[str]:
+        """Link the knowledge to exactly ``tag_ids``, each a tag of the knowledge base,
+        locked for the transaction so a tag deleted meanwhile cannot be linked; returns
+        the ids that are not (none: done; some: nothing changed)."""
+        with self._db.session() as session:
+            found = (
+                set(
+                    session.scalars(
+                        select(Tag.id)
+                        .where(
+                            Tag.knowledge_base_id == knowledge_base_id, Tag.id.in_(list(tag_ids))
+                        )
+                        .with_for_update()
+                    )
+                )
+                if tag_ids
+                else set()
+            )
+            missing = set(tag_ids) - found
+            if missing:
+                return missing
+            session.execute(delete(KnowledgeTag).where(KnowledgeTag.knowledge_id == knowledge_id))
+            tags.link(session, knowledge_id, tag_ids)
+        return set()
 
     @contextmanager
     def chunk_for_edit(self, chunk_id: str, tenant_id: str | None) -> Iterator[LockedChunk | None]:

@@ -125,7 +125,10 @@ def test_tags_are_managed_within_their_tenant(database: Database, scope: Scope) 
     with pytest.raises(AlreadyExistsError):
         tags.rename(valves.id, scope.tenant_id, "pumps")
     knowledge = _knowledge(database, scope, SummaryStatus.NONE)
-    KnowledgeRepository(database).set_tags(knowledge.id, [pumps.id, valves.id])
+    edits = KnowledgeEditRepository(database)
+    assert edits.replace_tags(knowledge.id, scope.knowledge_base_id, [pumps.id, "gone"]) == {"gone"}
+    assert tags.tags_of([knowledge.id], tenant_id=None) == {knowledge.id: []}
+    assert edits.replace_tags(knowledge.id, scope.knowledge_base_id, [pumps.id, valves.id]) == set()
 
     assert tags.get(pumps.id, stranger) is None
     assert tags.rename(pumps.id, stranger, "mine") is None
