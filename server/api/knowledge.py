@@ -243,7 +243,9 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     ) -> pb.SetKnowledgeTagsResponse:
         identity = await self._deps.auth.identify(context)
         knowledge = await asyncio.to_thread(
-            self._deps.knowledge_edits.set_tags, identity, request.knowledge_id,
+            self._deps.knowledge_edits.set_tags,
+            identity,
+            request.knowledge_id,
             list(request.tag_ids),
         )
         return pb.SetKnowledgeTagsResponse(knowledge=convert.knowledge(knowledge))

@@ -37,6 +37,7 @@ _READ_RESOURCE_METHOD = "/sluice.v1.ResourceService/ReadResource"
 _FIRST_RECONNECT_DELAY = 0.2
 _MAX_RECONNECT_DELAY = 2.0
 
+
 def _manual_status(publish: bool | None) -> v1.ManualStatus:
     if publish is None:
         return v1.ManualStatus.UNSPECIFIED
