@@ -19,6 +19,7 @@ from core.effective_config import EmbeddingModel
 from core.ssrf.url_policy import UrlPolicy
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -87,6 +88,8 @@ class ProcessContext:
     resources: StorageResourceRepository
     enrichment: EnrichmentRepository
     tags: TagRepository
+    # Edits of processed knowledges: metadata, chunk content and enabled flags.
+    edits: KnowledgeEditRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

@@ -9,6 +9,7 @@ from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -57,6 +58,7 @@ def build_process_context(
         resources=resources,
         enrichment=EnrichmentRepository(db),
         tags=TagRepository(db),
+        edits=KnowledgeEditRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,

@@ -14,6 +14,7 @@ from sluice.v1 import (
     knowledge_pb2,
     resource_pb2,
     search_pb2,
+    tag_pb2,
 )
 
 from server.services.config_json import from_json
@@ -23,6 +24,7 @@ from server.services.progress import SpanReading, Stall
 from server.services.resources import NamedResource
 from server.services.search import Found
 from server.services.tags import TaggedKnowledge
+from storage.db.models import Tag
 from storage.db.repositories.resources import KNOWLEDGE_FILES, KNOWLEDGE_IMAGE, KNOWLEDGE_ORIGINAL
 from workers.pipeline.round.spans import span_to_dict
 
@@ -259,4 +261,15 @@ def resource(named: NamedResource) -> resource_pb2.Resource:
         size=stored.size,
         file_name=named.file_name,
         created_at=timestamp(stored.created_at),
+    )
+
+
+def tag(row: Tag) -> tag_pb2.Tag:
+    return tag_pb2.Tag(
+        id=row.id,
+        tenant_id=row.tenant_id,
+        knowledge_base_id=row.knowledge_base_id,
+        name=row.name,
+        color=row.color or "",
+        created_at=timestamp(row.created_at),
     )

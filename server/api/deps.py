@@ -7,14 +7,17 @@ from dataclasses import dataclass
 
 from server.api.auth import Authenticator
 from server.services.cancel import CancelService
+from server.services.chunk_edits import ChunkEditService
 from server.services.deletion import DeletionService
 from server.services.ingest import IngestService
 from server.services.knowledge_bases import KnowledgeBaseService
+from server.services.knowledge_edits import KnowledgeEditService
 from server.services.knowledge_reads import KnowledgeReadService
 from server.services.progress import ProgressReads
 from server.services.reparse import ReparseService
 from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
+from server.services.tag_management import TagManagementService
 from storage.events.base import EventSubscriber
 from storage.files.backend_scoped import BackendScopedFileService
 from workers.context import ProcessContext
@@ -37,6 +40,9 @@ class ApiDeps:
     deletion: DeletionService
     resources: ResourceCatalogService
     progress: ProgressReads
+    knowledge_edits: KnowledgeEditService
+    chunk_edits: ChunkEditService
+    tags: TagManagementService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -61,4 +67,7 @@ class ApiDeps:
             DeletionService(ctx),
             ResourceCatalogService(ctx),
             ProgressReads(ctx),
+            KnowledgeEditService(ctx),
+            ChunkEditService(ctx),
+            TagManagementService(ctx, kbs),
         )

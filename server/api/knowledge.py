@@ -203,3 +203,49 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.RegenerateSummaryRequest, context: Ctx
     ) -> pb.RegenerateSummaryResponse:
         raise Unimplemented("RegenerateSummary", "lands with the enrichment issue")
+
+    @unary
+    async def UpdateChunk(
+        self, request: pb.UpdateChunkRequest, context: Ctx
+    ) -> pb.UpdateChunkResponse:
+        identity = await self._deps.auth.identify(context)
+        chunk = await asyncio.to_thread(
+            self._deps.chunk_edits.update_content, identity, request.chunk_id, request.content
+        )
+        return pb.UpdateChunkResponse(chunk=convert.chunk(chunk))
+
+    @unary
+    async def SetChunkEnabled(
+        self, request: pb.SetChunkEnabledRequest, context: Ctx
+    ) -> pb.SetChunkEnabledResponse:
+        identity = await self._deps.auth.identify(context)
+        chunk = await asyncio.to_thread(
+            self._deps.chunk_edits.set_enabled, identity, request.chunk_id, request.enabled
+        )
+        return pb.SetChunkEnabledResponse(chunk=convert.chunk(chunk))
+
+    @unary
+    async def UpdateKnowledgeMetadata(
+        self, request: pb.UpdateKnowledgeMetadataRequest, context: Ctx
+    ) -> pb.UpdateKnowledgeMetadataResponse:
+        identity = await self._deps.auth.identify(context)
+        knowledge = await asyncio.to_thread(
+            self._deps.knowledge_edits.update_metadata,
+            identity,
+            request.knowledge_id,
+            dict(request.metadata),
+        )
+        return pb.UpdateKnowledgeMetadataResponse(knowledge=convert.knowledge(knowledge))
+
+    @unary
+    async def SetKnowledgeTags(
+        self, request: pb.SetKnowledgeTagsRequest, context: Ctx
+    ) -> pb.SetKnowledgeTagsResponse:
+        identity = await self._deps.auth.identify(context)
+        knowledge = await asyncio.to_thread(
+            self._deps.knowledge_edits.set_tags,
+            identity,
+            request.knowledge_id,
+            list(request.tag_ids),
+        )
+        return pb.SetKnowledgeTagsResponse(knowledge=convert.knowledge(knowledge))

@@ -15,6 +15,8 @@ from sluice.v1 import (
     resource_pb2_grpc,
     search_pb2,
     search_pb2_grpc,
+    tag_pb2,
+    tag_pb2_grpc,
 )
 
 from server.api.auth_interceptor import AuthInterceptor
@@ -24,6 +26,7 @@ from server.api.knowledge_bases import KnowledgeBaseServicer
 from server.api.resources import ResourceServicer
 from server.api.search import SearchServicer
 from server.api.storage_health import start_storage_health
+from server.api.tags import TagServicer
 from server.api.watch_encoding import add_with_pre_encoded_stream
 from server.binding import EXCLUSIVE_BIND, listen
 from server.health import AsyncListingHealthServicer
@@ -33,6 +36,7 @@ SERVICE_NAMES = (
     knowledge_pb2.DESCRIPTOR.services_by_name["KnowledgeService"].full_name,
     search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name,
     resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name,
+    tag_pb2.DESCRIPTOR.services_by_name["TagService"].full_name,
 )
 
 # A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
@@ -69,6 +73,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     )
     search_pb2_grpc.add_SearchServiceServicer_to_server(SearchServicer(deps), server)
     resource_pb2_grpc.add_ResourceServiceServicer_to_server(ResourceServicer(deps), server)
+    tag_pb2_grpc.add_TagServiceServicer_to_server(TagServicer(deps), server)
     health_servicer = AsyncListingHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from core.clock import Clock
 from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.spans import SpanRepository
@@ -127,3 +128,28 @@ class CancelParts(KnowledgeParts, TagParts, QueueParts, RoundProductParts, Round
 
 class KnowledgeDeletionParts(KnowledgeParts, DeletionParts, Protocol):
     """DeletionService: the knowledge deletion chain, run here or queued as a batch."""
+
+
+class EditParts(Protocol):
+    """Edits of processed knowledges (storage.db.repositories.edits)."""
+
+    @property
+    def edits(self) -> KnowledgeEditRepository: ...
+
+
+class KnowledgeEditParts(KnowledgeParts, TagParts, EditParts, Protocol):
+    """KnowledgeEditService: a knowledge's metadata and tags replaced."""
+
+
+class ChunkEditParts(KnowledgeParts, StoredFileParts, EditParts, Protocol):
+    """ChunkEditService: a chunk's row and its index row changed together, its new text
+    embedded with its knowledge base's model (its images made URLs in the reply)."""
+
+    @property
+    def chunks(self) -> ChunkRepository: ...
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+    @property
+    def index(self) -> MilvusIndex: ...
+    @property
+    def embedders(self) -> EmbedderCache: ...

@@ -1,8 +1,9 @@
 """Tag ids on knowledges: the ones a create names, checked before anything is stored, and
 the ones a reply shows, read with the row.
 
-There is no tag-management RPC yet: tags are rows of the knowledge base (``tags``), and a
-create may only name tags that exist there.
+Tags are rows of the knowledge base (``tags``, managed by TagService:
+server.services.tag_management), and a create or SetKnowledgeTags may only name tags that
+exist there.
 """
 
 from __future__ import annotations

@@ -221,6 +221,7 @@ def test_health_and_reflection_answer_for_every_service(stack: Stack) -> None:
             "sluice.v1.KnowledgeService",
             "sluice.v1.KnowledgeBaseService",
             "sluice.v1.SearchService",
+            "sluice.v1.TagService",
         ):
             reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
@@ -229,7 +230,11 @@ def test_health_and_reflection_answer_for_every_service(stack: Stack) -> None:
             iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10
         )
         names = {s.name for r in replies for s in r.list_services_response.service}
-        assert {"sluice.v1.KnowledgeService", "sluice.v1.SearchService"} <= names
+        assert {
+            "sluice.v1.KnowledgeService",
+            "sluice.v1.SearchService",
+            "sluice.v1.TagService",
+        } <= names
 
 
 def test_unimplemented_rpcs_say_which_issue_brings_them(stack: Stack) -> None:

@@ -1,27 +1,31 @@
-"""Tag ids on the create RPCs end to end, over real gRPC against the lite stack.
+"""Tags end to end, over real gRPC against the lite stack: TagService (create, list,
+rename, delete), SetKnowledgeTags, and tag ids on the create RPCs.
 
-There is no tag RPC yet, so the tests write Tag rows straight into the deployment's
-database. A create naming tags links them (a repeated id once) and every read shows them; a
-create naming an id that is not a tag of the knowledge base is INVALID_ARGUMENT and leaves
-no knowledge and no stored file; deleting the knowledge takes its links with it.
+A create naming tags links them (a repeated id once) and every read shows them; a create
+naming an id that is not a tag of the knowledge base is INVALID_ARGUMENT and leaves no
+knowledge and no stored file; deleting the knowledge takes its links with it. Tag names are
+unique per knowledge base; deleting a tag unlinks it from every knowledge.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from sluice_client import InvalidArgument, SluiceClient
+from google.rpc import error_details_pb2
+from sluice_client import AlreadyExists, InvalidArgument, NotFound, SluiceClient
 from sluice_client._proto.sluice import v1
+from sluice_client.cli import main as cli
 from sqlalchemy import select
 
 from server.services.tags import MAX_TAG_IDS
 from storage.db.engine import Database
-from storage.db.models import KnowledgeTag, Tag
+from storage.db.models import KnowledgeTag
 from tests.e2e.lifecycle_support import done, notes, stored_files
 from tests.e2e.stacks import Stack, lite_stack
 from tests.support.http_server import RecordingServer
@@ -43,7 +47,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 
 @pytest.fixture(scope="module")
 def database(stack: Stack) -> Iterator[Database]:
-    """The deployment's own database, opened by the test (no tag RPC exists yet)."""
+    """The deployment's own database, where the test reads the links a deletion leaves."""
     db = Database.from_url(Settings.from_env(env=stack.env).storage.database_url)
     try:
         yield db
@@ -71,11 +75,8 @@ def _kb(client: SluiceClient) -> v1.KnowledgeBase:
     return client.create_knowledge_base(f"tags-{uuid.uuid4().hex[:8]}")
 
 
-def _tag(database: Database, kb: v1.KnowledgeBase, name: str) -> str:
-    tag = Tag(tenant_id=kb.tenant_id, knowledge_base_id=kb.id, name=name)
-    with database.session() as session:
-        session.add(tag)
-    return tag.id
+def _tag(client: SluiceClient, kb: v1.KnowledgeBase, name: str) -> str:
+    return client.create_tag(kb.id, name).id
 
 
 def _links(database: Database, knowledge_id: str) -> list[str]:
@@ -98,7 +99,7 @@ def test_an_upload_links_its_tags_and_every_read_shows_them(
     client: SluiceClient, database: Database
 ) -> None:
     kb = _kb(client)
-    pumps, valves = _tag(database, kb, "pumps"), _tag(database, kb, "valves")
+    pumps, valves = _tag(client, kb, "pumps"), _tag(client, kb, "valves")
     expected = sorted([pumps, valves])
 
     knowledge = client.upload_file(
@@ -117,12 +118,12 @@ def test_an_upload_links_its_tags_and_every_read_shows_them(
 
 
 def test_an_upload_naming_an_unknown_tag_leaves_no_knowledge_and_no_file(
-    stack: Stack, client: SluiceClient, database: Database
+    stack: Stack, client: SluiceClient
 ) -> None:
     kb, other_kb = _kb(client), _kb(client)
-    known = _tag(database, kb, "known")
+    known = _tag(client, kb, "known")
     # Same tenant, another knowledge base: not a tag of this one.
-    foreign = _tag(database, other_kb, "foreign")
+    foreign = _tag(client, other_kb, "foreign")
     files_before: set[Path] = stored_files(stack)
 
     with pytest.raises(InvalidArgument) as refused:
@@ -149,11 +150,9 @@ def test_more_tags_than_the_cap_are_refused(client: SluiceClient) -> None:
     assert _nothing_in(client, kb)
 
 
-def test_a_url_import_links_its_tags(
-    client: SluiceClient, database: Database, pages: RecordingServer
-) -> None:
+def test_a_url_import_links_its_tags(client: SluiceClient, pages: RecordingServer) -> None:
     kb = _kb(client)
-    tag = _tag(database, kb, "harbour")
+    tag = _tag(client, kb, "harbour")
 
     knowledge = client.create_from_url(
         kb.id, pages.url("/harbour", host=ALLOWED_HOST), tag_ids=[tag]
@@ -170,10 +169,10 @@ def test_a_url_import_links_its_tags(
 
 
 def test_a_manual_knowledge_keeps_its_tags_through_publishing_and_reparsing(
-    client: SluiceClient, database: Database
+    client: SluiceClient,
 ) -> None:
     kb = _kb(client)
-    tag = _tag(database, kb, "rules")
+    tag = _tag(client, kb, "rules")
 
     draft = client.create_manual(
         kb.id, "Harbour rules", "Boats moor at the east quay.", publish=False, tag_ids=[tag]
@@ -187,3 +186,88 @@ def test_a_manual_knowledge_keeps_its_tags_through_publishing_and_reparsing(
         client.create_manual(kb.id, "Other rules", "Text.", tag_ids=[tag, "no-such-tag"])
     assert "no-such-tag" in _refused_tags(refused.value)
     assert [k.id for k in client.list_knowledge(kb.id)] == [draft.id]
+
+
+def test_tags_are_created_listed_renamed_and_deleted(client: SluiceClient) -> None:
+    kb, other_kb = _kb(client), _kb(client)
+    valves = client.create_tag(kb.id, "valves", color="#3366ff")
+    pumps = client.create_tag(kb.id, "pumps")
+    # Names are unique per knowledge base only.
+    client.create_tag(other_kb.id, "pumps")
+
+    assert (valves.name, valves.color, valves.knowledge_base_id) == ("valves", "#3366ff", kb.id)
+    assert [t.name for t in client.list_tags(kb.id)] == ["pumps", "valves"]
+    assert [t.id for t in client.list_tags(kb.id, page_size=1)] == [pumps.id, valves.id]
+    with pytest.raises(AlreadyExists) as taken:
+        client.create_tag(kb.id, "pumps")
+    [holder] = [d for d in taken.value.details if isinstance(d, error_details_pb2.ResourceInfo)]
+    assert (holder.resource_type, holder.resource_name) == ("sluice.v1.Tag", pumps.id)
+    with pytest.raises(AlreadyExists):
+        client.rename_tag(valves.id, "pumps")
+
+    renamed = client.rename_tag(pumps.id, "pump room")
+    assert (renamed.id, renamed.name) == (pumps.id, "pump room")
+    knowledge = client.create_manual(
+        kb.id, "Pumps", "Hold the red button.", publish=False, tag_ids=[pumps.id, valves.id]
+    )
+    assert client.delete_tag(pumps.id) == 1
+    assert client.get_knowledge(knowledge.id).tag_ids == [valves.id]
+    assert [t.id for t in client.list_tags(kb.id)] == [valves.id]
+    with pytest.raises(NotFound):
+        client.rename_tag(pumps.id, "again")
+    with pytest.raises(NotFound):
+        client.delete_tag(pumps.id)
+
+
+def test_a_tag_needs_a_name_and_a_short_color(client: SluiceClient) -> None:
+    kb = _kb(client)
+    with pytest.raises(InvalidArgument) as blank:
+        client.create_tag(kb.id, "  ")
+    assert _refused_tags(blank.value, "name") == "is required"
+    with pytest.raises(InvalidArgument) as long_name:
+        client.create_tag(kb.id, "n" * 256)
+    assert "255" in _refused_tags(long_name.value, "name")
+    with pytest.raises(InvalidArgument) as long_color:
+        client.create_tag(kb.id, "pumps", color="c" * 33)
+    assert "32" in _refused_tags(long_color.value, "color")
+    assert list(client.list_tags(kb.id)) == []
+
+
+def test_set_knowledge_tags_replaces_them_with_tags_of_its_knowledge_base(
+    client: SluiceClient,
+) -> None:
+    kb, other_kb = _kb(client), _kb(client)
+    pumps, valves = _tag(client, kb, "pumps"), _tag(client, kb, "valves")
+    foreign = _tag(client, other_kb, "foreign")
+    knowledge = client.create_manual(kb.id, "Pumps", "Text.", publish=False, tag_ids=[pumps])
+
+    assert client.set_knowledge_tags(knowledge.id, [valves, pumps, valves]).tag_ids == sorted(
+        [pumps, valves]
+    )
+    with pytest.raises(InvalidArgument) as refused:
+        client.set_knowledge_tags(knowledge.id, [valves, foreign])
+    assert foreign in _refused_tags(refused.value)
+    assert client.get_knowledge(knowledge.id).tag_ids == sorted([pumps, valves])
+    assert client.set_knowledge_tags(knowledge.id, []).tag_ids == []
+
+
+def test_the_cli_manages_tags(
+    client: SluiceClient, stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kb = _kb(client)
+    target = ["--target", stack.target]
+    assert cli([*target, "tag", "create", kb.id, "pumps", "--color", "#ff0000"]) == 0
+    tag_id = json.loads(capsys.readouterr().out)["id"]
+    knowledge = client.create_manual(kb.id, "Pumps", "Text.", publish=False)
+    assert cli([*target, "set-tags", knowledge.id, tag_id]) == 0
+    assert json.loads(capsys.readouterr().out)["tagIds"] == [tag_id]
+    assert cli([*target, "tag", "rename", tag_id, "pump room"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "pump room"
+    assert cli([*target, "tag", "list", kb.id]) == 0
+    assert [json.loads(line)["name"] for line in capsys.readouterr().out.splitlines()] == [
+        "pump room"
+    ]
+    assert cli([*target, "tag", "delete", tag_id]) == 0
+    assert capsys.readouterr().out.strip() == f"deleted {tag_id} (unlinked from 1 knowledges)"
+    assert cli([*target, "tag", "create", kb.id, " "]) == 2
+    assert "INVALID_ARGUMENT" in capsys.readouterr().err

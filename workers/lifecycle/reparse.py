@@ -61,6 +61,8 @@ def restart_processing(
         "error_message": "",
         "pending_subtasks_count": 0,
         "processed_at": None,
+        # The new round writes the summary anew: no refresh of the old one is due.
+        "summary_stale": False,
     }
     if overrides is not None:
         fields["process_overrides"] = overrides

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from sluice_client._arguments import key_value
+from sluice_client._edit_commands import EDIT_COMMANDS, add_edit_commands
 from sluice_client._output import (
     UNSUCCESSFUL,
     SpanChangePrinter,
@@ -218,14 +220,8 @@ COMMANDS: dict[str, Command] = {
     "grant": _grant,
     "revoke-grant": _revoke_grant,
     "fetch": _fetch,
+    **EDIT_COMMANDS,
 }
-
-
-def _key_value(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    return key, value
 
 
 def _add_watch_timeout(parser: argparse.ArgumentParser) -> None:
@@ -259,7 +255,7 @@ def _add_knowledge_commands(commands: argparse._SubParsersAction[argparse.Argume
     upload.add_argument("file", metavar="FILE")
     upload.add_argument("--watch", action="store_true", help="follow the processing")
     upload.add_argument(
-        "--meta", nargs="+", action="extend", type=_key_value, default=[], metavar="KEY=VALUE"
+        "--meta", nargs="+", action="extend", type=key_value, default=[], metavar="KEY=VALUE"
     )
     _add_watch_timeout(upload)
 
@@ -359,6 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_kb_commands(commands)
     _add_knowledge_commands(commands)
+    add_edit_commands(commands)
     return parser
 
 

@@ -7,19 +7,21 @@ is raised as the `SluiceRpcError` subclass of its status code (see `sluice_clien
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import TracebackType
-from typing import TypeVar
 
 import grpc
 
+from sluice_client._calls import call as _call
+from sluice_client._calls import pages as _pages
+from sluice_client._calls import required as _required
 from sluice_client._channel import open_channel
+from sluice_client._edits import EditingMethods
 from sluice_client._proto.google.protobuf import FieldMask
 from sluice_client._proto.sluice import v1
 from sluice_client._resources import write_resource
 from sluice_client._upload import FileSource, file_frames, open_source, remaining_size
 from sluice_client.errors import (
-    ProtocolError,
     SluiceRpcError,
     Unavailable,
     WaitTimeoutError,
@@ -35,32 +37,6 @@ _READ_RESOURCE_METHOD = "/sluice.v1.ResourceService/ReadResource"
 _FIRST_RECONNECT_DELAY = 0.2
 _MAX_RECONNECT_DELAY = 2.0
 
-_Request = TypeVar("_Request")
-_Response = TypeVar("_Response")
-_Item = TypeVar("_Item")
-
-
-def _call(rpc: Callable[[_Request], _Response], request: _Request) -> _Response:
-    with translated_rpc_errors():
-        return rpc(request)
-
-
-def _required(value: _Item | None, what: str) -> _Item:
-    if value is None:
-        raise ProtocolError(f"the server's response carried no {what}")
-    return value
-
-
-def _pages(fetch: Callable[[str], tuple[Sequence[_Item], str]]) -> Iterator[_Item]:
-    """Every item of a paged List RPC; `fetch(page_token)` returns (items, next_page_token)."""
-    token = ""
-    while True:
-        with translated_rpc_errors():
-            items, token = fetch(token)
-        yield from items
-        if not token:
-            return
-
 
 def _manual_status(publish: bool | None) -> v1.ManualStatus:
     if publish is None:
@@ -68,7 +44,7 @@ def _manual_status(publish: bool | None) -> v1.ManualStatus:
     return v1.ManualStatus.PUBLISH if publish else v1.ManualStatus.DRAFT
 
 
-class SluiceClient:
+class SluiceClient(EditingMethods):
     """A connection to a Sluice API server; use it as a context manager to close it.
 
     `timeout` is the deadline in seconds of every call that returns one response (uploads
@@ -93,6 +69,7 @@ class SluiceClient:
         self._knowledges = v1.KnowledgeServiceStub(self._channel)
         self._search = v1.SearchServiceStub(self._channel)
         self._resources = v1.ResourceServiceStub(self._channel)
+        self._tags = v1.TagServiceStub(self._channel)
         self._watch_spans = self._channel.unary_stream(
             _WATCH_SPANS_METHOD,
             request_serializer=v1.WatchSpansRequest.SerializeToString,

@@ -32,6 +32,9 @@ class Chunk(Base):
     chunk_index: Mapped[int]
     chunk_type: Mapped[str] = mapped_column(String(32), default=ChunkType.TEXT)
     content: Mapped[str] = mapped_column(Text, default="")
+    # Bumped by every edit of ``content`` (UpdateChunk): a summary refresh snapshots it and
+    # drops its result when it moved meanwhile.
+    content_revision: Mapped[int] = mapped_column(default=0, server_default="0")
     # Heading breadcrumbs; indexed with the content, not returned by the API.
     context_header: Mapped[str] = mapped_column(Text, default="")
     # Offsets in code points of the parsed Markdown.

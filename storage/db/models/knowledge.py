@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, String, Text
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
@@ -50,8 +50,14 @@ class Knowledge(Base):
     enable_status: Mapped[str] = mapped_column(String(16), default=EnableStatus.DISABLED)
     summary_status: Mapped[str] = mapped_column(String(16), default=SummaryStatus.NONE)
     summary: Mapped[str | None] = mapped_column(Text, default=None)
+    # A completed summary whose inputs (a chunk's content or enabled flag, the metadata)
+    # changed since it was written: the summary refresh finds these (summary_stale.py).
+    summary_stale: Mapped[bool] = mapped_column(default=False, server_default=false())
     error_message: Mapped[str | None] = mapped_column(Text, default=None)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    # Bumped by every change of ``meta`` (UpdateKnowledgeMetadata), like a chunk's
+    # content_revision.
+    metadata_version: Mapped[int] = mapped_column(default=0, server_default="0")
     channel: Mapped[str] = mapped_column(String(CHANNEL_MAX_CHARS), default="")
     # The current processing round; only ever grows (KnowledgeRepository.next_attempt).
     attempt: Mapped[int] = mapped_column(default=0)

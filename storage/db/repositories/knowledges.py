@@ -376,12 +376,6 @@ class KnowledgeRepository:
             result = session.execute(delete(Knowledge).where(Knowledge.id == knowledge_id))
             return affected_rows(result) > 0
 
-    def set_tags(self, knowledge_id: str, tag_ids: Sequence[str]) -> None:
-        """Replace the knowledge's tags."""
-        with self._db.session() as session:
-            session.execute(delete(KnowledgeTag).where(KnowledgeTag.knowledge_id == knowledge_id))
-            tags.link(session, knowledge_id, tag_ids)
-
     def _guarded_update(
         self,
         knowledge_id: str,

@@ -46,6 +46,9 @@ class TenantData:
     original_ref: str
     image_ref: str
     token: str
+    # One of the knowledge's chunks, and a tag of the knowledge base linked to it.
+    chunk_id: str
+    tag_id: str
     markers: tuple[str, ...]
 
 
@@ -96,6 +99,17 @@ def tenant_with_data(deployment: Deployment, name: str) -> TenantData:
         done(client, knowledge.id)
         original, image = client.list_resources(knowledge.id)
         grant = client.create_access_grant(knowledge_id=knowledge.id, ttl_seconds=3600)
+        chunk = next(iter(client.list_chunks(knowledge.id)))
+        tag = client.create_tag(kb.id, f"tag-{secret}")
+        client.set_knowledge_tags(knowledge.id, [tag.id])
     return TenantData(
-        key, kb.id, knowledge.id, original.ref, image.ref, grant.token, (secret.lower(),)
+        key,
+        kb.id,
+        knowledge.id,
+        original.ref,
+        image.ref,
+        grant.token,
+        chunk.id,
+        tag.id,
+        (secret.lower(),),
     )

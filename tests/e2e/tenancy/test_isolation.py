@@ -20,7 +20,7 @@ import pytest
 from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
-from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2, search_pb2
+from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2, search_pb2, tag_pb2
 from sluice_client import PermissionDenied, SluiceClient
 from sluice_client.cli import main as cli
 
@@ -28,7 +28,7 @@ from tests.e2e.tenancy.conftest import Deployment, TenantData, create_key, tenan
 
 SERVICES = [
     service
-    for module in (knowledge_base_pb2, knowledge_pb2, search_pb2, resource_pb2)
+    for module in (knowledge_base_pb2, knowledge_pb2, search_pb2, resource_pb2, tag_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 ]
 REFUSED = {grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED}
@@ -69,6 +69,9 @@ def _ids(a: TenantData, method: MethodDescriptor) -> dict[str, str]:
         "source_id": a.kb_id,
         "target_id": a.kb_id,
         "resource_ref": a.image_ref,
+        "chunk_id": a.chunk_id,
+        "tag_id": a.tag_id,
+        "tag_ids": a.tag_id,
         # ReadResource's token is a bearer credential by design (whoever holds it reads):
         # B presents one of A's ids as a token; RevokeAccessGrant's is A's real token.
         "token": a.knowledge_id if method.name == "ReadResource" else a.token,
@@ -206,6 +209,10 @@ def _untouched(deployment: Deployment, a: TenantData) -> None:
     with SluiceClient(deployment.targets[0], api_key=a.key.key) as client:
         knowledge = client.get_knowledge(a.knowledge_id)
         assert knowledge.parse_status.name == "COMPLETED"
+        assert knowledge.tag_ids == [a.tag_id]
+        assert [t.id for t in client.list_tags(a.kb_id)] == [a.tag_id]
+        chunk = next(c for c in client.list_chunks(a.knowledge_id) if c.id == a.chunk_id)
+        assert chunk.is_enabled and "probe" not in chunk.content
         assert client.get_knowledge_base(a.kb_id).name.lower() == f"kb-{a.markers[0]}"
         assert [r.ref for r in client.list_resources(a.knowledge_id)] == [
             a.original_ref,

@@ -10,6 +10,7 @@ from core.statuses import ParseStatus
 from storage.db.engine import Database
 from storage.db.errors import NotFoundError
 from storage.db.models import Knowledge, Tag
+from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.tags import TagRepository
 from tests.integration.storage.conftest import Scope, new_scope, run_together
@@ -163,15 +164,17 @@ def test_list_filters_and_pages(database: Database, scope: Scope) -> None:
     assert [k.id for k in page + rest] == [c.id, b.id, a.id]  # newest first
 
 
-def test_list_by_tag_and_set_tags(database: Database, scope: Scope) -> None:
+def test_list_by_tag_and_replace_tags(database: Database, scope: Scope) -> None:
     repo, tags = KnowledgeRepository(database), TagRepository(database)
+    edits = KnowledgeEditRepository(database)
     tagged, untagged = make(database, scope), make(database, scope, file_name="x.pdf")
     with database.session() as session:
         tag_a = Tag(tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id, name="a")
         tag_b = Tag(tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id, name="b")
         session.add_all([tag_a, tag_b])
 
-    repo.set_tags(tagged.id, [tag_a.id, tag_b.id, tag_a.id])
+    kb_id = scope.knowledge_base_id
+    assert edits.replace_tags(tagged.id, kb_id, [tag_a.id, tag_b.id, tag_a.id]) == set()
     items, total = repo.list(scope.tenant_id, scope.knowledge_base_id, tag_id=tag_b.id)
     assert [k.id for k in items] == [tagged.id] and total == 1
     assert tags.tags_of([tagged.id, untagged.id], tenant_id=None) == {
@@ -179,7 +182,7 @@ def test_list_by_tag_and_set_tags(database: Database, scope: Scope) -> None:
         untagged.id: [],
     }
 
-    repo.set_tags(tagged.id, [tag_a.id])
+    assert edits.replace_tags(tagged.id, kb_id, [tag_a.id]) == set()
     assert tags.tags_of([tagged.id], tenant_id=None) == {tagged.id: [tag_a.id]}
 
 

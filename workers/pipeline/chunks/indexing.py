@@ -72,7 +72,7 @@ class ChunkIndexer:
         index does."""
         embedder = self.embedders.get(model)
         self.index.ensure_collection(model_key, embedder.dimension)
-        title = knowledge.title or knowledge.file_name or ""
+        title = knowledge_title(knowledge)
         done = start
         for first in range(start, len(chunks), self.batch_size):
             batch = chunks[first : first + self.batch_size]
@@ -83,18 +83,7 @@ class ChunkIndexer:
             self.index.upsert(
                 model_key,
                 [
-                    IndexRow(
-                        id=c.id,
-                        tenant_id=knowledge.tenant_id,
-                        knowledge_base_id=knowledge.knowledge_base_id,
-                        knowledge_id=knowledge.id,
-                        chunk_id=c.id,
-                        source_type=CHUNK_SOURCE,
-                        is_enabled=True,
-                        content=c.content,
-                        keyword_text=text,
-                        vector=v,
-                    )
+                    chunk_row(knowledge, c, text, v)
                     for c, text, v in zip(batch, texts, vectors, strict=True)
                 ],
             )
@@ -102,6 +91,35 @@ class ChunkIndexer:
             if on_progress is not None:
                 on_progress(done)
         return IndexOutcome(indexed=done, dimension=embedder.dimension)
+
+
+def chunk_row(
+    knowledge: Knowledge,
+    chunk: IndexableChunk,
+    text: str,
+    vector: Sequence[float],
+    *,
+    enabled: bool = True,
+) -> IndexRow:
+    """The index row of a chunk's own text: ``text`` its embedding_text, ``vector`` that
+    text embedded."""
+    return IndexRow(
+        id=chunk.id,
+        tenant_id=knowledge.tenant_id,
+        knowledge_base_id=knowledge.knowledge_base_id,
+        knowledge_id=knowledge.id,
+        chunk_id=chunk.id,
+        source_type=CHUNK_SOURCE,
+        is_enabled=enabled,
+        content=chunk.content,
+        keyword_text=text,
+        vector=vector,
+    )
+
+
+def knowledge_title(knowledge: Knowledge) -> str:
+    """The title every embedding text of the knowledge starts with."""
+    return knowledge.title or knowledge.file_name or ""
 
 
 def embedding_text(title: str, chunk: IndexableChunk) -> str:

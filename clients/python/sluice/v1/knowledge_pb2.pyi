@@ -526,3 +526,66 @@ class RegenerateSummaryResponse(_message.Message):
     KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
     knowledge: Knowledge
     def __init__(self, knowledge: _Optional[_Union[Knowledge, _Mapping]] = ...) -> None: ...
+
+class UpdateChunkRequest(_message.Message):
+    __slots__ = ("chunk_id", "content")
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    chunk_id: str
+    content: str
+    def __init__(self, chunk_id: _Optional[str] = ..., content: _Optional[str] = ...) -> None: ...
+
+class UpdateChunkResponse(_message.Message):
+    __slots__ = ("chunk",)
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    chunk: Chunk
+    def __init__(self, chunk: _Optional[_Union[Chunk, _Mapping]] = ...) -> None: ...
+
+class SetChunkEnabledRequest(_message.Message):
+    __slots__ = ("chunk_id", "enabled")
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    chunk_id: str
+    enabled: bool
+    def __init__(self, chunk_id: _Optional[str] = ..., enabled: _Optional[bool] = ...) -> None: ...
+
+class SetChunkEnabledResponse(_message.Message):
+    __slots__ = ("chunk",)
+    CHUNK_FIELD_NUMBER: _ClassVar[int]
+    chunk: Chunk
+    def __init__(self, chunk: _Optional[_Union[Chunk, _Mapping]] = ...) -> None: ...
+
+class UpdateKnowledgeMetadataRequest(_message.Message):
+    __slots__ = ("knowledge_id", "metadata")
+    class MetadataEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    knowledge_id: str
+    metadata: _containers.ScalarMap[str, str]
+    def __init__(self, knowledge_id: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class UpdateKnowledgeMetadataResponse(_message.Message):
+    __slots__ = ("knowledge",)
+    KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
+    knowledge: Knowledge
+    def __init__(self, knowledge: _Optional[_Union[Knowledge, _Mapping]] = ...) -> None: ...
+
+class SetKnowledgeTagsRequest(_message.Message):
+    __slots__ = ("knowledge_id", "tag_ids")
+    KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    TAG_IDS_FIELD_NUMBER: _ClassVar[int]
+    knowledge_id: str
+    tag_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, knowledge_id: _Optional[str] = ..., tag_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SetKnowledgeTagsResponse(_message.Message):
+    __slots__ = ("knowledge",)
+    KNOWLEDGE_FIELD_NUMBER: _ClassVar[int]
+    knowledge: Knowledge
+    def __init__(self, knowledge: _Optional[_Union[Knowledge, _Mapping]] = ...) -> None: ...

@@ -114,6 +114,26 @@ class KnowledgeServiceStub:
                 request_serializer=sluice_dot_v1_dot_knowledge__pb2.RegenerateSummaryRequest.SerializeToString,
                 response_deserializer=sluice_dot_v1_dot_knowledge__pb2.RegenerateSummaryResponse.FromString,
                 _registered_method=True)
+        self.UpdateChunk = channel.unary_unary(
+                '/sluice.v1.KnowledgeService/UpdateChunk',
+                request_serializer=sluice_dot_v1_dot_knowledge__pb2.UpdateChunkRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__pb2.UpdateChunkResponse.FromString,
+                _registered_method=True)
+        self.SetChunkEnabled = channel.unary_unary(
+                '/sluice.v1.KnowledgeService/SetChunkEnabled',
+                request_serializer=sluice_dot_v1_dot_knowledge__pb2.SetChunkEnabledRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__pb2.SetChunkEnabledResponse.FromString,
+                _registered_method=True)
+        self.UpdateKnowledgeMetadata = channel.unary_unary(
+                '/sluice.v1.KnowledgeService/UpdateKnowledgeMetadata',
+                request_serializer=sluice_dot_v1_dot_knowledge__pb2.UpdateKnowledgeMetadataRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__pb2.UpdateKnowledgeMetadataResponse.FromString,
+                _registered_method=True)
+        self.SetKnowledgeTags = channel.unary_unary(
+                '/sluice.v1.KnowledgeService/SetKnowledgeTags',
+                request_serializer=sluice_dot_v1_dot_knowledge__pb2.SetKnowledgeTagsRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__pb2.SetKnowledgeTagsResponse.FromString,
+                _registered_method=True)
 
 
 class KnowledgeServiceServicer:
@@ -217,6 +237,36 @@ class KnowledgeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpdateChunk(self, request, context):
+        """Edits of a chunk: only of a knowledge that is not being processed (pending,
+        processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
+        together or not at all.
+        A text chunk's content, re-embedded and re-indexed; other chunk types are
+        FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetChunkEnabled(self, request, context):
+        """Whether Search finds the chunk (any chunk type).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateKnowledgeMetadata(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetKnowledgeTags(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KnowledgeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +349,26 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     servicer.RegenerateSummary,
                     request_deserializer=sluice_dot_v1_dot_knowledge__pb2.RegenerateSummaryRequest.FromString,
                     response_serializer=sluice_dot_v1_dot_knowledge__pb2.RegenerateSummaryResponse.SerializeToString,
+            ),
+            'UpdateChunk': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateChunk,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__pb2.UpdateChunkRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__pb2.UpdateChunkResponse.SerializeToString,
+            ),
+            'SetChunkEnabled': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetChunkEnabled,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__pb2.SetChunkEnabledRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__pb2.SetChunkEnabledResponse.SerializeToString,
+            ),
+            'UpdateKnowledgeMetadata': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateKnowledgeMetadata,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__pb2.UpdateKnowledgeMetadataRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__pb2.UpdateKnowledgeMetadataResponse.SerializeToString,
+            ),
+            'SetKnowledgeTags': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetKnowledgeTags,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__pb2.SetKnowledgeTagsRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__pb2.SetKnowledgeTagsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -733,6 +803,114 @@ class KnowledgeService:
             '/sluice.v1.KnowledgeService/RegenerateSummary',
             sluice_dot_v1_dot_knowledge__pb2.RegenerateSummaryRequest.SerializeToString,
             sluice_dot_v1_dot_knowledge__pb2.RegenerateSummaryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateChunk(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.KnowledgeService/UpdateChunk',
+            sluice_dot_v1_dot_knowledge__pb2.UpdateChunkRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__pb2.UpdateChunkResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetChunkEnabled(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.KnowledgeService/SetChunkEnabled',
+            sluice_dot_v1_dot_knowledge__pb2.SetChunkEnabledRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__pb2.SetChunkEnabledResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateKnowledgeMetadata(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.KnowledgeService/UpdateKnowledgeMetadata',
+            sluice_dot_v1_dot_knowledge__pb2.UpdateKnowledgeMetadataRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__pb2.UpdateKnowledgeMetadataResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetKnowledgeTags(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.KnowledgeService/SetKnowledgeTags',
+            sluice_dot_v1_dot_knowledge__pb2.SetKnowledgeTagsRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__pb2.SetKnowledgeTagsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -49,6 +49,17 @@ class KnowledgeServiceStub:
     """A snapshot, then every span change, until the attempt is terminal."""
     ListChunks: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.ListChunksRequest, _knowledge_pb2.ListChunksResponse]
     RegenerateSummary: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.RegenerateSummaryRequest, _knowledge_pb2.RegenerateSummaryResponse]
+    UpdateChunk: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]
+    """Edits of a chunk: only of a knowledge that is not being processed (pending,
+    processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
+    together or not at all.
+    A text chunk's content, re-embedded and re-indexed; other chunk types are
+    FAILED_PRECONDITION.
+    """
+    SetChunkEnabled: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]
+    """Whether Search finds the chunk (any chunk type)."""
+    UpdateKnowledgeMetadata: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]
+    SetKnowledgeTags: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]
 
 @_typing.type_check_only
 class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
@@ -71,6 +82,17 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     """A snapshot, then every span change, until the attempt is terminal."""
     ListChunks: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.ListChunksRequest, _knowledge_pb2.ListChunksResponse]  # type: ignore[assignment]
     RegenerateSummary: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.RegenerateSummaryRequest, _knowledge_pb2.RegenerateSummaryResponse]  # type: ignore[assignment]
+    UpdateChunk: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]  # type: ignore[assignment]
+    """Edits of a chunk: only of a knowledge that is not being processed (pending,
+    processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
+    together or not at all.
+    A text chunk's content, re-embedded and re-indexed; other chunk types are
+    FAILED_PRECONDITION.
+    """
+    SetChunkEnabled: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]  # type: ignore[assignment]
+    """Whether Search finds the chunk (any chunk type)."""
+    UpdateKnowledgeMetadata: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]  # type: ignore[assignment]
+    SetKnowledgeTags: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]  # type: ignore[assignment]
 
 class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -186,5 +208,40 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_pb2.RegenerateSummaryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_pb2.RegenerateSummaryResponse, _abc.Awaitable[_knowledge_pb2.RegenerateSummaryResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def UpdateChunk(
+        self,
+        request: _knowledge_pb2.UpdateChunkRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_pb2.UpdateChunkResponse, _abc.Awaitable[_knowledge_pb2.UpdateChunkResponse]]:
+        """Edits of a chunk: only of a knowledge that is not being processed (pending,
+        processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
+        together or not at all.
+        A text chunk's content, re-embedded and re-indexed; other chunk types are
+        FAILED_PRECONDITION.
+        """
+
+    @_abc_1.abstractmethod
+    def SetChunkEnabled(
+        self,
+        request: _knowledge_pb2.SetChunkEnabledRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_pb2.SetChunkEnabledResponse, _abc.Awaitable[_knowledge_pb2.SetChunkEnabledResponse]]:
+        """Whether Search finds the chunk (any chunk type)."""
+
+    @_abc_1.abstractmethod
+    def UpdateKnowledgeMetadata(
+        self,
+        request: _knowledge_pb2.UpdateKnowledgeMetadataRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_pb2.UpdateKnowledgeMetadataResponse, _abc.Awaitable[_knowledge_pb2.UpdateKnowledgeMetadataResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def SetKnowledgeTags(
+        self,
+        request: _knowledge_pb2.SetKnowledgeTagsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_pb2.SetKnowledgeTagsResponse, _abc.Awaitable[_knowledge_pb2.SetKnowledgeTagsResponse]]: ...
 
 def add_KnowledgeServiceServicer_to_server(servicer: KnowledgeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
