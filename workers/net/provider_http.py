@@ -10,6 +10,12 @@ check and the connection can swap in an internal address. A refusal is ``SsrfBlo
 raised before anything is sent and never retried. Redirects are not followed: an endpoint
 answers itself. ``timeout_s`` bounds each attempt as a whole; ``limit``, when given, is held
 for each attempt (not during the backoff), which caps the requests in flight to a model.
+
+Why http.client and not httpx: the request must go to the validated addresses while TLS
+checks the name, and end when its whole time is up (a server dripping bytes must not keep
+it alive). httpx's transport offers neither (its timeouts are per read and its connection
+pool has no public way to pin addresses), so it would need the same pinned socket and
+watchdog under a hand-written transport; one POST per attempt gains nothing from its pool.
 """
 
 from __future__ import annotations
