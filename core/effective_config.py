@@ -58,6 +58,8 @@ class EffectiveConfig:
     # The chat models of the enrichments (NO_MODEL: none configured); an upload's question
     # and extraction models win over the knowledge base's (it has no summary or wiki ones).
     summary_model: ChatModelConfig = NO_MODEL
+    # SummaryConfig.max_length, in characters (0: the summary task's default).
+    summary_max_length: int = 0
     question_model: ChatModelConfig = NO_MODEL
     extract_model: ChatModelConfig = NO_MODEL
     wiki_model: ChatModelConfig = NO_MODEL
@@ -144,6 +146,7 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         vlm=vlm_config_of(over.get("vlm"), kb_config.get("vlm")),
         ocr_languages=_ocr_languages(over) or _ocr_languages(kb_config),
         summary_model=chosen_model(None, kb_config.get("summary")),
+        summary_max_length=max(0, int((kb_config.get("summary") or {}).get("max_length") or 0)),
         question_model=chosen_model(
             over.get("question_generation"), kb_config.get("question_generation")
         ),

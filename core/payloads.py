@@ -67,3 +67,14 @@ class DataTableSummaryPayload(Payload):
     knowledge_id: str
     knowledge_base_id: str
     attempt: int
+
+
+@dataclass(frozen=True)
+class SummaryPayload(Payload):
+    """knowledge:summary — write the summary of round ``attempt`` (one post-processing
+    subtask: it ends with the round's counter decremented)."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int

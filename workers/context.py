@@ -26,6 +26,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
@@ -90,6 +91,7 @@ class ProcessContext:
     tags: TagRepository
     # Edits of processed knowledges: metadata, chunk content and enabled flags.
     edits: KnowledgeEditRepository
+    summaries: SummaryRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

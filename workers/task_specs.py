@@ -9,6 +9,7 @@ from core.payloads import (
     DataTableSummaryPayload,
     DocumentProcessPayload,
     KnowledgeListDeletePayload,
+    SummaryPayload,
 )
 from storage.queue.base import QueueName, TaskSpec
 from workers.settings import Settings
@@ -19,6 +20,9 @@ BATCH_TIMEOUT_S = 3600
 # datatable:summary: profiling is quick; the time goes to embedding the column chunks.
 DATA_TABLE_RETRIES = 2
 DATA_TABLE_TIMEOUT_S = 1800
+# knowledge:summary: one model call (its own retries inside) and one chunk embedded.
+SUMMARY_RETRIES = 2
+SUMMARY_TIMEOUT_S = 900
 
 
 def document_process(
@@ -50,6 +54,22 @@ def data_table_summary(payload: DataTableSummaryPayload) -> TaskSpec:
         max_retries=DATA_TABLE_RETRIES,
         retry_intervals=(10, 60),
         timeout_s=DATA_TABLE_TIMEOUT_S,
+        group=payload.knowledge_id,
+    )
+
+
+def summary(payload: SummaryPayload) -> TaskSpec:
+    """On the summary queue, in the knowledge's group (a cancel or reparse removes it); a
+    try whose model is unavailable is retried, the last one's failure ends the subtask."""
+    return TaskSpec(
+        handler="workers.tasks.summarize_knowledge",
+        payload=payload.to_dict(),
+        queue=QueueName.SUMMARY,
+        job_id=f"knowledge-summary-{payload.knowledge_id}-{payload.attempt}",
+        max_retries=SUMMARY_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=SUMMARY_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_summary_failed",
         group=payload.knowledge_id,
     )
 

@@ -11,8 +11,11 @@ from core.payloads import (
     DataTableSummaryPayload,
     DocumentProcessPayload,
     KnowledgeListDeletePayload,
+    SummaryPayload,
 )
 from workers.context import current_context
+from workers.enrichment.summary import SUMMARY_FAILED, end_failed
+from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
 from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
@@ -31,6 +34,19 @@ def on_document_process_failed(payload: dict[str, Any], error: str) -> None:
 def data_table_summary(payload: dict[str, Any]) -> None:
     """datatable:summary (summary queue)."""
     summarize_data_tables(current_context(), DataTableSummaryPayload.from_dict(payload))
+
+
+def summarize_knowledge(payload: dict[str, Any]) -> None:
+    """knowledge:summary (summary queue)."""
+    write_knowledge_summary(current_context(), SummaryPayload.from_dict(payload))
+
+
+def on_summary_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:summary: its last try crashed or timed out."""
+    ctx, summary = current_context(), SummaryPayload.from_dict(payload)
+    knowledge = ctx.knowledges.get(summary.knowledge_id, None)
+    if knowledge is not None:
+        end_failed(ctx, knowledge, summary.attempt, SUMMARY_FAILED, error)
 
 
 def batch_reparse(payload: dict[str, Any]) -> None:

@@ -1,0 +1,242 @@
+"""knowledge:summary through real parts: a migrated PostgreSQL (and SQLite), milvus-lite, the
+lite queue with its real retries, a real OpenAI-compatible embedding server and a real
+chat-completions server. The round's summary is written by the knowledge base's summary
+model, stored on the knowledge, indexed as a summary chunk, and its end is the round's last
+post-processing subtask: the knowledge leaves finalizing with it, whether it completed or
+failed, exactly once."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from sqlalchemy import update
+
+from core.payloads import SummaryPayload
+from core.statuses import ChunkType, ParseStatus, SummaryStatus
+from storage.db.models import Knowledge
+from storage.queue.lite import LiteTaskQueue
+from tests.support.openai_chat_server import ChatRequest, ChatServer
+from tests.support.openai_embeddings import EmbeddingServer
+from tests.support.worker_context import worker_context
+from workers import task_specs
+from workers.context import WorkerContext
+from workers.lifecycle.enqueue import document_process_payload
+from workers.settings import Settings
+from workers.settings_groups import ModelSettings, OutboundSettings, StorageSettings
+
+FACT = "The Varnholt lighthouse keeper logs 412 passing ships a year."
+SUMMARY = "A report on the Varnholt lighthouse: its keeper logs 412 ships a year."
+
+
+@pytest.fixture(scope="module")
+def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
+    data_dir = tmp_path_factory.mktemp("summary")
+    settings = Settings(
+        data_dir=data_dir,
+        storage=StorageSettings(
+            database_url=database_url,
+            milvus_uri=str(data_dir / "milvus.db"),
+            storage_dir=data_dir / "files",
+        ),
+        models=ModelSettings(embed_batch_size=8, model_max_retries=1),
+        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
+    )
+    with worker_context(settings, install=True) as context:
+        yield context
+
+
+@pytest.fixture(scope="module")
+def embeddings() -> Iterator[EmbeddingServer]:
+    with EmbeddingServer() as server:
+        yield server
+
+
+def finalizing_knowledge(
+    ctx: WorkerContext, embeddings: EmbeddingServer, summary: dict[str, Any]
+) -> Knowledge:
+    """A round indexed and then left as the post-processing plan leaves it: finalizing
+    with one subtask (the summary) to go, the summary pending."""
+    tenant = ctx.tenants.create_tenant(f"t-{uuid.uuid4().hex[:6]}").id
+    kb = ctx.knowledge_bases.create(
+        tenant,
+        f"kb-{uuid.uuid4().hex[:6]}",
+        description="",
+        type="document",
+        config={"embedding": embeddings.kb_config(), "summary": summary},
+        embedding_model_key=embeddings.model_key,
+        storage_backend_id="",
+    )
+    text = "\n\n".join([f"Section {i}: the harbour records of the year." for i in range(5)])
+    row = ctx.knowledges.create(
+        tenant_id=tenant,
+        knowledge_base_id=kb.id,
+        type="manual",
+        title="Varnholt report",
+        content=f"{text}\n\n{FACT}",
+        parse_status="pending",
+        enable_status="disabled",
+        attempt=1,
+    )
+    ctx.queue.enqueue(task_specs.document_process(ctx.settings, document_process_payload(row, 1)))
+    assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
+    with ctx.db.session() as session:
+        session.execute(
+            update(Knowledge)
+            .where(Knowledge.id == row.id)
+            .values(parse_status=ParseStatus.FINALIZING, pending_subtasks_count=1)
+        )
+    assert ctx.summaries.plan(row.id, 1)
+    fresh = ctx.knowledges.get(row.id, None)
+    assert fresh is not None
+    return fresh
+
+
+def summarize(ctx: WorkerContext, knowledge: Knowledge, *, retry_s: int = 0) -> Knowledge:
+    payload = SummaryPayload(
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        knowledge_base_id=knowledge.knowledge_base_id,
+        attempt=knowledge.attempt,
+    )
+    spec = replace(task_specs.summary(payload), retry_intervals=(retry_s,))
+    ctx.queue.enqueue(spec)
+    assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
+    done = ctx.knowledges.get(knowledge.id, None)
+    assert done is not None
+    return done
+
+
+def model_config(server: ChatServer) -> dict[str, Any]:
+    return {"provider": "openai", "model": "summariser", "base_url": server.base_url}
+
+
+def summary_span(ctx: WorkerContext, knowledge_id: str) -> Any:
+    spans = {s.name: s for s in ctx.spans.list(knowledge_id, 1, tenant_id=None)}
+    return spans["postprocess.summary"]
+
+
+def test_the_summary_is_stored_indexed_and_ends_the_round(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    with ChatServer(answer=lambda request: f"  {SUMMARY}\n") as chat:
+        knowledge = finalizing_knowledge(
+            ctx, embeddings, {"enabled": True, "model": model_config(chat), "max_length": 300}
+        )
+        done = summarize(ctx, knowledge)
+
+        assert (done.summary_status, done.summary) == (SummaryStatus.COMPLETED, SUMMARY)
+        assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.COMPLETED, 0)
+        assert done.processed_at is not None
+        [asked] = chat.log()
+        assert "at most 300 characters" in asked.texts[0]
+        assert FACT in asked.texts[-1] and "Varnholt report" in asked.texts[-1]
+        [chunk] = ctx.chunks.list_of_types(done.id, 1, [ChunkType.SUMMARY])
+        assert chunk.content == SUMMARY
+        assert chunk.id in ctx.index.ids_for_knowledge(embeddings.model_key, done.id)
+        hits = ctx.index.search_keyword(
+            embeddings.model_key,
+            "lighthouse keeper",
+            tenant_ids=[done.tenant_id],
+            knowledge_base_ids=[done.knowledge_base_id],
+            top_k=10,
+        )
+        assert chunk.id in [h.chunk_id for h in hits]
+        span = summary_span(ctx, done.id)
+        assert (span.status, span.kind, span.stage) == ("done", "step", "postprocess")
+        assert span.output["summary_chars"] == len(SUMMARY)
+
+
+def test_a_refused_model_fails_the_summary_at_once_and_still_ends_the_round(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    with ChatServer(fail=lambda n: 401) as chat:
+        knowledge = finalizing_knowledge(
+            ctx, embeddings, {"enabled": True, "model": model_config(chat)}
+        )
+        done = summarize(ctx, knowledge)
+
+        assert len(chat.log()) == 1, "bad credentials are not tried again"
+        assert done.summary_status == SummaryStatus.FAILED and not done.summary
+        assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.COMPLETED, 0)
+        span = summary_span(ctx, done.id)
+        assert span.status == "failed" and "401" in (span.error_message or "")
+        assert ctx.chunks.list_of_types(done.id, 1, [ChunkType.SUMMARY]) == []
+
+
+def test_an_unavailable_model_is_tried_again_by_the_queue(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    # The client tries each call twice (model_max_retries=1): the queue's first try fails.
+    with ChatServer(answer=lambda r: SUMMARY, fail=lambda n: 503 if n <= 2 else None) as chat:
+        knowledge = finalizing_knowledge(
+            ctx, embeddings, {"enabled": True, "model": model_config(chat)}
+        )
+        done = summarize(ctx, knowledge)
+
+        assert len(chat.log()) == 3
+        assert (done.summary_status, done.parse_status) == (
+            SummaryStatus.COMPLETED,
+            ParseStatus.COMPLETED,
+        )
+        assert summary_span(ctx, done.id).input["queue_try"] == 2
+
+
+def test_a_second_run_of_an_ended_summary_counts_nothing(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    with ChatServer(answer=lambda r: SUMMARY) as chat:
+        knowledge = finalizing_knowledge(
+            ctx, embeddings, {"enabled": True, "model": model_config(chat)}
+        )
+        # Another subtask is still to go: the summary's end must take exactly one off.
+        ctx.knowledges.add_pending_subtasks(knowledge.id, 1, 1)
+        done = summarize(ctx, knowledge)
+        assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.FINALIZING, 1)
+
+        again = summarize(ctx, done)
+        assert len(chat.log()) == 1, "the ended summary was not written again"
+        assert (again.parse_status, again.pending_subtasks_count) == (ParseStatus.FINALIZING, 1)
+
+
+def test_no_summary_model_fails_the_summary_and_says_why(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    knowledge = finalizing_knowledge(ctx, embeddings, {"enabled": True})
+    done = summarize(ctx, knowledge)
+    assert (done.summary_status, done.parse_status) == (SummaryStatus.FAILED, ParseStatus.COMPLETED)
+    assert summary_span(ctx, done.id).error_code == "NO_SUMMARY_MODEL"
+
+
+def test_a_round_reparsed_meanwhile_gets_nothing(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    knowledge_ids: list[str] = []
+
+    def reparse_then_answer(request: ChatRequest) -> str:
+        # A newer round starts while the model writes the old round's summary.
+        with ctx.db.session() as session:
+            session.execute(
+                update(Knowledge).where(Knowledge.id == knowledge_ids[0]).values(attempt=2)
+            )
+        return SUMMARY
+
+    with ChatServer(answer=reparse_then_answer) as chat:
+        knowledge = finalizing_knowledge(
+            ctx, embeddings, {"enabled": True, "model": model_config(chat)}
+        )
+        knowledge_ids.append(knowledge.id)
+        summarize(ctx, knowledge)
+
+        done = ctx.knowledges.get(knowledge.id, None)
+        assert done is not None and done.summary != SUMMARY
+        assert done.summary_status == SummaryStatus.PROCESSING, "the newer round's to decide"
+        assert ctx.chunks.list_of_types(done.id, 1, [ChunkType.SUMMARY]) == []
+        indexed = ctx.index.ids_for_knowledge(embeddings.model_key, done.id)
+        assert not set(indexed) & {
+            c.id for c in ctx.chunks.list_of_types(done.id, 1, [ChunkType.SUMMARY])
+        }
+        assert summary_span(ctx, done.id).status == "failed"
