@@ -7,7 +7,7 @@ ProcessConfig, field names as in the .proto), as the database stores them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core import local_models
@@ -54,6 +54,12 @@ class EffectiveConfig:
     vlm_model: str
     # Tesseract languages for OCR; the upload's replace the knowledge base's; empty = detect.
     ocr_languages: tuple[str, ...] = ()
+    # The VLMConfig JSON ({"model": {...}, "description_language", "custom_instructions"});
+    # the upload's wins.
+    vlm: Mapping[str, Any] = field(default_factory=dict)
+    # ImageProcessingConfig: a knowledge base that names neither switch gets both.
+    image_ocr: bool = True
+    image_caption: bool = True
 
     @property
     def needs_embedding(self) -> bool:
@@ -131,7 +137,20 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         asr=_asr(kb_config.get("asr") or {}, over.get("asr") or {}),
         vlm_model=_model_name(over.get("vlm")) or _model_name(kb_config.get("vlm")),
         ocr_languages=_ocr_languages(over) or _ocr_languages(kb_config),
+        vlm=dict(over.get("vlm") or kb_config.get("vlm") or {}),
+        **_image_switches(kb_config.get("image_processing") or {}),
     )
+
+
+def _image_switches(section: Mapping[str, Any]) -> dict[str, bool]:
+    """The stored JSON leaves false switches out, so a section naming neither means the
+    defaults (both on), and one naming either is taken as written."""
+    if not section.get("enable_ocr") and not section.get("enable_caption"):
+        return {"image_ocr": True, "image_caption": True}
+    return {
+        "image_ocr": bool(section.get("enable_ocr")),
+        "image_caption": bool(section.get("enable_caption")),
+    }
 
 
 def _ocr_languages(config: Mapping[str, Any]) -> tuple[str, ...]:

@@ -16,7 +16,8 @@ from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.model_endpoints import REFUSED_REASON
 from server.services.parts import SearchParts
-from storage.db.models import KnowledgeBase
+from storage.db.models import Chunk, KnowledgeBase
+from storage.db.repositories.image_chunks import IMAGE_CHUNK_TYPES
 from storage.index.records import IndexHit
 from workers.embedding.base import EmbeddingEndpointRefused
 
@@ -35,6 +36,21 @@ class Found:
     score: float
     chunk_index: int
     knowledge_title: str
+    # The child that matched in its stead (an image's OCR text or caption), if one did.
+    matched_chunk_id: str = ""
+    matched_chunk_type: str = ""
+
+
+@dataclass(frozen=True)
+class _Result:
+    """A hit as returned: the chunk it stands for (its own, or the parent text chunk of the
+    image child that matched) and what that chunk says."""
+
+    hit: IndexHit
+    chunk_id: str
+    content: str
+    chunk_index: int
+    matched: Chunk | None
 
 
 class SearchService:
@@ -64,7 +80,7 @@ class SearchService:
         for model_key, kbs in by_model.items():
             hits += self._search_space(model_key, kbs, identity, query, request, top_k)
         hits.sort(key=lambda h: h.score, reverse=True)
-        return self._results(identity, hits[:top_k], tenant_of)
+        return self._results(identity, self._as_parents(identity, hits, top_k), tenant_of)
 
     def _search_space(
         self,
@@ -105,30 +121,55 @@ class SearchService:
             return self._ctx.index.search_dense(model_key, vector, **scope)
         return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
 
+    def _as_parents(self, identity: Identity, hits: list[IndexHit], top_k: int) -> list[_Result]:
+        """The best ``top_k`` chunks: an image child's hit stands for the text chunk that
+        shows the image, and a chunk found more than once counts once, at its best."""
+        chunks = {c.id: c for c in self._ctx.chunks.get_many(
+            [h.chunk_id for h in hits], tenant_id=identity.scope)}
+        parent_ids = [
+            c.parent_chunk_id for c in chunks.values()
+            if c.chunk_type in IMAGE_CHUNK_TYPES and c.parent_chunk_id
+        ]
+        parents = {c.id: c for c in self._ctx.chunks.get_many(
+            parent_ids, tenant_id=identity.scope)}
+        results: dict[str, _Result] = {}
+        for hit in hits:
+            chunk = chunks.get(hit.chunk_id)
+            parent = parents.get(chunk.parent_chunk_id or "") if chunk is not None else None
+            if chunk is not None and parent is not None and chunk.chunk_type in IMAGE_CHUNK_TYPES:
+                result = _Result(hit, parent.id, parent.content, parent.chunk_index, chunk)
+            else:
+                index = chunk.chunk_index if chunk is not None else 0
+                result = _Result(hit, hit.chunk_id, hit.content, index, None)
+            results.setdefault(result.chunk_id, result)
+            if len(results) == top_k:
+                break
+        return list(results.values())
+
     def _results(
-        self, identity: Identity, hits: list[IndexHit], tenant_of: dict[str, str]
+        self, identity: Identity, found: list[_Result], tenant_of: dict[str, str]
     ) -> list[Found]:
         titles: dict[str, str] = {}
-        for knowledge_id in {h.knowledge_id for h in hits}:
+        for knowledge_id in {r.hit.knowledge_id for r in found}:
             row = self._ctx.knowledges.get(knowledge_id, identity.scope)
             titles[knowledge_id] = (row.title or row.file_name or "") if row else ""
-        chunks = self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
-        chunk_index = {c.id: c.chunk_index for c in chunks}
         # The index holds the images' resource references; the client gets URLs to open.
         contents = with_image_urls(
             self._ctx.catalog,
             self._ctx.files,
-            [(tenant_of[h.knowledge_base_id], h.content) for h in hits],
+            [(tenant_of[r.hit.knowledge_base_id], r.content) for r in found],
         )
         return [
             Found(
-                chunk_id=h.chunk_id,
-                knowledge_id=h.knowledge_id,
-                knowledge_base_id=h.knowledge_base_id,
+                chunk_id=r.chunk_id,
+                knowledge_id=r.hit.knowledge_id,
+                knowledge_base_id=r.hit.knowledge_base_id,
                 content=content,
-                score=h.score,
-                chunk_index=chunk_index.get(h.chunk_id, 0),
-                knowledge_title=titles.get(h.knowledge_id, ""),
+                score=r.hit.score,
+                chunk_index=r.chunk_index,
+                knowledge_title=titles.get(r.hit.knowledge_id, ""),
+                matched_chunk_id=r.matched.id if r.matched is not None else "",
+                matched_chunk_type=r.matched.chunk_type if r.matched is not None else "",
             )
-            for h, content in zip(hits, contents, strict=True)
+            for r, content in zip(found, contents, strict=True)
         ]

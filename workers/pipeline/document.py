@@ -29,11 +29,13 @@ from core.effective_config import resolve
 from core.payloads import DocumentProcessPayload
 from core.statuses import KnowledgeType, SpanStatus
 from core.statuses import Stage as StageName
+from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
 from workers.context import WorkerContext
 from workers.net.retry_notices import observe_retries
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.data_table import enqueue_data_table_summary_if_needed
+from workers.pipeline.multimodal.vision import no_vision_model
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.cleanup import (
     INTERRUPTED,
@@ -71,8 +73,8 @@ def document_stages(
         DocReaderStage(ctx, checkpoint),
         ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products),
         EmbeddingStage(indexer, ctx.index_checkpoints, checkpoint, budget),
-        MultimodalStage(),
-        PostprocessStage(),
+        MultimodalStage(ImageChunkRepository(ctx.db), ctx.queue, no_vision_model),
+        PostprocessStage(ctx),
     )
 
 
@@ -91,7 +93,7 @@ def process_document(ctx: WorkerContext, payload: DocumentProcessPayload) -> Non
         state.fail("knowledge base not found")
         return
     config = resolve(kb.config or {}, knowledge.process_overrides)
-    queue_try = _queue_try(ctx)
+    queue_try = queue_try_of(ctx)
     checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
     budget = TimeBudget(queue_try.timeout_s, queue_try.started_at)
     work = DocumentWork(knowledge, payload.attempt, config, kb.embedding_model_key)
@@ -146,7 +148,10 @@ class DocumentRound(RoundRunner[DocumentWork]):
 
     def finish(self, work: DocumentWork) -> None:
         if not self.state.complete():
-            raise Superseded(self.knowledge_id)
+            # The reconciliation of unqueued subtasks may have completed it already.
+            if not self.state.is_completed():
+                raise Superseded(self.knowledge_id)
+            self.state.published_completed()
         enqueue_data_table_summary_if_needed(self.ctx, work.knowledge, self.attempt)
         self.tracker.close(SpanStatus.DONE)
 
@@ -220,7 +225,7 @@ class DocumentRound(RoundRunner[DocumentWork]):
         self.state.fail(message)
 
 
-def _queue_try(ctx: WorkerContext) -> AttemptInfo:
+def queue_try_of(ctx: WorkerContext) -> AttemptInfo:
     try:
         return ctx.queue.attempt_info()
     except NotInTaskError:  # called directly, outside a queue: one try, no time limit

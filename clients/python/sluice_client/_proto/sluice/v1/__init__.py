@@ -2194,6 +2194,17 @@ class SearchResult(betterproto2.Message):
 
     knowledge_title: "str" = betterproto2.field(7, betterproto2.TYPE_STRING)
 
+    matched_chunk_id: "str" = betterproto2.field(8, betterproto2.TYPE_STRING)
+    """
+    Set when what matched is a child of this chunk (the OCR text or the caption of a
+    picture it shows): that child's id and type (IMAGE_OCR, IMAGE_CAPTION); the result
+    is the text chunk itself, once however many of its children matched.
+    """
+
+    matched_chunk_type: "ChunkType" = betterproto2.field(
+        9, betterproto2.TYPE_ENUM, default_factory=lambda: ChunkType(0)
+    )
+
 
 default_message_pool.register_message("sluice.v1", "SearchResult", SearchResult)
 
