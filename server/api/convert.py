@@ -243,7 +243,9 @@ def search_result(found: Found) -> search_pb2.SearchResult:
         matched_chunk_id=found.matched_chunk_id,
         # Unspecified ("" → UNSPECIFIED) when the chunk matched itself.
         matched_chunk_type=_enum(
-            knowledge_pb2.ChunkType, "CHUNK_TYPE", found.matched_chunk_type,
+            knowledge_pb2.ChunkType,
+            "CHUNK_TYPE",
+            found.matched_chunk_type,
             knowledge_pb2.ChunkType,
         ),
     )

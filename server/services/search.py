@@ -124,14 +124,16 @@ class SearchService:
     def _as_parents(self, identity: Identity, hits: list[IndexHit], top_k: int) -> list[_Result]:
         """The best ``top_k`` chunks: an image child's hit stands for the text chunk that
         shows the image, and a chunk found more than once counts once, at its best."""
-        chunks = {c.id: c for c in self._ctx.chunks.get_many(
-            [h.chunk_id for h in hits], tenant_id=identity.scope)}
+        chunks = {
+            c.id: c
+            for c in self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
+        }
         parent_ids = [
-            c.parent_chunk_id for c in chunks.values()
+            c.parent_chunk_id
+            for c in chunks.values()
             if c.chunk_type in IMAGE_CHUNK_TYPES and c.parent_chunk_id
         ]
-        parents = {c.id: c for c in self._ctx.chunks.get_many(
-            parent_ids, tenant_id=identity.scope)}
+        parents = {c.id: c for c in self._ctx.chunks.get_many(parent_ids, tenant_id=identity.scope)}
         results: dict[str, _Result] = {}
         for hit in hits:
             chunk = chunks.get(hit.chunk_id)

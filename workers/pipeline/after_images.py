@@ -31,8 +31,11 @@ log = logging.getLogger(__name__)
 def post_process(ctx: WorkerContext, payload: KnowledgePostProcessPayload) -> None:
     knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, payload.attempt):
-        log.info("post-processing of knowledge %s attempt %s: the round moved on; dropped",
-                 payload.knowledge_id, payload.attempt)
+        log.info(
+            "post-processing of knowledge %s attempt %s: the round moved on; dropped",
+            payload.knowledge_id,
+            payload.attempt,
+        )
         return
     kb = ctx.knowledge_bases.get(None, knowledge.knowledge_base_id)
     state = KnowledgeState(ctx, knowledge.id, payload.attempt)

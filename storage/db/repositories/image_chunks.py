@@ -126,8 +126,7 @@ class ImageChunkRepository:
         query = select(Chunk.chunk_type, Chunk.image_info).where(
             Chunk.knowledge_id == knowledge_id, Chunk.attempt == attempt
         )
-        counts = {"images": 0, "images_failed": 0, "image_ocr_chunks": 0,
-                  "image_caption_chunks": 0}
+        counts = {"images": 0, "images_failed": 0, "image_ocr_chunks": 0, "image_caption_chunks": 0}
         with self._db.session() as session:
             for chunk_type, info in session.execute(query):
                 if chunk_type in IMAGE_CHUNK_TYPES:

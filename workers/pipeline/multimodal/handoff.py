@@ -26,6 +26,10 @@ def enqueue_post_process(queue: TaskQueue, payload: KnowledgePostProcessPayload)
         except QueueError as exc:
             if tries == ENQUEUE_TRIES:
                 raise
-            log.warning("enqueue of the post-processing of knowledge %s failed (try %d): %s",
-                        payload.knowledge_id, tries, exc)
+            log.warning(
+                "enqueue of the post-processing of knowledge %s failed (try %d): %s",
+                payload.knowledge_id,
+                tries,
+                exc,
+            )
             time.sleep(ENQUEUE_PAUSE_S)

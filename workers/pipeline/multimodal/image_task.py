@@ -62,8 +62,12 @@ def describe_image(
     repo = ImageChunkRepository(ctx.db)
     knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, payload.attempt):
-        log.info("image %s of knowledge %s attempt %s: the round moved on; dropped",
-                 payload.image_index, payload.knowledge_id, payload.attempt)
+        log.info(
+            "image %s of knowledge %s attempt %s: the round moved on; dropped",
+            payload.image_index,
+            payload.knowledge_id,
+            payload.attempt,
+        )
         return
     parent = repo.parent(knowledge.id, payload.attempt, payload.chunk_id, payload.image_url)
     kb = ctx.knowledge_bases.get(None, knowledge.knowledge_base_id)
@@ -78,8 +82,12 @@ def describe_image(
         step,
         stage=StageName.MULTIMODAL,
         parent_id=_stage_span_id(ctx, knowledge.id, payload.attempt),
-        inputs={"image_url": payload.image_url, "chunk_id": payload.chunk_id,
-                "ocr": payload.enable_ocr, "caption": payload.enable_caption},
+        inputs={
+            "image_url": payload.image_url,
+            "chunk_id": payload.chunk_id,
+            "ocr": payload.enable_ocr,
+            "caption": payload.enable_caption,
+        },
     )
     checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
     children: list[NewChunk] = []
@@ -89,14 +97,21 @@ def describe_image(
         if not repo.write_children(knowledge.id, payload.attempt, parent.id, children):
             raise Superseded(knowledge.id)
         if children:
-            ChunkIndexer(ctx.embedders, ctx.index, ctx.settings.models.embed_batch_size
-                         ).index_chunks(knowledge, kb.embedding_model_key, config.embedding,
-                                        children, check=checkpoint.check)
+            ChunkIndexer(
+                ctx.embedders, ctx.index, ctx.settings.models.embed_batch_size
+            ).index_chunks(
+                knowledge,
+                kb.embedding_model_key,
+                config.embedding,
+                children,
+                check=checkpoint.check,
+            )
         # A round ended while we indexed was cleaned by the rows it found, maybe before our
         # index rows existed.
         checkpoint.check(fresh=True)
-        remaining = repo.finish_image(knowledge.id, payload.attempt, parent.id,
-                                      payload.image_url, _recorded(found))
+        remaining = repo.finish_image(
+            knowledge.id, payload.attempt, parent.id, payload.image_url, _recorded(found)
+        )
         if remaining is None:
             raise Superseded(knowledge.id)
     except Superseded:
@@ -108,8 +123,10 @@ def describe_image(
     except Exception as exc:
         tracker.fail(step, STEP_FAILED, f"{type(exc).__name__}: {exc}")
         raise
-    tracker.end(step, {key: value for key, value in found.items() if key != "text"}
-                | {"chunks": len(children)})
+    tracker.end(
+        step,
+        {key: value for key, value in found.items() if key != "text"} | {"chunks": len(children)},
+    )
     if remaining == 0:
         enqueue_post_process(ctx.queue, _post_process_payload(payload))
 
@@ -117,7 +134,10 @@ def describe_image(
 def image_failed(ctx: WorkerContext, payload: ImageMultimodalPayload, error: str) -> None:
     """The image's last try failed: it counts as done with the error, so the round goes on."""
     remaining = ImageChunkRepository(ctx.db).finish_image(
-        payload.knowledge_id, payload.attempt, payload.chunk_id, payload.image_url,
+        payload.knowledge_id,
+        payload.attempt,
+        payload.chunk_id,
+        payload.image_url,
         {"error": error},
     )
     if remaining == 0:
@@ -143,7 +163,10 @@ def _read(
     if payload.enable_ocr and ocr_supported(mime_type):
         try:
             found["ocr_text"] = read_image_text(
-                ctx.docreader, data, mime_type, languages=config.ocr_languages,
+                ctx.docreader,
+                data,
+                mime_type,
+                languages=config.ocr_languages,
                 should_stop=checkpoint.should_stop,
             )
         except DocReaderCancelled as exc:
@@ -210,8 +233,12 @@ def _post_process_if_last(
     if knowledge.parse_status == ParseStatus.PROCESSING and knowledge.pending_subtasks_count == 0:
         enqueue_post_process(ctx.queue, _post_process_payload(payload))
         return
-    log.info("image %s of knowledge %s attempt %s is orphaned or done; dropped",
-             payload.image_index, payload.knowledge_id, payload.attempt)
+    log.info(
+        "image %s of knowledge %s attempt %s is orphaned or done; dropped",
+        payload.image_index,
+        payload.knowledge_id,
+        payload.attempt,
+    )
 
 
 def _post_process_payload(payload: ImageMultimodalPayload) -> KnowledgePostProcessPayload:
@@ -230,11 +257,16 @@ def _tracker(
         queue_try = ctx.queue.attempt_info().attempt_number
     except NotInTaskError:
         queue_try = 1
-    return SpanTracker(ctx.spans, ctx.publisher, tenant_id=knowledge.tenant_id,
-                       knowledge_id=knowledge.id, attempt=payload.attempt, queue_try=queue_try)
+    return SpanTracker(
+        ctx.spans,
+        ctx.publisher,
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        attempt=payload.attempt,
+        queue_try=queue_try,
+    )
 
 
 def _stage_span_id(ctx: WorkerContext, knowledge_id: str, attempt: int) -> str | None:
     spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
     return next((s.id for s in spans if s.name == StageName.MULTIMODAL), None)
-

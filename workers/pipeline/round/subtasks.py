@@ -23,8 +23,13 @@ def finish_subtask(ctx: RoundSpanParts, knowledge_id: str, attempt: int) -> bool
     if row is None:  # deleted at this moment: its spans went with it
         return True
     spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
-    tracker = SpanTracker(ctx.spans, ctx.publisher, tenant_id=row.tenant_id,
-                          knowledge_id=knowledge_id, attempt=attempt)
+    tracker = SpanTracker(
+        ctx.spans,
+        ctx.publisher,
+        tenant_id=row.tenant_id,
+        knowledge_id=knowledge_id,
+        attempt=attempt,
+    )
     tracker.adopt(spans)
     stage = next((s for s in spans if s.name == StageName.POSTPROCESS), None)
     tracker.end(StageName.POSTPROCESS, dict(stage.output or {}) if stage is not None else {})

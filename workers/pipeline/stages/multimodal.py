@@ -42,7 +42,8 @@ class MultimodalStage:
         self._vision = vision
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
-        if not work.config.enable_multimodel:
+        # Decided at upload (the upload's choice, else the knowledge base's), kept on the row.
+        if not work.knowledge.enable_multimodel:
             return Skip("multimodal processing is not enabled")
         images = round_images(work.plan.chunks if work.plan is not None else [])
         if not images:
@@ -67,14 +68,18 @@ class MultimodalStage:
         # Child chunks are numbered after the text chunks, one number per image.
         first_child = max(c.index for c in plan_chunks) + 1
         unqueued = [
-            image for image in images
+            image
+            for image in images
             if not self._enqueue(work, image, first_child, ocr=ocr, caption=caption)
         ]
         queued = len(images) - len(unqueued)
         remaining: int | None = None
         for image in unqueued:  # given back at once, each counted done with why
             remaining = self._images.finish_image(
-                knowledge.id, work.attempt, image.chunk_id, image.url,
+                knowledge.id,
+                work.attempt,
+                image.chunk_id,
+                image.url,
                 {"error": "its task could not be queued"},
             )
             if remaining is None:
@@ -114,8 +119,9 @@ class MultimodalStage:
         try:
             self._queue.enqueue(task_specs.image_multimodal(payload))
         except QueueError as exc:
-            log.warning("enqueue of image %d of knowledge %s failed: %s", image.index,
-                        knowledge.id, exc)
+            log.warning(
+                "enqueue of image %d of knowledge %s failed: %s", image.index, knowledge.id, exc
+            )
             return False
         return True
 
