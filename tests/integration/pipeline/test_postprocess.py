@@ -116,7 +116,7 @@ def _round(ctx: WorkerContext, row: Knowledge, *kinds: QueuedKind) -> DocumentRo
         KnowledgeState(ctx, row.id, 1),
         AttemptInfo("", None, 1, 1),
         RoundCheckpoint(ctx, row.id, 1),
-        TimeBudget(None, None),
+        TimeBudget(0, 0.0),
         (PostprocessStage(ctx, kinds),),
     )
 
