@@ -39,6 +39,7 @@ class Found:
     # The child that matched in its stead (an image's OCR text or caption), if one did.
     matched_chunk_id: str = ""
     matched_chunk_type: str = ""
+    matched_content: str = ""
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,7 @@ class SearchService:
                 knowledge_title=titles.get(r.hit.knowledge_id, ""),
                 matched_chunk_id=r.matched.id if r.matched is not None else "",
                 matched_chunk_type=r.matched.chunk_type if r.matched is not None else "",
+                matched_content=r.matched.content if r.matched is not None else "",
             )
             for r, content in zip(found, contents, strict=True)
         ]

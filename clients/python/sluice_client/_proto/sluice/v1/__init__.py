@@ -2205,6 +2205,11 @@ class SearchResult(betterproto2.Message):
         9, betterproto2.TYPE_ENUM, default_factory=lambda: ChunkType(0)
     )
 
+    matched_content: "str" = betterproto2.field(10, betterproto2.TYPE_STRING)
+    """
+    That child's text (what the picture says), which the text chunk's content does not hold.
+    """
+
 
 default_message_pool.register_message("sluice.v1", "SearchResult", SearchResult)
 
