@@ -132,7 +132,13 @@ def describe_image(
 
 
 def image_failed(ctx: WorkerContext, payload: ImageMultimodalPayload, error: str) -> None:
-    """The image's last try failed: it counts as done with the error, so the round goes on."""
+    """The image's last try failed: what it may have written of its child chunks goes, and
+    it counts as done with the error, so the round goes on."""
+    kb = ctx.knowledge_bases.get(None, payload.knowledge_base_id)
+    ids = [payload.ocr_chunk_id, payload.caption_chunk_id]
+    if kb is not None:
+        ctx.index.delete_by_chunk_ids(kb.embedding_model_key, ids)
+    ImageChunkRepository(ctx.db).delete(ids)
     remaining = ImageChunkRepository(ctx.db).finish_image(
         payload.knowledge_id,
         payload.attempt,
