@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from core.extensions import IMAGE_EXTENSIONS
 from core.payloads import ImageMultimodalPayload, KnowledgePostProcessPayload
 from core.statuses import ChunkType, Stage
 from storage.db.repositories.image_chunks import ImageChunkRepository
@@ -50,7 +51,10 @@ class MultimodalStage:
             return Skip("the document has no images")
         ocr, caption = self._switches(work)
         if not ocr and not caption:
-            return Skip("OCR is turned off and no VLM is configured for captions")
+            return Skip(
+                "no VLM is configured for captions, and OCR is turned off (or, for a picture "
+                "file, was done by the docreader)"
+            )
         return {"images": len(images), "ocr": ocr, "caption": caption}
 
     def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any] | HandOff:
@@ -92,8 +96,11 @@ class MultimodalStage:
         return HandOff(f"{queued} of {len(images)} image tasks queued")
 
     def _switches(self, work: DocumentWork) -> tuple[bool, bool]:
+        """Whether the images get OCR and captions. A picture file's own text the docreader
+        read by OCR already, into the text chunk."""
         config = work.config
-        return config.image_ocr, config.image_caption and self._vision(config) is not None
+        ocr = config.image_ocr and (work.knowledge.file_type or "").lower() not in IMAGE_EXTENSIONS
+        return ocr, config.image_caption and self._vision(config) is not None
 
     def _enqueue(
         self, work: DocumentWork, image: RoundImage, first_child: int, *, ocr: bool, caption: bool
