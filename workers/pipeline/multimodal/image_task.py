@@ -123,10 +123,7 @@ def describe_image(
     except Exception as exc:
         tracker.fail(step, STEP_FAILED, f"{type(exc).__name__}: {exc}")
         raise
-    tracker.end(
-        step,
-        {key: value for key, value in found.items() if key != "text"} | {"chunks": len(children)},
-    )
+    tracker.end(step, _step_outputs(found, len(children)))
     if remaining == 0:
         enqueue_post_process(ctx.queue, _post_process_payload(payload))
 
@@ -217,6 +214,17 @@ def _children(
             )
         )
     return rows
+
+
+def _step_outputs(found: Mapping[str, Any], chunks: int) -> dict[str, Any]:
+    """The step's outputs: how much was read, not the text itself (the chunks hold it)."""
+    outputs: dict[str, Any] = {"mime_type": found.get("mime_type", ""), "chunks": chunks}
+    for key in ("ocr_text", "caption"):
+        if key in found:
+            outputs[f"{key.removesuffix('_text')}_chars"] = len(found[key])
+    if "error" in found:
+        outputs["error"] = found["error"]
+    return outputs
 
 
 def _recorded(found: Mapping[str, Any]) -> dict[str, Any]:
