@@ -35,7 +35,7 @@ from workers.context import WorkerContext
 from workers.net.retry_notices import observe_retries
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.data_table import enqueue_data_table_summary_if_needed
-from workers.pipeline.multimodal.vision import no_vision_model
+from workers.pipeline.multimodal.vision import VISION_MODELS
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.cleanup import (
     INTERRUPTED,
@@ -73,7 +73,7 @@ def document_stages(
         DocReaderStage(ctx, checkpoint),
         ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products),
         EmbeddingStage(indexer, ctx.index_checkpoints, checkpoint, budget),
-        MultimodalStage(ImageChunkRepository(ctx.db), ctx.queue, no_vision_model),
+        MultimodalStage(ImageChunkRepository(ctx.db), ctx.queue, VISION_MODELS),
         PostprocessStage(ctx),
     )
 

@@ -39,7 +39,7 @@ from workers.docreader_client import DocReaderCallError, DocReaderCancelled
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.multimodal.handoff import enqueue_post_process
 from workers.pipeline.multimodal.ocr import ocr_supported, read_image_text
-from workers.pipeline.multimodal.vision import VisionModels, caption_prompt, no_vision_model
+from workers.pipeline.multimodal.vision import VISION_MODELS, VisionModels, caption_prompt
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.cleanup import stop_reason
 from workers.pipeline.round.errors import Superseded
@@ -57,7 +57,7 @@ def step_name(image_index: int) -> str:
 
 
 def describe_image(
-    ctx: WorkerContext, payload: ImageMultimodalPayload, *, vision: VisionModels = no_vision_model
+    ctx: WorkerContext, payload: ImageMultimodalPayload, *, vision: VisionModels = VISION_MODELS
 ) -> None:
     repo = ImageChunkRepository(ctx.db)
     knowledge = ctx.knowledges.get(payload.knowledge_id, None)

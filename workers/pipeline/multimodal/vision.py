@@ -23,6 +23,11 @@ def no_vision_model(config: EffectiveConfig) -> VisionModel | None:
     return None
 
 
+# What the multimodal stage and the image tasks ask for a round's VLM: the one place where
+# the model providers are plugged in.
+VISION_MODELS: VisionModels = no_vision_model
+
+
 def caption_prompt(config: EffectiveConfig) -> str:
     """The caption prompt: in the configured description language, with the knowledge
     base's own instructions after it."""
