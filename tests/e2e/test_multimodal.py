@@ -177,6 +177,7 @@ def test_a_reparse_while_the_images_are_read_ends_with_the_new_rounds_images_onl
         240,
         "the new round to complete",
     )
+    wait_until(lambda: _no_open_spans(client, knowledge.id, 2), 30, "the new round's spans")
     finished = client.get_knowledge(knowledge.id)
     assert finished.attempt == 2
     chunks = list(client.list_chunks(knowledge.id))

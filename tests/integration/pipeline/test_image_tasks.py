@@ -109,6 +109,17 @@ def _round_with_one_picture(ctx: WorkerContext) -> ImageMultimodalPayload:
     )
 
 
+def _completed(ctx: WorkerContext, knowledge_id: str) -> bool:
+    """Completed, and its root span closed (right after)."""
+    row = ctx.knowledges.get(knowledge_id, None)
+    spans = {s.name: s for s in ctx.spans.list(knowledge_id, 1, tenant_id=None)}
+    return (
+        row is not None
+        and row.parse_status == ParseStatus.COMPLETED
+        and spans["knowledge_processing"].status == SpanStatus.DONE
+    )
+
+
 def test_a_picture_given_up_on_still_lets_the_round_complete(ctx: WorkerContext) -> None:
     payload = _round_with_one_picture(ctx)
     with pytest.raises(DocReaderCallError):  # the docreader is out of reach: retried
@@ -121,13 +132,7 @@ def test_a_picture_given_up_on_still_lets_the_round_complete(ctx: WorkerContext)
 
     image_failed(ctx, payload, "DocReaderCallError: UNAVAILABLE")  # the queue's dead letter
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=60)
-    wait_until(
-        lambda: (
-            getattr(ctx.knowledges.get(payload.knowledge_id, None), "parse_status", "")
-            == ParseStatus.COMPLETED
-        ),
-        timeout=30,
-    )
+    wait_until(lambda: _completed(ctx, payload.knowledge_id), timeout=30)
     spans = {s.name: s for s in ctx.spans.list(payload.knowledge_id, 1, tenant_id=None)}
     assert spans["multimodal"].status == SpanStatus.DONE
     assert spans["multimodal"].output == {

@@ -20,7 +20,7 @@ from storage.queue.lite import LiteTaskQueue
 from tests.integration.pipeline import subtask_handlers
 from tests.support.waiting import wait_until
 from tests.support.worker_context import worker_context
-from workers.context import WorkerContext
+from workers.context import WorkerContext, install_context
 from workers.pipeline.document import DocumentRound
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.state import KnowledgeState
@@ -49,7 +49,10 @@ def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 @pytest.fixture(autouse=True)
-def held_subtasks() -> Iterator[None]:
+def held_subtasks(ctx: WorkerContext) -> Iterator[None]:
+    # The subtasks' handler runs on the current context: this module's, even while another
+    # module's context of the other database backend is still alive.
+    install_context(ctx)
     subtask_handlers.RELEASE.clear()
     yield
     subtask_handlers.RELEASE.set()
@@ -127,6 +130,17 @@ def _row(ctx: WorkerContext, knowledge_id: str) -> Knowledge:
     return row
 
 
+def _wait_completed(ctx: WorkerContext, knowledge_id: str) -> None:
+    """Completed, and its root span closed (the last subtask closes it right after)."""
+    wait_until(
+        lambda: (
+            _row(ctx, knowledge_id).parse_status == ParseStatus.COMPLETED
+            and _spans(ctx, knowledge_id)["knowledge_processing"].status == SpanStatus.DONE
+        ),
+        timeout=30,
+    )
+
+
 def _spans(ctx: WorkerContext, knowledge_id: str) -> dict[str, Any]:
     return {s.name: s for s in ctx.spans.list(knowledge_id, 1, tenant_id=None)}
 
@@ -161,7 +175,7 @@ def test_the_round_waits_in_finalizing_until_its_last_subtask_ends(ctx: WorkerCo
     assert spans["knowledge_processing"].status == SpanStatus.RUNNING
 
     subtask_handlers.RELEASE.set()
-    wait_until(lambda: _row(ctx, row.id).parse_status == ParseStatus.COMPLETED, timeout=30)
+    _wait_completed(ctx, row.id)
     done = _row(ctx, row.id)
     assert done.pending_subtasks_count == 0 and done.processed_at is not None
     spans = _spans(ctx, row.id)
@@ -181,7 +195,7 @@ def test_subtasks_the_queue_refused_are_counted_off_at_once(ctx: WorkerContext) 
     held = _row(ctx, row.id)
     assert (held.parse_status, held.pending_subtasks_count) == (ParseStatus.FINALIZING, 1)
     subtask_handlers.RELEASE.set()
-    wait_until(lambda: _row(ctx, row.id).parse_status == ParseStatus.COMPLETED, timeout=30)
+    _wait_completed(ctx, row.id)
     assert _spans(ctx, row.id)["knowledge_processing"].status == SpanStatus.DONE
 
 
