@@ -15,6 +15,7 @@ format and language, and at least 95% for facts inside pictures. Baseline: the e
 modes, measured in the same run on the same index.
 
     .venv/bin/python -m bench.recall [--formats md,docx] [--languages en,ru] [--quick]
+        [--multimodal]
 """
 
 from __future__ import annotations
@@ -128,6 +129,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     parser.add_argument(
         "--seed", type=int, default=SEED, help="another seed draws other names and numbers"
     )
+    parser.add_argument(
+        "--multimodal",
+        action="store_true",
+        help="upload with multimodal processing on: pictures inside documents read by OCR",
+    )
     args = parser.parse_args(argv)
     formats = QUICK_FORMATS if args.quick else tuple(args.formats.split(","))
     languages = tuple(args.languages.split(","))
@@ -143,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         ):
             kb = client.create_knowledge_base("bench-recall")
             started = time.perf_counter()
-            ingested = ingest(client, kb.id, documents, WAIT_S)
+            ingested = ingest(client, kb.id, documents, WAIT_S, multimodal=args.multimodal)
             ingest_s = time.perf_counter() - started
             failed = {
                 k: f"{i.status}: {i.error}" for k, i in ingested.items() if i.status != "COMPLETED"
@@ -178,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         "formats": list(formats),
         "languages": list(languages),
         "seed": args.seed,
+        "multimodal": args.multimodal,
         "top_k": 5,
         "ingest_s": round(ingest_s, 1),
         "not_completed": failed,

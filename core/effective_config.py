@@ -63,6 +63,9 @@ class EffectiveConfig:
     question_model: ChatModelConfig = NO_MODEL
     extract_model: ChatModelConfig = NO_MODEL
     wiki_model: ChatModelConfig = NO_MODEL
+    # ImageProcessingConfig: a knowledge base that names neither switch gets both.
+    image_ocr: bool = True
+    image_caption: bool = True
 
     @property
     def needs_embedding(self) -> bool:
@@ -152,7 +155,19 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         ),
         extract_model=chosen_model(over.get("extract"), kb_config.get("extract")),
         wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
+        **_image_switches(kb_config.get("image_processing") or {}),
     )
+
+
+def _image_switches(section: Mapping[str, Any]) -> dict[str, bool]:
+    """The stored JSON leaves false switches out, so a section naming neither means the
+    defaults (both on), and one naming either is taken as written."""
+    if not section.get("enable_ocr") and not section.get("enable_caption"):
+        return {"image_ocr": True, "image_caption": True}
+    return {
+        "image_ocr": bool(section.get("enable_ocr")),
+        "image_caption": bool(section.get("enable_caption")),
+    }
 
 
 def _ocr_languages(config: Mapping[str, Any]) -> tuple[str, ...]:

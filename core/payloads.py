@@ -78,3 +78,34 @@ class SummaryPayload(Payload):
     knowledge_id: str
     knowledge_base_id: str
     attempt: int
+
+
+@dataclass(frozen=True)
+class ImageMultimodalPayload(Payload):
+    """image:multimodal — one stored image of round ``attempt``: its OCR text and caption
+    written to the text chunk ``chunk_id`` that links it, as ``image_ocr`` and
+    ``image_caption`` child chunks numbered ``child_index``."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int
+    chunk_id: str
+    image_url: str
+    image_index: int
+    child_index: int
+    ocr_chunk_id: str
+    caption_chunk_id: str
+    enable_ocr: bool = True
+    enable_caption: bool = False
+
+
+@dataclass(frozen=True)
+class KnowledgePostProcessPayload(Payload):
+    """knowledge:post_process — the enrichment orchestration of round ``attempt``, queued
+    once every image of the round is done."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int

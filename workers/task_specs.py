@@ -8,7 +8,9 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    ImageMultimodalPayload,
     KnowledgeListDeletePayload,
+    KnowledgePostProcessPayload,
     SummaryPayload,
 )
 from storage.queue.base import QueueName, TaskSpec
@@ -23,6 +25,12 @@ DATA_TABLE_TIMEOUT_S = 1800
 # knowledge:summary: one model call (its own retries inside) and one chunk embedded.
 SUMMARY_RETRIES = 2
 SUMMARY_TIMEOUT_S = 900
+# image:multimodal: one image's OCR (or a VLM call) and the embedding of its two chunks.
+IMAGE_RETRIES = 3
+IMAGE_TIMEOUT_S = 600
+# knowledge:post_process: database writes and enqueues only.
+POST_PROCESS_RETRIES = 3
+POST_PROCESS_TIMEOUT_S = 300
 
 
 def document_process(
@@ -70,6 +78,37 @@ def summary(payload: SummaryPayload) -> TaskSpec:
         retry_intervals=(10, 60),
         timeout_s=SUMMARY_TIMEOUT_S,
         on_final_failure="workers.tasks.on_summary_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def image_multimodal(payload: ImageMultimodalPayload) -> TaskSpec:
+    """One image of a round, in the knowledge's group (a cancel or reparse removes it)."""
+    return TaskSpec(
+        handler="workers.tasks.image_multimodal",
+        payload=payload.to_dict(),
+        queue=QueueName.MULTIMODAL,
+        job_id=f"image-multimodal-{payload.knowledge_id}-{payload.attempt}-{payload.image_index}",
+        max_retries=IMAGE_RETRIES,
+        retry_intervals=(5, 30, 120),
+        timeout_s=IMAGE_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_image_multimodal_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def knowledge_post_process(payload: KnowledgePostProcessPayload) -> TaskSpec:
+    """The round's post-processing once its images are done; its last failure fails the
+    round, as a document:process's does."""
+    return TaskSpec(
+        handler="workers.tasks.knowledge_post_process",
+        payload=payload.to_dict(),
+        queue=QueueName.POSTPROCESS,
+        job_id=f"knowledge-postprocess-{payload.knowledge_id}-{payload.attempt}",
+        max_retries=POST_PROCESS_RETRIES,
+        retry_intervals=(1, 10, 60),
+        timeout_s=POST_PROCESS_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_document_process_failed",
         group=payload.knowledge_id,
     )
 

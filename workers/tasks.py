@@ -10,15 +10,19 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    ImageMultimodalPayload,
     KnowledgeListDeletePayload,
+    KnowledgePostProcessPayload,
     SummaryPayload,
 )
 from workers.context import current_context
 from workers.enrichment.summary import SUMMARY_FAILED, end_failed
 from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
 from workers.lifecycle.batches import delete_listed, reparse_batch
+from workers.pipeline.after_images import post_process
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
+from workers.pipeline.multimodal.image_task import describe_image, image_failed
 from workers.pipeline.round.failure import mark_attempt_failed
 
 
@@ -29,6 +33,21 @@ def process_document(payload: dict[str, Any]) -> None:
 def on_document_process_failed(payload: dict[str, Any], error: str) -> None:
     """Dead-letter callback: runs once, after the last attempt crashed or timed out."""
     mark_attempt_failed(current_context(), DocumentProcessPayload.from_dict(payload), error)
+
+
+def image_multimodal(payload: dict[str, Any]) -> None:
+    """image:multimodal (multimodal queue)."""
+    describe_image(current_context(), ImageMultimodalPayload.from_dict(payload))
+
+
+def on_image_multimodal_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback: the image counts as done (failed), so the round goes on."""
+    image_failed(current_context(), ImageMultimodalPayload.from_dict(payload), error)
+
+
+def knowledge_post_process(payload: dict[str, Any]) -> None:
+    """knowledge:post_process (postprocess queue)."""
+    post_process(current_context(), KnowledgePostProcessPayload.from_dict(payload))
 
 
 def data_table_summary(payload: dict[str, Any]) -> None:

@@ -242,6 +242,15 @@ def search_result(found: Found) -> search_pb2.SearchResult:
         score=found.score,
         chunk_index=found.chunk_index,
         knowledge_title=found.knowledge_title,
+        matched_chunk_id=found.matched_chunk_id,
+        matched_content=found.matched_content,
+        # Unspecified ("" → UNSPECIFIED) when the chunk matched itself.
+        matched_chunk_type=_enum(
+            knowledge_pb2.ChunkType,
+            "CHUNK_TYPE",
+            found.matched_chunk_type,
+            knowledge_pb2.ChunkType,
+        ),
     )
 
 

@@ -37,6 +37,23 @@ class Found:
     score: float
     chunk_index: int
     knowledge_title: str
+    # The child that matched in its stead (an image's OCR text or caption, a child chunk of
+    # parent/child chunking), if one did.
+    matched_chunk_id: str = ""
+    matched_chunk_type: str = ""
+    matched_content: str = ""
+
+
+@dataclass(frozen=True)
+class _Result:
+    """A hit as returned: the chunk it stands for (its own, or the parent of the child that
+    matched) and what that chunk says."""
+
+    hit: IndexHit
+    chunk_id: str
+    content: str
+    chunk_index: int
+    matched: Chunk | None
 
 
 class SearchService:
@@ -70,9 +87,9 @@ class SearchService:
             for model_key, kbs in by_model.items():
                 hits += self._search_space(model_key, kbs, identity, query, request, fetch)
             hits.sort(key=lambda h: h.score, reverse=True)
-            found = self._results(identity, hits[:fetch], tenant_of)
+            found = self._as_parents(identity, hits[:fetch], top_k)
             if len(found) >= top_k or len(hits) < fetch or fetch >= MAX_CANDIDATES:
-                return found[:top_k]
+                return self._results(identity, found, tenant_of)
             fetch = min(fetch * 3, MAX_CANDIDATES)
 
     def _search_space(
@@ -114,44 +131,55 @@ class SearchService:
             return self._ctx.index.search_dense(model_key, vector, **scope)
         return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
 
+    def _as_parents(self, identity: Identity, hits: list[IndexHit], top_k: int) -> list[_Result]:
+        """The best ``top_k`` chunks: a child's hit stands for its parent (the text chunk
+        that shows an image its OCR text or caption is of, or the parent chunk of
+        parent/child chunking), and a chunk found more than once counts once, at its best."""
+        chunks = {
+            c.id: c
+            for c in self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
+        }
+        parent_ids = [c.parent_chunk_id for c in chunks.values() if c.parent_chunk_id]
+        parents = {c.id: c for c in self._ctx.chunks.get_many(parent_ids, tenant_id=identity.scope)}
+        results: dict[str, _Result] = {}
+        for hit in hits:
+            chunk = chunks.get(hit.chunk_id)
+            parent = parents.get(chunk.parent_chunk_id or "") if chunk is not None else None
+            if chunk is not None and parent is not None:
+                result = _Result(hit, parent.id, parent.content, parent.chunk_index, chunk)
+            else:
+                index = chunk.chunk_index if chunk is not None else 0
+                result = _Result(hit, hit.chunk_id, hit.content, index, None)
+            results.setdefault(result.chunk_id, result)
+            if len(results) == top_k:
+                break
+        return list(results.values())
+
     def _results(
-        self, identity: Identity, hits: list[IndexHit], tenant_of: dict[str, str]
+        self, identity: Identity, found: list[_Result], tenant_of: dict[str, str]
     ) -> list[Found]:
         titles: dict[str, str] = {}
-        for knowledge_id in {h.knowledge_id for h in hits}:
+        for knowledge_id in {r.hit.knowledge_id for r in found}:
             row = self._ctx.knowledges.get(knowledge_id, identity.scope)
             titles[knowledge_id] = (row.title or row.file_name or "") if row else ""
-        chunks = self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
-        parent_ids = [c.parent_chunk_id for c in chunks if c.parent_chunk_id]
-        parents = {p.id: p for p in self._ctx.chunks.get_many(parent_ids, tenant_id=identity.scope)}
-        chunk_of = {c.id: parents.get(c.parent_chunk_id or "", c) for c in chunks}
-        # A hit on a child (of a parent chunk, or of the text chunk holding a picture) is
-        # its parent, once, at the rank of its best child.
-        results: list[tuple[IndexHit, str, Chunk | None]] = []
-        seen: set[str] = set()
-        for hit in hits:
-            chunk = chunk_of.get(hit.chunk_id)
-            returned = chunk.id if chunk is not None else hit.chunk_id
-            if returned in seen:
-                continue
-            seen.add(returned)
-            is_parent = chunk is not None and chunk.id != hit.chunk_id
-            results.append((hit, chunk.content if is_parent and chunk else hit.content, chunk))
         # The index holds the images' resource references; the client gets URLs to open.
         contents = with_image_urls(
             self._ctx.catalog,
             self._ctx.files,
-            [(tenant_of[hit.knowledge_base_id], content) for hit, content, _ in results],
+            [(tenant_of[r.hit.knowledge_base_id], r.content) for r in found],
         )
         return [
             Found(
-                chunk_id=chunk.id if chunk is not None else hit.chunk_id,
-                knowledge_id=hit.knowledge_id,
-                knowledge_base_id=hit.knowledge_base_id,
+                chunk_id=r.chunk_id,
+                knowledge_id=r.hit.knowledge_id,
+                knowledge_base_id=r.hit.knowledge_base_id,
                 content=content,
-                score=hit.score,
-                chunk_index=chunk.chunk_index if chunk is not None else 0,
-                knowledge_title=titles.get(hit.knowledge_id, ""),
+                score=r.hit.score,
+                chunk_index=r.chunk_index,
+                knowledge_title=titles.get(r.hit.knowledge_id, ""),
+                matched_chunk_id=r.matched.id if r.matched is not None else "",
+                matched_chunk_type=r.matched.chunk_type if r.matched is not None else "",
+                matched_content=r.matched.content if r.matched is not None else "",
             )
-            for (hit, _, chunk), content in zip(results, contents, strict=True)
+            for r, content in zip(found, contents, strict=True)
         ]

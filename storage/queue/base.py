@@ -31,6 +31,9 @@ class QueueName(StrEnum):
     does, so no worker listens on a queue nothing feeds."""
 
     DEFAULT = "default"
+    # Ahead of the images: a document's post-processing finishes a round already indexed.
+    POSTPROCESS = "postprocess"
+    MULTIMODAL = "multimodal"
     SUMMARY = "summary"
     LOW = "low"
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
+from core.extensions import IMAGE_EXTENSIONS
 from tests.support.recall_documents import RecallDocument
 from tests.support.recall_facts import PICTURE_LOCATIONS, Fact
 
@@ -67,14 +68,24 @@ class Outcome:
 
 
 def ingest(
-    client: SluiceClient, kb_id: str, documents: Sequence[RecallDocument], timeout_s: float
+    client: SluiceClient,
+    kb_id: str,
+    documents: Sequence[RecallDocument],
+    timeout_s: float,
+    *,
+    multimodal: bool = False,
 ) -> dict[str, Ingested]:
-    """Upload every document, then wait for each and read back its chunks."""
+    """Upload every document, then wait for each and read back its chunks. ``multimodal``:
+    uploaded with multimodal processing on (the pictures inside documents read by OCR), but
+    for picture files, which the docreader reads by OCR itself."""
     uploaded = {}
     for doc in documents:
         assert doc.path is not None
         knowledge = client.upload_file(
-            kb_id, io.BytesIO(doc.path.read_bytes()), file_name=doc.file_name
+            kb_id,
+            io.BytesIO(doc.path.read_bytes()),
+            file_name=doc.file_name,
+            enable_multimodel=True if multimodal and doc.format not in IMAGE_EXTENSIONS else None,
         )
         uploaded[doc.key] = knowledge.id
     result = {}
@@ -104,7 +115,7 @@ def ask(
                     (
                         n
                         for n, hit in enumerate(hits, start=1)
-                        if hit.knowledge_id == own.knowledge_id and holds(hit.content, fact.answer)
+                        if hit.knowledge_id == own.knowledge_id and _answers(hit, fact.answer)
                     ),
                     None,
                 )
@@ -113,6 +124,11 @@ def ask(
                     Outcome(fact, doc.format, mode, rank, fact.answer in own.indexed_answers, top)
                 )
     return outcomes
+
+
+def _answers(hit: v1.SearchResult, answer: str) -> bool:
+    """The hit holds the answer: its chunk, or the picture text of it that matched."""
+    return holds(hit.content, answer) or holds(hit.matched_content, answer)
 
 
 def _opening(documents: dict[str, str], hit: v1.SearchResult) -> str:

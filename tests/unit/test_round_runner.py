@@ -11,7 +11,14 @@ import pytest
 
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import RoundSpanParts
-from workers.pipeline.round.runner import Progress, RoundRunner, Skip, Stage, run_stage
+from workers.pipeline.round.runner import (
+    HandOff,
+    Progress,
+    RoundRunner,
+    Skip,
+    Stage,
+    run_stage,
+)
 
 
 class Spans:
@@ -125,3 +132,32 @@ def test_a_failing_stage_ends_the_round_through_failed(error: Exception) -> None
     assert runner.execute([]) is False
     assert runner.calls == ["open", f"failed {error}"]
     assert ("end", "one", {"after": 1}) not in runner.spans_seen.events
+
+
+class HandingOff:
+    """Goes on in tasks of its own: writes its outputs so far, then hands the round off."""
+
+    name = "fan-out"
+
+    def start(self, work: list[str]) -> Mapping[str, Any] | Skip:
+        return {"items": 3}
+
+    def run(self, work: list[str], progress: Progress) -> Mapping[str, Any] | HandOff:
+        progress({"queued": 3})
+        work.append(self.name)
+        return HandOff("3 tasks queued")
+
+
+def test_a_stage_that_hands_off_leaves_its_span_running_and_ends_the_task_there() -> None:
+    runner = HandedOffRecording([Counting("one"), HandingOff(), Counting("two")])
+    work: list[str] = []
+    assert runner.execute(work) is True
+    assert work == ["one", "fan-out"]
+    assert runner.calls == ["open", "after one", "handed off: 3 tasks queued"]
+    fan_out = [event for event in runner.spans_seen.events if event[1] == "fan-out"]
+    assert fan_out == [("begin", "fan-out", {"items": 3}), ("progress", "fan-out", {"queued": 3})]
+
+
+class HandedOffRecording(Recording):
+    def handed_off(self, handoff: HandOff, work: list[str]) -> None:
+        self.calls.append(f"handed off: {handoff.reason}")

@@ -39,6 +39,7 @@ from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.subtasks import close_completed_round
 from workers.pipeline.stages.chunking import chunk_id
 
 log = logging.getLogger(__name__)
@@ -105,9 +106,12 @@ def end_failed(
 ) -> None:
     """The round's summary failed for good (also the dead-letter path): failed, counted
     done, its step failed with why."""
-    if parts.summaries.fail(knowledge.id, attempt):
-        log.warning("knowledge %s attempt %s: summary failed: %s", knowledge.id, attempt, message)
+    ended = parts.summaries.fail(knowledge.id, attempt)
     (tracker or _tracker(parts, knowledge, attempt)).fail(STEP_SPAN, code, message)
+    if ended is not None:
+        log.warning("knowledge %s attempt %s: summary failed: %s", knowledge.id, attempt, message)
+        if ended.completed_round:
+            close_completed_round(parts, knowledge.id, attempt)
 
 
 def _write(
@@ -157,12 +161,15 @@ def _write(
                 [row],
                 check=checkpoint.check,
             )
-        if not parts.summaries.complete(knowledge.id, attempt, summary):
+        ended = parts.summaries.complete(knowledge.id, attempt, summary)
+        if ended is None:
             raise Superseded(knowledge.id)
     except BaseException:
         _remove(parts, knowledge, attempt, model_key, row.id)
         raise
     tracker.end(STEP_SPAN, {"summary_chars": len(summary), "source_chunks": len(texts)})
+    if ended.completed_round:
+        close_completed_round(parts, knowledge.id, attempt)
     return True
 
 

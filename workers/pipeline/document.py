@@ -29,6 +29,7 @@ from core.effective_config import resolve
 from core.payloads import DocumentProcessPayload
 from core.statuses import KnowledgeType, SpanStatus
 from core.statuses import Stage as StageName
+from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.queue.base import AttemptInfo, NotInTaskError, TaskInterrupted
 from workers.net.retry_notices import observe_retries
 from workers.pipeline.chunks.indexing import ChunkIndexer
@@ -72,8 +73,8 @@ def document_stages(
         DocReaderStage(parts, checkpoint),
         ChunkingStage(parts.knowledges, parts.chunks, parts.index_checkpoints, products),
         EmbeddingStage(indexer, parts.index_checkpoints, checkpoint, budget),
-        MultimodalStage(),
-        PostprocessStage(),
+        MultimodalStage(ImageChunkRepository(parts.db), parts.queue, parts.models),
+        PostprocessStage(parts),
     )
 
 
@@ -92,7 +93,7 @@ def process_document(parts: DocumentParts, payload: DocumentProcessPayload) -> N
         state.fail("knowledge base not found")
         return
     config = resolve(kb.config or {}, knowledge.process_overrides)
-    queue_try = _queue_try(parts)
+    queue_try = queue_try_of(parts)
     checkpoint = RoundCheckpoint(parts, knowledge.id, payload.attempt)
     budget = TimeBudget(queue_try.timeout_s, queue_try.started_at)
     work = DocumentWork(knowledge, payload.attempt, config, kb.embedding_model_key)
@@ -146,7 +147,10 @@ class DocumentRound(RoundRunner[DocumentWork, DocumentRoundParts]):
 
     def finish(self, work: DocumentWork) -> None:
         if not self.state.complete():
-            raise Superseded(self.knowledge_id)
+            # The reconciliation of unqueued subtasks may have completed it already.
+            if not self.state.is_completed():
+                raise Superseded(self.knowledge_id)
+            self.state.published_completed()
         enqueue_data_table_summary_if_needed(self.parts, work.knowledge, self.attempt)
         self.tracker.close(SpanStatus.DONE)
 
@@ -162,8 +166,9 @@ class DocumentRound(RoundRunner[DocumentWork, DocumentRoundParts]):
         close_round_spans(
             self.parts, self.knowledge_id, self.attempt, INTERRUPTED, INTERRUPTED_MESSAGE
         )
-        log.warning("knowledge %s attempt %s: %s", self.knowledge_id, self.attempt,
-                    INTERRUPTED_MESSAGE)
+        log.warning(
+            "knowledge %s attempt %s: %s", self.knowledge_id, self.attempt, INTERRUPTED_MESSAGE
+        )
 
     def stopped(self, exc: Superseded, work: DocumentWork) -> None:
         if not self.is_current():
@@ -187,14 +192,23 @@ class DocumentRound(RoundRunner[DocumentWork, DocumentRoundParts]):
             "shutting down); the next try goes on from the last indexed batch",
             self.queue_try.max_attempts,
         )
-        log.info("knowledge %s attempt %s: try %s stopped; the round goes on",
-                 self.knowledge_id, self.attempt, self.queue_try.attempt_number)
+        log.info(
+            "knowledge %s attempt %s: try %s stopped; the round goes on",
+            self.knowledge_id,
+            self.attempt,
+            self.queue_try.attempt_number,
+        )
 
     def failed(self, exc: Exception, work: DocumentWork) -> None:
         stage = self.tracker.running_stage() or StageName.DOCREADER
         if self.budget.spent():
-            log.warning("knowledge %s: %s failed past the try's time limit: %s: %s",
-                        self.knowledge_id, stage, type(exc).__name__, exc)
+            log.warning(
+                "knowledge %s: %s failed past the try's time limit: %s: %s",
+                self.knowledge_id,
+                stage,
+                type(exc).__name__,
+                exc,
+            )
             exc = TimeLimitExceeded(stage, self.budget.limit_s)
         elif not isinstance(exc, StageError):
             log.exception("unexpected error in %s for knowledge %s", stage, self.knowledge_id)
@@ -220,7 +234,7 @@ class DocumentRound(RoundRunner[DocumentWork, DocumentRoundParts]):
         self.state.fail(message)
 
 
-def _queue_try(parts: QueueParts) -> AttemptInfo:
+def queue_try_of(parts: QueueParts) -> AttemptInfo:
     try:
         return parts.queue.attempt_info()
     except NotInTaskError:  # called directly, outside a queue: one try, no time limit

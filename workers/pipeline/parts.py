@@ -9,16 +9,20 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
+from storage.db.repositories.summaries import SummaryRepository
 from storage.index.milvus_index import MilvusIndex
 from workers.pipeline.chunks.indexing import EmbedderProvider
+from workers.pipeline.multimodal.vision import VisionModels
 from workers.pipeline.reading.parts import OutboundRules, ReadingParts
 from workers.pipeline.round.parts import (
     CheckpointParts,
     QueueParts,
     RoundProductParts,
     RoundSpanParts,
+    StateParts,
 )
 from workers.settings_groups import ModelSettings
 
@@ -46,12 +50,21 @@ class IndexingParts(Protocol):
     def settings(self) -> ModelRules: ...
 
 
-class DocumentStageParts(ReadingParts, IndexingParts, RoundProductParts, Protocol):
+class DocumentStageParts(
+    ReadingParts, IndexingParts, StateParts, RoundProductParts, QueueParts, Protocol
+):
     """The document pipeline's stages (document_stages): reading, chunking into the round's
-    products, indexing."""
+    products, indexing, the images' tasks (and the vision model their captions need) and
+    the post-processing plan."""
 
     @property
     def settings(self) -> PipelineSettings: ...
+    @property
+    def db(self) -> Database: ...
+    @property
+    def models(self) -> VisionModels: ...
+    @property
+    def summaries(self) -> SummaryRepository: ...
 
 
 class DocumentRoundParts(RoundSpanParts, RoundProductParts, QueueParts, Protocol):

@@ -70,8 +70,11 @@ class ChunkRepository:
         processing. False (and nothing written) when it is not: a newer attempt, a cancel
         or a delete took the knowledge over."""
         return self._replace_guarded(
-            knowledge_id, attempt, (ParseStatus.PROCESSING,),
-            _rounds(knowledge_id, attempt, and_older=False), chunks,
+            knowledge_id,
+            attempt,
+            (ParseStatus.PROCESSING,),
+            _rounds(knowledge_id, attempt, and_older=False),
+            chunks,
         )
 
     def replace_of_types(
@@ -90,7 +93,10 @@ class ChunkRepository:
         if stray:
             raise ValueError(f"chunks of types {sorted(stray)} are outside {sorted(chunk_types)}")
         return self._replace_guarded(
-            knowledge_id, attempt, statuses, _round_types(knowledge_id, attempt, chunk_types),
+            knowledge_id,
+            attempt,
+            statuses,
+            _round_types(knowledge_id, attempt, chunk_types),
             chunks,
         )
 
@@ -106,9 +112,7 @@ class ChunkRepository:
         with self._db.session() as session:
             return list(session.scalars(query))
 
-    def delete_of_types(
-        self, knowledge_id: str, attempt: int, chunk_types: Collection[str]
-    ) -> int:
+    def delete_of_types(self, knowledge_id: str, attempt: int, chunk_types: Collection[str]) -> int:
         """Remove the round's chunks of ``chunk_types``; other types and rounds stay."""
         with self._db.session() as session:
             statement = delete(Chunk).where(_round_types(knowledge_id, attempt, chunk_types))
@@ -205,6 +209,16 @@ class ChunkRepository:
         with self._db.session() as session:
             found = {c.id: c for c in session.scalars(query)}
         return [found[chunk_id] for chunk_id in dict.fromkeys(chunk_ids) if chunk_id in found]
+
+    def count_of_types(self, knowledge_id: str, attempt: int, chunk_types: Collection[str]) -> int:
+        """How many chunks of ``chunk_types`` round ``attempt`` has."""
+        query = (
+            select(func.count())
+            .select_from(Chunk)
+            .where(_round_types(knowledge_id, attempt, chunk_types))
+        )
+        with self._db.session() as session:
+            return int(session.scalar(query) or 0)
 
     def count_by_knowledge(self, knowledge_id: str) -> int:
         with self._db.session() as session:

@@ -6,8 +6,9 @@ one, and two tries of one task never both complete it (nor both count it done)."
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from sqlalchemy import and_, case, literal, update
+from sqlalchemy import Update, and_, case, literal, update
 
 from core.statuses import ParseStatus, SummaryStatus
 from storage.db.engine import Database
@@ -47,26 +48,33 @@ class SummaryRepository:
             status=SummaryStatus.PROCESSING,
         )
 
-    def complete(self, knowledge_id: str, attempt: int, summary: str) -> bool:
+    def complete(self, knowledge_id: str, attempt: int, summary: str) -> SummaryEnd | None:
         """processing → completed with ``summary`` (no longer stale), and the round's
-        subtask counter decremented in the same UPDATE (see ``_move``)."""
-        return self._move(
+        subtask counter decremented in the same UPDATE (see ``_end``); None when it was
+        not this round's to complete."""
+        return self._end(
             knowledge_id,
             attempt,
             [SummaryStatus.PROCESSING],
             status=SummaryStatus.COMPLETED,
             summary=summary,
-            stale=False,
         )
 
-    def fail(self, knowledge_id: str, attempt: int) -> bool:
+    def fail(self, knowledge_id: str, attempt: int) -> SummaryEnd | None:
         """pending or processing → failed (the document stays searchable without it), the
         counter decremented with it."""
-        return self._move(
+        return self._end(
             knowledge_id,
             attempt,
             [SummaryStatus.PENDING, SummaryStatus.PROCESSING],
             status=SummaryStatus.FAILED,
+        )
+
+    def abandon(self, knowledge_id: str, attempt: int) -> bool:
+        """pending → failed without a decrement: the task was never queued, and the plan
+        counts it off itself."""
+        return self._move(
+            knowledge_id, attempt, [SummaryStatus.PENDING], status=SummaryStatus.FAILED
         )
 
     def status(self, knowledge_id: str) -> str | None:
@@ -75,37 +83,53 @@ class SummaryRepository:
             return None if row is None else row.summary_status
 
     def _move(
+        self, knowledge_id: str, attempt: int, from_statuses: Iterable[str], *, status: str
+    ) -> bool:
+        values = {"summary_status": status, "updated_at": utcnow()}
+        statement = self._guarded(knowledge_id, attempt, from_statuses).values(**values)
+        with self._db.session() as session:
+            return affected_rows(session.execute(statement)) > 0
+
+    def _end(
         self,
         knowledge_id: str,
         attempt: int,
         from_statuses: Iterable[str],
         *,
-        status: SummaryStatus,
+        status: str,
         summary: str | None = None,
-        stale: bool | None = None,
-    ) -> bool:
+    ) -> SummaryEnd | None:
+        # The summary is one of the round's post-processing subtasks: its end and the
+        # counter's decrement are one write, so a try that ends it twice (a crash between
+        # the two would allow that) never decrements twice. The last subtask completes a
+        # finalizing knowledge; a completed one (a refresh) has no counter.
         now = utcnow()
-        values: dict[str, object] = {"summary_status": status.value, "updated_at": now}
-        if status in (SummaryStatus.COMPLETED, SummaryStatus.FAILED):
-            # The summary is one of the round's post-processing subtasks: its end and the
-            # counter's decrement are one write, so a try that ends it twice (a crash
-            # between the two would allow that) never decrements twice. The last subtask
-            # completes a finalizing knowledge; a completed one (a refresh) has no counter.
-            count = Knowledge.pending_subtasks_count
-            finalizing = and_(Knowledge.parse_status == ParseStatus.FINALIZING, count > 0)
-            last = and_(finalizing, count == 1)
-            values["pending_subtasks_count"] = case((finalizing, count - 1), else_=count)
-            values["parse_status"] = case(
-                (last, ParseStatus.COMPLETED.value), else_=Knowledge.parse_status
-            )
-            values["processed_at"] = case(
-                (last, literal(now, UTCDateTime())), else_=Knowledge.processed_at
-            )
+        count = Knowledge.pending_subtasks_count
+        finalizing = and_(Knowledge.parse_status == ParseStatus.FINALIZING, count > 0)
+        last = and_(finalizing, count == 1)
+        values: dict[str, object] = {
+            "summary_status": status,
+            "updated_at": now,
+            "pending_subtasks_count": case((finalizing, count - 1), else_=count),
+            "parse_status": case((last, ParseStatus.COMPLETED.value), else_=Knowledge.parse_status),
+            "processed_at": case((last, literal(now, UTCDateTime())), else_=Knowledge.processed_at),
+        }
         if summary is not None:
-            values["summary"] = summary
-        if stale is not None:
-            values["summary_stale"] = stale
+            values.update(summary=summary, summary_stale=False)
         statement = (
+            self._guarded(knowledge_id, attempt, from_statuses)
+            .values(**values)
+            .returning(Knowledge.parse_status, Knowledge.processed_at)
+        )
+        with self._db.session() as session:
+            row = session.execute(statement).one_or_none()
+        if row is None:
+            return None
+        # Completed by this write (it alone sets processed_at to ``now``), not before it.
+        return SummaryEnd(completed_round=row[0] == ParseStatus.COMPLETED and row[1] == now)
+
+    def _guarded(self, knowledge_id: str, attempt: int, from_statuses: Iterable[str]) -> Update:
+        return (
             update(Knowledge)
             .where(
                 Knowledge.id == knowledge_id,
@@ -113,8 +137,13 @@ class SummaryRepository:
                 Knowledge.parse_status.in_(SUMMARY_ROUND_STATUSES),
                 Knowledge.summary_status.in_(list(from_statuses)),
             )
-            .values(**values)
             .execution_options(synchronize_session=False)
         )
-        with self._db.session() as session:
-            return affected_rows(session.execute(statement)) > 0
+
+
+@dataclass(frozen=True)
+class SummaryEnd:
+    """A summary ended by this write; ``completed_round``: its decrement was the round's
+    last subtask and completed the knowledge (its spans are the caller's to close)."""
+
+    completed_round: bool

@@ -43,6 +43,15 @@ class Skip:
     reason: str
 
 
+@dataclass(frozen=True)
+class HandOff:
+    """A stage whose work goes on in tasks of its own (a document's images, its enrichment
+    subtasks): its span stays running, the round's task ends there, and those tasks end
+    the round."""
+
+    reason: str
+
+
 class Stage(Protocol[W_contra]):
     """One stage of a round over work ``W`` (what its stages read and write)."""
 
@@ -53,8 +62,9 @@ class Stage(Protocol[W_contra]):
         """Its span's inputs, or why the stage does not run."""
         ...
 
-    def run(self, work: W_contra, progress: Progress) -> Mapping[str, Any]:
-        """Do the stage's work; its span's outputs."""
+    def run(self, work: W_contra, progress: Progress) -> Mapping[str, Any] | HandOff:
+        """Do the stage's work; its span's outputs, or HandOff when tasks of its own go on
+        with it (the stage writes its span's outputs itself before queueing them)."""
         ...
 
 
@@ -70,15 +80,19 @@ class StageSpans(Protocol):
     def skip(self, stage: str, reason: str) -> None: ...
 
 
-def run_stage(spans: StageSpans, stage: Stage[W], work: W) -> None:
-    """Run one stage, its span begun with its inputs and ended with its outputs (or skipped)."""
+def run_stage(spans: StageSpans, stage: Stage[W], work: W) -> HandOff | None:
+    """Run one stage, its span begun with its inputs and ended with its outputs (or skipped,
+    or left running when the stage hands the round off)."""
     inputs = stage.start(work)
     if isinstance(inputs, Skip):
         spans.skip(stage.name, inputs.reason)
-        return
+        return None
     spans.begin(stage.name, inputs)
     outputs = stage.run(work, lambda fields: spans.progress(stage.name, fields))
+    if isinstance(outputs, HandOff):
+        return outputs
     spans.end(stage.name, outputs)
+    return None
 
 
 class RoundRunner(ABC, Generic[W, P]):
@@ -112,7 +126,10 @@ class RoundRunner(ABC, Generic[W, P]):
                 for position, stage in enumerate(self.stages):
                     if position:
                         self.between_stages(self.stages[position - 1], work)
-                    run_stage(self.spans, stage, work)
+                    handoff = run_stage(self.spans, stage, work)
+                    if handoff is not None:
+                        self.handed_off(handoff, work)
+                        return True
             self.finish(work)
         except TaskInterrupted:
             self.interrupted()
@@ -156,6 +173,11 @@ class RoundRunner(ABC, Generic[W, P]):
 
     def interrupted(self) -> None:
         """The worker shuts down (TaskInterrupted is raised on after this)."""
+
+    def handed_off(self, handoff: HandOff, work: W) -> None:
+        """A stage's own tasks go on with the round: this task's part is done."""
+        log.info("knowledge %s attempt %s handed off: %s", self.knowledge_id, self.attempt,
+                 handoff.reason)
 
     @abstractmethod
     def open(self, work: W) -> None:

@@ -218,6 +218,24 @@ class SpanTracker:
     def fail(self, stage: str, code: str, message: str) -> None:
         self._close(stage, SpanStatus.FAILED, error_code=code, error_message=message)
 
+    def cancel(self, name: str, code: str, message: str) -> None:
+        """Close span ``name`` (a step) as cancelled: its work was taken over."""
+        self._close(name, SpanStatus.CANCELLED, error_code=code, error_message=message)
+
+    def adopt(self, rows: Iterable[SpanRow]) -> None:
+        """Go on with the spans an earlier task of this round wrote (the round's images are
+        done, its post-processing runs now): their ids, statuses and start times."""
+        for row in rows:
+            self._ids[row.name] = row.id
+            self._status[row.name] = row.status
+            if row.started_at is not None:
+                started = row.started_at
+                self._started[row.name] = (
+                    started if started.tzinfo is not None else started.replace(tzinfo=UTC)
+                )
+            if row.name == ROOT:
+                self._root_id = row.id
+
     def cancel_open(self, code: str, message: str) -> None:
         """Close every stage still pending or running as cancelled (cascade after a failure)."""
         for stage in STAGES:

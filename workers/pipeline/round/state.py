@@ -47,6 +47,28 @@ class KnowledgeState:
             raise Superseded(self._id)
         self._publish(ParseStatus.PROCESSING, enable_status=EnableStatus.ENABLED)
 
+    def finalize(self, pending_subtasks: int) -> bool:
+        """processing → finalizing with the enrichment subtasks to wait for, in one guarded
+        update (spec: SetFinalizing); False when the round is not current."""
+        return self._move(
+            (ParseStatus.PROCESSING,),
+            ParseStatus.FINALIZING,
+            pending_subtasks_count=pending_subtasks,
+        )
+
+    def is_completed(self) -> bool:
+        """Completed at this attempt already (its last subtask's count did it)."""
+        row = self._ctx.knowledges.get(self._id, None)
+        return (
+            row is not None
+            and row.attempt == self._attempt
+            and row.parse_status == ParseStatus.COMPLETED
+        )
+
+    def published_completed(self) -> None:
+        """Tell watchers of a completion the counters' update made (no move of our own)."""
+        self._publish(ParseStatus.COMPLETED)
+
     def complete(self) -> bool:
         return self._move(
             (ParseStatus.PROCESSING, ParseStatus.FINALIZING),

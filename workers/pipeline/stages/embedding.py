@@ -52,8 +52,7 @@ class EmbeddingStage:
         resumed = _resumed(plan)
 
         def batch_indexed(done: int) -> None:
-            self._index_checkpoints.advance(work.knowledge.id, work.attempt, plan.fingerprint,
-                                            done)
+            self._index_checkpoints.advance(work.knowledge.id, work.attempt, plan.fingerprint, done)
             progress({"chunks_embedded": done, **resumed, **self._budget.report(done, total)})
 
         try:

@@ -1,23 +1,143 @@
-"""Stage multimodal: the document's images described for search. Not implemented yet: the
-stage is always skipped, with why."""
+"""Stage multimodal: the document's stored images described for search (spec: «Веерная
+рассылка мультимодальных задач по изображениям»). With multimodal processing enabled, each
+image a text chunk links gets one image:multimodal task (OCR, and a caption when a VLM is
+configured: ``multimodal.image_task``); the stage's span stays running while they work, and
+the image that leaves none pending queues the round's post-processing, which ends the span.
+
+The images are laid out on their text chunks and counted in one guarded write before the
+first task is queued. An image whose enqueue fails is given back at once; when none could
+be queued the round goes straight on to its post-processing itself, so it never waits for
+tasks that do not exist.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from core.statuses import Stage
-from workers.pipeline.round.runner import Progress, Skip
+from core.extensions import IMAGE_EXTENSIONS
+from core.payloads import ImageMultimodalPayload, KnowledgePostProcessPayload
+from core.statuses import ChunkType, Stage
+from storage.db.repositories.image_chunks import ImageChunkRepository
+from storage.queue.base import QueueError, TaskQueue
+from workers import task_specs
+from workers.pipeline.multimodal.handoff import enqueue_post_process
+from workers.pipeline.multimodal.images import RoundImage, round_images
+from workers.pipeline.multimodal.vision import VisionModels
+from workers.pipeline.round.errors import Superseded
+from workers.pipeline.round.runner import HandOff, Progress, Skip
+from workers.pipeline.stages.chunking import chunk_id
 from workers.pipeline.stages.work import DocumentWork
+
+log = logging.getLogger(__name__)
 
 
 class MultimodalStage:
     name = Stage.MULTIMODAL
 
-    def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
-        if work.config.enable_multimodel:
-            return Skip("the document has no images")
-        return Skip("multimodal processing is not enabled")
+    def __init__(self, images: ImageChunkRepository, queue: TaskQueue, vision: VisionModels):
+        self._images = images
+        self._queue = queue
+        self._vision = vision
 
-    def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any]:
-        raise NotImplementedError("the multimodal stage is always skipped so far")
+    def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
+        # Decided at upload (the upload's choice, else the knowledge base's), kept on the row.
+        if not work.knowledge.enable_multimodel:
+            return Skip("multimodal processing is not enabled")
+        images = round_images(work.plan.chunks if work.plan is not None else [])
+        if not images:
+            return Skip("the document has no images")
+        ocr, caption = self._switches(work)
+        if not ocr and not caption:
+            return Skip(
+                "no VLM is configured for captions, and OCR is turned off (or, for a picture "
+                "file, was done by the docreader)"
+            )
+        return {"images": len(images), "ocr": ocr, "caption": caption}
+
+    def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any] | HandOff:
+        knowledge = work.knowledge
+        plan_chunks = work.plan.chunks if work.plan is not None else []
+        images = round_images(plan_chunks)
+        laid_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for image in images:
+            laid_out[image.chunk_id].append({"url": image.url, "index": image.index})
+        if not self._images.begin(knowledge.id, work.attempt, laid_out):
+            raise Superseded(knowledge.id)
+        # The span's outputs are written before any task may end it.
+        progress({"images": len(images)})
+        ocr, caption = self._switches(work)
+        # Child chunks are numbered after the text chunks, one number per image.
+        first_child = max(c.index for c in plan_chunks) + 1
+        unqueued = [
+            image
+            for image in images
+            if not self._enqueue(work, image, first_child, ocr=ocr, caption=caption)
+        ]
+        queued = len(images) - len(unqueued)
+        remaining: int | None = None
+        for image in unqueued:  # given back at once, each counted done with why
+            remaining = self._images.finish_image(
+                knowledge.id,
+                work.attempt,
+                image.chunk_id,
+                image.url,
+                {"error": "its task could not be queued"},
+            )
+            if remaining is None:
+                raise Superseded(knowledge.id)
+        if not queued:
+            return {"images": len(images), "images_failed": len(images)}
+        if remaining == 0:
+            # The queued images finished before the unqueued ones were given back.
+            enqueue_post_process(self._queue, _post_process(work))
+        return HandOff(f"{queued} of {len(images)} image tasks queued")
+
+    def _switches(self, work: DocumentWork) -> tuple[bool, bool]:
+        """Whether the images get OCR and captions. A picture file's own text the docreader
+        read by OCR already, into the text chunk."""
+        config = work.config
+        ocr = config.image_ocr and (work.knowledge.file_type or "").lower() not in IMAGE_EXTENSIONS
+        return ocr, config.image_caption and self._vision.vision(config.vlm) is not None
+
+    def _enqueue(
+        self, work: DocumentWork, image: RoundImage, first_child: int, *, ocr: bool, caption: bool
+    ) -> bool:
+        knowledge = work.knowledge
+        child_index = first_child + image.index - 1
+        payload = ImageMultimodalPayload(
+            tenant_id=knowledge.tenant_id,
+            knowledge_id=knowledge.id,
+            knowledge_base_id=knowledge.knowledge_base_id,
+            attempt=work.attempt,
+            chunk_id=image.chunk_id,
+            image_url=image.url,
+            image_index=image.index,
+            child_index=child_index,
+            ocr_chunk_id=chunk_id(knowledge.id, work.attempt, ChunkType.IMAGE_OCR, child_index),
+            caption_chunk_id=chunk_id(
+                knowledge.id, work.attempt, ChunkType.IMAGE_CAPTION, child_index
+            ),
+            enable_ocr=ocr,
+            enable_caption=caption,
+        )
+        try:
+            self._queue.enqueue(task_specs.image_multimodal(payload))
+        except QueueError as exc:
+            log.warning(
+                "enqueue of image %d of knowledge %s failed: %s", image.index, knowledge.id, exc
+            )
+            return False
+        return True
+
+
+def _post_process(work: DocumentWork) -> KnowledgePostProcessPayload:
+    knowledge = work.knowledge
+    return KnowledgePostProcessPayload(
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        knowledge_base_id=knowledge.knowledge_base_id,
+        attempt=work.attempt,
+    )

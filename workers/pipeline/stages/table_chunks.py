@@ -41,7 +41,10 @@ class TableChunksStage:
             work.knowledge, work.attempt, work.profiles, work.first_index, self._summarizer
         )
         if not self._chunks.replace_of_types(
-            work.knowledge.id, work.attempt, TABLE_CHUNK_TYPES, work.rows,
+            work.knowledge.id,
+            work.attempt,
+            TABLE_CHUNK_TYPES,
+            work.rows,
             statuses=WRITABLE_STATUSES,
         ):
             raise Superseded(work.knowledge.id)
@@ -104,4 +107,3 @@ def table_chunks(
                 {**where, "column": column.name, "type": str(column.type)},
             )
     return planned, rows
-

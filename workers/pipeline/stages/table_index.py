@@ -26,7 +26,10 @@ class TableIndexStage:
         indexed = 0
         if work.planned and work.config.needs_embedding:
             indexed = self._indexer.index_chunks(
-                work.knowledge, work.model_key, work.config.embedding, work.planned,
+                work.knowledge,
+                work.model_key,
+                work.config.embedding,
+                work.planned,
                 check=self._checkpoint.check,
             ).indexed
         return {"chunks_indexed": indexed}

@@ -1,3 +1,4 @@
+from sluice.v1 import knowledge_pb2 as _knowledge_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -33,7 +34,7 @@ class SearchRequest(_message.Message):
     def __init__(self, query: _Optional[str] = ..., knowledge_base_ids: _Optional[_Iterable[str]] = ..., top_k: _Optional[int] = ..., mode: _Optional[_Union[SearchMode, str]] = ..., knowledge_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchResult(_message.Message):
-    __slots__ = ("chunk_id", "knowledge_id", "knowledge_base_id", "content", "score", "chunk_index", "knowledge_title")
+    __slots__ = ("chunk_id", "knowledge_id", "knowledge_base_id", "content", "score", "chunk_index", "knowledge_title", "matched_chunk_id", "matched_chunk_type", "matched_content")
     CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +42,9 @@ class SearchResult(_message.Message):
     SCORE_FIELD_NUMBER: _ClassVar[int]
     CHUNK_INDEX_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_TITLE_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_CHUNK_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MATCHED_CONTENT_FIELD_NUMBER: _ClassVar[int]
     chunk_id: str
     knowledge_id: str
     knowledge_base_id: str
@@ -48,7 +52,10 @@ class SearchResult(_message.Message):
     score: float
     chunk_index: int
     knowledge_title: str
-    def __init__(self, chunk_id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., content: _Optional[str] = ..., score: _Optional[float] = ..., chunk_index: _Optional[int] = ..., knowledge_title: _Optional[str] = ...) -> None: ...
+    matched_chunk_id: str
+    matched_chunk_type: _knowledge_pb2.ChunkType
+    matched_content: str
+    def __init__(self, chunk_id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., content: _Optional[str] = ..., score: _Optional[float] = ..., chunk_index: _Optional[int] = ..., knowledge_title: _Optional[str] = ..., matched_chunk_id: _Optional[str] = ..., matched_chunk_type: _Optional[_Union[_knowledge_pb2.ChunkType, str]] = ..., matched_content: _Optional[str] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
     __slots__ = ("results",)

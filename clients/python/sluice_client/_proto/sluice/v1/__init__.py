@@ -2320,6 +2320,23 @@ class SearchResult(betterproto2.Message):
 
     knowledge_title: "str" = betterproto2.field(7, betterproto2.TYPE_STRING)
 
+    matched_chunk_id: "str" = betterproto2.field(8, betterproto2.TYPE_STRING)
+    """
+    Set when what matched is a child of this chunk (the OCR text or the caption of a
+    picture it shows, or a child chunk of parent/child chunking): that child's id and type
+    (IMAGE_OCR, IMAGE_CAPTION, TEXT); the result is this chunk itself (the text chunk, the
+    parent chunk), once however many of its children matched.
+    """
+
+    matched_chunk_type: "ChunkType" = betterproto2.field(
+        9, betterproto2.TYPE_ENUM, default_factory=lambda: ChunkType(0)
+    )
+
+    matched_content: "str" = betterproto2.field(10, betterproto2.TYPE_STRING)
+    """
+    That child's text (what the picture says, the passage that matched).
+    """
+
 
 default_message_pool.register_message("sluice.v1", "SearchResult", SearchResult)
 
