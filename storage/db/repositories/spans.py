@@ -8,11 +8,11 @@ has seen every change numbered below it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, inspect, select, update
+from sqlalchemy import bindparam, func, inspect, select, update
 from sqlalchemy.orm import Session
 
 from core.clock import SYSTEM_CLOCK, Clock
@@ -33,6 +33,11 @@ _SETTABLE = frozenset(inspect(Span).column_attrs.keys()) - {
     "sequence",
 }
 
+# The columns every upsert binds besides the fields it sets, and the prefix of its bind
+# names (a bind may not take a column's own name).
+_KEYS = ("id", "knowledge_id", "attempt", "name", "created_at", "updated_at", "sequence")
+_BIND = "v_"
+
 
 def _next_sequences(session: Session, knowledge_id: str, count: int = 1) -> int:
     """Reserve ``count`` sequence numbers for the knowledge's span changes; returns the last
@@ -51,38 +56,86 @@ class SpanRepository:
         self._db = db
         # Stamps the heartbeats (updated_at) that stall verdicts and housekeeping judge.
         self._clock = clock
+        self._statements: dict[frozenset[str], Any] = {}
 
     def upsert(self, knowledge_id: str, attempt: int, name: str, **fields: Any) -> Span:
         """Insert the span, or update ``fields`` of the existing one, atomically (ON CONFLICT),
         and bump updated_at either way: every call is a heartbeat. ``tenant_id`` defaults to
         the knowledge's."""
-        unknown = fields.keys() - _SETTABLE
-        if unknown:
-            raise TypeError(f"span fields not settable: {sorted(unknown)}")
+        return self.upsert_many(knowledge_id, attempt, [(name, fields)])[0]
+
+    def upsert_many(
+        self, knowledge_id: str, attempt: int, changes: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> SpanList:
+        """``upsert`` of several spans (name, fields) in one transaction, sequenced in the
+        order given: one commit instead of one per span."""
+        for _, fields in changes:
+            unknown = fields.keys() - _SETTABLE
+            if unknown:
+                raise TypeError(f"span fields not settable: {sorted(unknown)}")
         now = self._clock.now()
         with self._db.session() as session:
-            sequence = _next_sequences(session, knowledge_id)
-            values: dict[str, Any] = {
-                "tenant_id": select(Knowledge.tenant_id)
-                .where(Knowledge.id == knowledge_id)
-                .scalar_subquery(),
-                **fields,
-                "id": new_id(),
-                "knowledge_id": knowledge_id,
-                "attempt": attempt,
-                "name": name,
-                "created_at": now,
-                "updated_at": now,
-                "sequence": sequence,
-            }
-            statement = dialect_insert(self._db.dialect_name, Span).values(**values)
-            changes = {key: statement.excluded[key] for key in fields if key != "tenant_id"}
-            statement = statement.on_conflict_do_update(
-                index_elements=[Span.knowledge_id, Span.attempt, Span.name],
-                set_={**changes, "updated_at": now, "sequence": sequence},
+            last = _next_sequences(session, knowledge_id, len(changes))
+            # 0 for every change when the knowledge is gone, as for a single upsert.
+            sequences = range(last - len(changes) + 1, last + 1) if last else [0] * len(changes)
+            return [
+                self._upsert_one(session, knowledge_id, attempt, name, fields, sequence, now)
+                for sequence, (name, fields) in zip(sequences, changes, strict=True)
+            ]
+
+    def _upsert_one(
+        self,
+        session: Session,
+        knowledge_id: str,
+        attempt: int,
+        name: str,
+        fields: Mapping[str, Any],
+        sequence: int,
+        now: datetime,
+    ) -> Span:
+        values = {
+            **fields,
+            "id": new_id(),
+            "knowledge_id": knowledge_id,
+            "attempt": attempt,
+            "name": name,
+            "created_at": now,
+            "updated_at": now,
+            "sequence": sequence,
+        }
+        statement = self._statement(frozenset(fields))
+        row: Span = session.scalars(statement, {_BIND + k: v for k, v in values.items()}).one()
+        return row
+
+    def _statement(self, fields: frozenset[str]) -> Any:
+        """The upsert setting ``fields``, built once per set of fields: building one costs
+        more than running it."""
+        statement = self._statements.get(fields)
+        if statement is not None:
+            return statement
+        columns = Span.__table__.c
+        values: dict[str, Any] = {
+            key: bindparam(_BIND + key, type_=columns[key].type) for key in (*_KEYS, *fields)
+        }
+        if "tenant_id" not in fields:
+            values["tenant_id"] = (
+                select(Knowledge.tenant_id)
+                .where(Knowledge.id == bindparam(_BIND + "knowledge_id"))
+                .scalar_subquery()
             )
-            returning = statement.returning(Span).execution_options(populate_existing=True)
-            return session.scalars(returning).one()
+        insert = dialect_insert(self._db.dialect_name, Span).values(values)
+        excluded = insert.excluded
+        changes = {key: excluded[key] for key in fields if key != "tenant_id"}
+        statement = (
+            insert.on_conflict_do_update(
+                index_elements=[Span.knowledge_id, Span.attempt, Span.name],
+                set_={**changes, "updated_at": excluded.updated_at, "sequence": excluded.sequence},
+            )
+            .returning(Span)
+            .execution_options(populate_existing=True)
+        )
+        self._statements[fields] = statement
+        return statement
 
     def list(self, knowledge_id: str, attempt: int, *, tenant_id: str | None) -> SpanList:
         """The attempt's spans, if they are ``tenant_id``'s (None: any tenant's)."""

@@ -84,8 +84,14 @@ def scope(ctx: WorkerContext) -> Scope:
 
 
 def _tracker(ctx: WorkerContext, knowledge_id: str, tenant_id: str) -> SpanTracker:
+    # Every progress change written at once: these tests need many changes, fast.
     return SpanTracker(
-        ctx.spans, ctx.publisher, tenant_id=tenant_id, knowledge_id=knowledge_id, attempt=1
+        ctx.spans,
+        ctx.publisher,
+        tenant_id=tenant_id,
+        knowledge_id=knowledge_id,
+        attempt=1,
+        progress_interval_s=0,
     )
 
 

@@ -124,3 +124,50 @@ def test_a_failure_names_no_temporary_path(db: Database, knowledge_id: str) -> N
     assert row.error_message == (
         "report.doc: [Errno 2] No such file or directory: '<temporary file>'"
     )
+
+
+class Ticker:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_progress_is_written_at_most_once_per_interval_and_never_lost(
+    db: Database, knowledge_id: str
+) -> None:
+    spans, publisher, ticker = SpanRepository(db), RecordingPublisher(), Ticker()
+    tracker = SpanTracker(
+        spans,
+        publisher,
+        tenant_id="t",
+        knowledge_id=knowledge_id,
+        attempt=1,
+        progress_interval_s=0.5,
+        ticker=ticker,
+    )
+    tracker.open({})
+    tracker.begin("embedding", {})
+
+    def stored() -> dict[str, object]:
+        [row] = [s for s in spans.list(knowledge_id, 1, tenant_id=None) if s.name == "embedding"]
+        return dict(row.output or {})
+
+    tracker.progress("embedding", {"chunks_embedded": 32})  # 0 s after the begin: held
+    assert stored() == {}
+    ticker.now += 0.6
+    tracker.progress("embedding", {"chunks_embedded": 64})
+    assert stored() == {"chunks_embedded": 64}
+    ticker.now += 0.1
+    tracker.progress("embedding", {"chunks_embedded": 96})  # held, then closed with it
+    assert stored() == {"chunks_embedded": 64}
+    tracker.fail("embedding", "EMBEDDING_FAILED", "the model went away")
+    assert stored() == {"chunks_embedded": 96}
+
+    embedding = [e.data for e in publisher.events if e.data["name"] == "embedding"]
+    assert [e["status"] for e in embedding] == ["pending", "running", "running", "failed"]
+    sequences = [e.data["sequence"] for e in publisher.events]
+    assert sequences == sorted(sequences) and len(set(sequences)) == len(sequences)

@@ -9,7 +9,8 @@ re-reads the DB now and then).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -25,6 +26,10 @@ STAGES: tuple[str, ...] = (
 )
 # The error code of a retry step: a try that failed and was tried again.
 RETRIED = "RETRIED"
+# A span's progress is written at most this often (each write is a transaction and an
+# event; an embedding batch can take a few milliseconds); what is held back goes out with
+# the next write of the span, at the latest when it closes.
+PROGRESS_INTERVAL_S = 0.5
 
 
 class SpanRow(Protocol):
@@ -49,6 +54,10 @@ class SpanRow(Protocol):
 
 class SpanStore(Protocol):
     def upsert(self, knowledge_id: str, attempt: int, name: str, **fields: Any) -> Any: ...
+
+    def upsert_many(
+        self, knowledge_id: str, attempt: int, changes: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> Sequence[Any]: ...
 
 
 def utcnow() -> datetime:
@@ -110,6 +119,8 @@ class SpanTracker:
         attempt: int,
         queue_try: int = 1,
         clock: Callable[[], datetime] = utcnow,
+        progress_interval_s: float = PROGRESS_INTERVAL_S,
+        ticker: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store = store
         self._publisher = publisher
@@ -119,6 +130,12 @@ class SpanTracker:
         # The queue's try of this round (the round's spans are shared by all its tries).
         self._queue_try = queue_try
         self._clock = clock
+        # Times the progress interval (the clock stamps the spans).
+        self._ticker = ticker
+        self._progress_interval_s = progress_interval_s
+        self._written_at: dict[str, float] = {}
+        # Progress outputs held back by the interval, per span.
+        self._held: dict[str, dict[str, Any]] = {}
         self._started: dict[str, datetime] = {}
         self._status: dict[str, str] = {}
         self._ids: dict[str, str] = {}
@@ -154,21 +171,19 @@ class SpanTracker:
             error_message="",
         )
         self._root_id = root.id
-        for stage in STAGES:
-            self._write(
-                stage,
-                kind=SpanKind.STAGE,
-                stage=stage,
-                status=SpanStatus.PENDING,
-                parent_id=self._root_id,
-                input={},
-                output={},
-                started_at=None,
-                ended_at=None,
-                duration_ms=0,
-                error_code="",
-                error_message="",
-            )
+        pending: dict[str, Any] = {
+            "kind": SpanKind.STAGE,
+            "status": SpanStatus.PENDING,
+            "parent_id": self._root_id,
+            "input": {},
+            "output": {},
+            "started_at": None,
+            "ended_at": None,
+            "duration_ms": 0,
+            "error_code": "",
+            "error_message": "",
+        }
+        self._write_many([(stage, {**pending, "stage": stage}) for stage in STAGES])
 
     def begin(self, stage: str, inputs: Mapping[str, Any]) -> None:
         now = self._clock()
@@ -206,7 +221,12 @@ class SpanTracker:
         )
 
     def progress(self, stage: str, outputs: Mapping[str, Any]) -> None:
-        """A heartbeat with the outputs so far."""
+        """A heartbeat with the outputs so far; held back (and replaced by later ones) while
+        the span was written less than ``progress_interval_s`` ago."""
+        written = self._written_at.get(stage)
+        if written is not None and self._ticker() - written < self._progress_interval_s:
+            self._held[stage] = dict(outputs)
+            return
         self._write(stage, output=dict(outputs))
 
     def end(self, stage: str, outputs: Mapping[str, Any]) -> None:
@@ -298,16 +318,26 @@ class SpanTracker:
         self._write(name, status=status, ended_at=now, duration_ms=duration, **fields)
 
     def _write(self, name: str, **fields: Any) -> Any:
-        if fields.get("error_message"):
-            fields["error_message"] = without_temp_paths(fields["error_message"])
-        if "status" in fields:
-            self._status[name] = fields["status"]
-        row = self._store.upsert(
-            self._knowledge_id, self._attempt, name, tenant_id=self._tenant_id, **fields
-        )
-        self._ids[name] = row.id
-        self._publisher.publish(span_event(row))
-        return row
+        return self._write_many([(name, fields)])[0]
+
+    def _write_many(self, changes: Sequence[tuple[str, dict[str, Any]]]) -> Sequence[Any]:
+        """The changes in one transaction, then their events in order."""
+        now = self._ticker()
+        for name, fields in changes:
+            held = self._held.pop(name, None)
+            if held is not None and "output" not in fields:
+                fields["output"] = held
+            if fields.get("error_message"):
+                fields["error_message"] = without_temp_paths(fields["error_message"])
+            if "status" in fields:
+                self._status[name] = fields["status"]
+            fields["tenant_id"] = self._tenant_id
+            self._written_at[name] = now
+        rows = self._store.upsert_many(self._knowledge_id, self._attempt, changes)
+        for (name, _), row in zip(changes, rows, strict=True):
+            self._ids[name] = row.id
+            self._publisher.publish(span_event(row))
+        return rows
 
 
 class StepSpans:
