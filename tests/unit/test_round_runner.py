@@ -28,7 +28,7 @@ class Spans:
     def begin(self, stage: str, inputs: Mapping[str, Any]) -> None:
         self.events.append(("begin", stage, dict(inputs)))
 
-    def progress(self, stage: str, outputs: Mapping[str, Any]) -> None:
+    def progress(self, stage: str, outputs: Mapping[str, Any], *, now: bool = False) -> None:
         self.events.append(("progress", stage, dict(outputs)))
 
     def end(self, stage: str, outputs: Mapping[str, Any]) -> None:

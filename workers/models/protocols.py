@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from core.model_configs import VlmConfig
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -36,3 +38,9 @@ class VisionModel(Protocol):
     def describe(self, image: bytes, mime_type: str, prompt: str) -> str:
         """What the model says of ``image`` (sent as a data: URL part) asked ``prompt``."""
         ...
+
+
+class VisionModels(Protocol):
+    """The VLM of a configuration (the process's ModelRegistry); None when it names none."""
+
+    def vision(self, config: VlmConfig) -> VisionModel | None: ...

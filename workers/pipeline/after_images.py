@@ -19,9 +19,8 @@ from core.statuses import SpanStatus
 from core.statuses import Stage as StageName
 from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.queue.base import AttemptInfo
-from workers.context import WorkerContext
 from workers.pipeline.document import DocumentRound, queue_try_of
-from workers.pipeline.parts import DocumentRoundParts
+from workers.pipeline.parts import DocumentParts, DocumentRoundParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.runner import Stage
 from workers.pipeline.round.state import KnowledgeState
@@ -32,7 +31,7 @@ from workers.pipeline.stages.work import DocumentWork
 log = logging.getLogger(__name__)
 
 
-def post_process(ctx: WorkerContext, payload: KnowledgePostProcessPayload) -> None:
+def post_process(ctx: DocumentParts, payload: KnowledgePostProcessPayload) -> None:
     knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, payload.attempt):
         log.info(

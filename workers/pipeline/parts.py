@@ -13,9 +13,11 @@ from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SummaryRepository
+from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
+from workers.docreader_client import DocReaderClient
+from workers.models.protocols import VisionModels
 from workers.pipeline.chunks.indexing import EmbedderProvider
-from workers.pipeline.multimodal.vision import VisionModels
 from workers.pipeline.reading.parts import OutboundRules, ReadingParts
 from workers.pipeline.round.parts import (
     CheckpointParts,
@@ -104,3 +106,20 @@ class DataTableParts(TableStageParts, DataTableRoundParts, CheckpointParts, Prot
 
     @property
     def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+
+
+class ImageTaskParts(IndexingParts, RoundSpanParts, CheckpointParts, Protocol):
+    """image:multimodal: the stored image (the catalog), its OCR (the docreader) and
+    caption (the vision models), the text chunk it is written under, the index its
+    children go to, the round's spans and the post-processing it may queue."""
+
+    @property
+    def db(self) -> Database: ...
+    @property
+    def catalog(self) -> ResourceCatalog: ...
+    @property
+    def docreader(self) -> DocReaderClient: ...
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+    @property
+    def models(self) -> VisionModels: ...

@@ -34,13 +34,14 @@ from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.files.base import StorageError
 from storage.files.resource_catalog import CatalogError
 from storage.queue.base import NotInTaskError
-from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocReaderCancelled
 from workers.models.errors import ModelError
+from workers.models.prompts import vlm_caption_prompt
+from workers.models.protocols import VisionModels
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.multimodal.handoff import enqueue_post_process
 from workers.pipeline.multimodal.ocr import ocr_supported, read_image_text
-from workers.pipeline.multimodal.vision import VisionModels, caption_prompt
+from workers.pipeline.parts import ImageTaskParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.cleanup import stop_reason
 from workers.pipeline.round.errors import Superseded
@@ -57,7 +58,7 @@ def step_name(image_index: int) -> str:
     return f"{StageName.MULTIMODAL}.image.{image_index}"
 
 
-def describe_image(ctx: WorkerContext, payload: ImageMultimodalPayload) -> None:
+def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None:
     repo = ImageChunkRepository(ctx.db)
     knowledge = ctx.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, payload.attempt):
@@ -127,7 +128,7 @@ def describe_image(ctx: WorkerContext, payload: ImageMultimodalPayload) -> None:
         enqueue_post_process(ctx.queue, _post_process_payload(payload))
 
 
-def image_failed(ctx: WorkerContext, payload: ImageMultimodalPayload, error: str) -> None:
+def image_failed(ctx: ImageTaskParts, payload: ImageMultimodalPayload, error: str) -> None:
     """The image's last try failed: what it may have written of its child chunks goes, and
     it counts as done with the error, so the round goes on."""
     kb = ctx.knowledge_bases.get(None, payload.knowledge_base_id)
@@ -147,7 +148,7 @@ def image_failed(ctx: WorkerContext, payload: ImageMultimodalPayload, error: str
 
 
 def _read(
-    ctx: WorkerContext,
+    ctx: ImageTaskParts,
     config: EffectiveConfig,
     payload: ImageMultimodalPayload,
     checkpoint: RoundCheckpoint,
@@ -180,7 +181,11 @@ def _read(
     model = vision.vision(config.vlm) if payload.enable_caption else None
     if model is not None:
         try:
-            found["caption"] = model.describe(data, mime_type, caption_prompt(config.vlm)).strip()
+            found["caption"] = model.describe(
+                data,
+                mime_type,
+                vlm_caption_prompt(config.vlm.description_language, config.vlm.custom_instructions),
+            ).strip()
         except ModelError as exc:
             if exc.retryable:
                 raise
@@ -240,7 +245,7 @@ def _recorded(found: Mapping[str, Any]) -> dict[str, Any]:
     return {key: found[key] for key in kept if key in found}
 
 
-def _remove(ctx: WorkerContext, model_key: str, children: list[NewChunk]) -> None:
+def _remove(ctx: ImageTaskParts, model_key: str, children: list[NewChunk]) -> None:
     if children:
         ids = [c.id for c in children]
         ctx.index.delete_by_chunk_ids(model_key, ids)
@@ -248,7 +253,7 @@ def _remove(ctx: WorkerContext, model_key: str, children: list[NewChunk]) -> Non
 
 
 def _post_process_if_last(
-    ctx: WorkerContext, knowledge: Knowledge, payload: ImageMultimodalPayload
+    ctx: ImageTaskParts, knowledge: Knowledge, payload: ImageMultimodalPayload
 ) -> None:
     """A task that finds its image done already: its earlier try may have counted the last
     image and then failed to queue the post-processing."""
@@ -273,7 +278,7 @@ def _post_process_payload(payload: ImageMultimodalPayload) -> KnowledgePostProce
 
 
 def _tracker(
-    ctx: WorkerContext, knowledge: Knowledge, payload: ImageMultimodalPayload
+    ctx: ImageTaskParts, knowledge: Knowledge, payload: ImageMultimodalPayload
 ) -> SpanTracker:
     try:
         queue_try = ctx.queue.attempt_info().attempt_number
@@ -289,6 +294,6 @@ def _tracker(
     )
 
 
-def _stage_span_id(ctx: WorkerContext, knowledge_id: str, attempt: int) -> str | None:
+def _stage_span_id(ctx: ImageTaskParts, knowledge_id: str, attempt: int) -> str | None:
     spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
     return next((s.id for s in spans if s.name == StageName.MULTIMODAL), None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -33,7 +33,12 @@ W_contra = TypeVar("W_contra", contravariant=True)
 # uses (the row its currency is judged by, the spans it closes when taken over).
 P = TypeVar("P", bound=RoundSpanParts)
 # A stage's outputs so far: a heartbeat on its span.
-Progress = Callable[[Mapping[str, Any]], None]
+class Progress(Protocol):
+    """A stage's outputs so far. Progress may be held back a moment (spans coalesce their
+    heartbeats); ``now`` writes it at once, for outputs a task the stage queues next may
+    read."""
+
+    def __call__(self, outputs: Mapping[str, Any], /, *, now: bool = False) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class StageSpans(Protocol):
 
     def begin(self, stage: str, inputs: Mapping[str, Any]) -> None: ...
 
-    def progress(self, stage: str, outputs: Mapping[str, Any]) -> None: ...
+    def progress(self, stage: str, outputs: Mapping[str, Any], *, now: bool = False) -> None: ...
 
     def end(self, stage: str, outputs: Mapping[str, Any]) -> None: ...
 
@@ -88,7 +93,11 @@ def run_stage(spans: StageSpans, stage: Stage[W], work: W) -> HandOff | None:
         spans.skip(stage.name, inputs.reason)
         return None
     spans.begin(stage.name, inputs)
-    outputs = stage.run(work, lambda fields: spans.progress(stage.name, fields))
+
+    def progress(fields: Mapping[str, Any], /, *, now: bool = False) -> None:
+        spans.progress(stage.name, fields, now=now)
+
+    outputs = stage.run(work, progress)
     if isinstance(outputs, HandOff):
         return outputs
     spans.end(stage.name, outputs)

@@ -220,11 +220,12 @@ class SpanTracker:
             error_message="",
         )
 
-    def progress(self, stage: str, outputs: Mapping[str, Any]) -> None:
-        """A heartbeat with the outputs so far; held back (and replaced by later ones) while
-        the span was written less than ``progress_interval_s`` ago."""
+    def progress(self, stage: str, outputs: Mapping[str, Any], *, now: bool = False) -> None:
+        """A heartbeat with the outputs so far; unless ``now``, held back (and replaced by
+        later ones) while the span was written less than ``progress_interval_s`` ago."""
         written = self._written_at.get(stage)
-        if written is not None and self._ticker() - written < self._progress_interval_s:
+        recent = written is not None and self._ticker() - written < self._progress_interval_s
+        if recent and not now:
             self._held[stage] = dict(outputs)
             return
         self._write(stage, output=dict(outputs))
@@ -353,7 +354,7 @@ class StepSpans:
     def begin(self, stage: str, inputs: Mapping[str, Any]) -> None:
         pass
 
-    def progress(self, stage: str, outputs: Mapping[str, Any]) -> None:
+    def progress(self, stage: str, outputs: Mapping[str, Any], *, now: bool = False) -> None:
         pass
 
     def end(self, stage: str, outputs: Mapping[str, Any]) -> None:

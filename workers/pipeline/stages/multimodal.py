@@ -23,9 +23,9 @@ from core.statuses import ChunkType, Stage
 from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.queue.base import QueueError, TaskQueue
 from workers import task_specs
+from workers.models.protocols import VisionModels
 from workers.pipeline.multimodal.handoff import enqueue_post_process
 from workers.pipeline.multimodal.images import RoundImage, round_images
-from workers.pipeline.multimodal.vision import VisionModels
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.runner import HandOff, Progress, Skip
 from workers.pipeline.stages.chunking import chunk_id
@@ -67,7 +67,7 @@ class MultimodalStage:
         if not self._images.begin(knowledge.id, work.attempt, laid_out):
             raise Superseded(knowledge.id)
         # The span's outputs are written before any task may end it.
-        progress({"images": len(images)})
+        progress({"images": len(images)}, now=True)
         ocr, caption = self._switches(work)
         # Child chunks are numbered after the text chunks, one number per image.
         first_child = max(c.index for c in plan_chunks) + 1

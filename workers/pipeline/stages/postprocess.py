@@ -82,7 +82,7 @@ class PostprocessStage:
         if not KnowledgeState(self._parts, knowledge.id, work.attempt).finalize(expected):
             raise Superseded(knowledge.id)
         # The span's outputs are written before any subtask may end it.
-        progress({"expected_subtasks": expected})
+        progress({"expected_subtasks": expected}, now=True)
         queued = sum(kind.enqueue(work) for kind in self._kinds if self._planned[kind.name])
         if queued >= expected:
             return HandOff(f"{queued} enrichment subtasks queued")
