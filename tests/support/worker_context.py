@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 from core.clock import SYSTEM_CLOCK, Clock
 from storage.db.migrate import upgrade_to_head
@@ -15,6 +17,7 @@ from storage.queue.base import TaskQueue
 from storage.queue.lite import LiteTaskQueue
 from workers.context import WorkerContext, install_context
 from workers.settings import Settings
+from workers.settings_groups import StorageSettings
 from workers.wiring import build_context
 
 
@@ -60,3 +63,17 @@ def worker_context(
         if install:
             install_context(None)
         context.close()
+
+
+def local_settings(database_url: str, data_dir: Path, **groups: Any) -> Settings:
+    """Settings over ``database_url`` with milvus-lite and the stored files under
+    ``data_dir``; ``groups`` sets other groups (``models=ModelSettings(...)``...)."""
+    return Settings(
+        data_dir=data_dir,
+        storage=StorageSettings(
+            database_url=database_url,
+            milvus_uri=str(data_dir / "milvus.db"),
+            storage_dir=data_dir / "files",
+        ),
+        **groups,
+    )

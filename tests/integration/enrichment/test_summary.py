@@ -21,12 +21,11 @@ from storage.db.models import Knowledge
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
-from tests.support.worker_context import worker_context
+from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
-from workers.settings import Settings
-from workers.settings_groups import ModelSettings, OutboundSettings, StorageSettings
+from workers.settings_groups import ModelSettings, OutboundSettings
 
 FACT = "The Varnholt lighthouse keeper logs 412 passing ships a year."
 SUMMARY = "A report on the Varnholt lighthouse: its keeper logs 412 ships a year."
@@ -35,13 +34,9 @@ SUMMARY = "A report on the Varnholt lighthouse: its keeper logs 412 ships a year
 @pytest.fixture(scope="module")
 def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("summary")
-    settings = Settings(
-        data_dir=data_dir,
-        storage=StorageSettings(
-            database_url=database_url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-        ),
+    settings = local_settings(
+        database_url,
+        data_dir,
         models=ModelSettings(embed_batch_size=8, model_max_retries=1),
         outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
     )

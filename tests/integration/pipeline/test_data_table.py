@@ -23,7 +23,7 @@ from storage.db.models import Knowledge
 from storage.events.memory_bus import InMemoryEventBus
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_embeddings import EmbeddingServer, Reply
-from tests.support.worker_context import worker_context
+from tests.support.worker_context import local_settings, worker_context
 from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
 from workers.pipeline.data_table import enqueue_data_table_summary_if_needed, summarize_data_tables
@@ -34,8 +34,7 @@ from workers.pipeline.round.state import KnowledgeState
 from workers.pipeline.stages.chunking import ChunkingStage, chunk_id
 from workers.pipeline.stages.work import DocumentWork
 from workers.pipeline.tables.profile import TableProfile
-from workers.settings import Settings
-from workers.settings_groups import ModelSettings, OutboundSettings, StorageSettings
+from workers.settings_groups import ModelSettings, OutboundSettings
 
 MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 CHUNKING = {"chunk_size": 300, "chunk_overlap": 60}
@@ -69,13 +68,9 @@ def csv_markdown(text: str) -> str:
 @pytest.fixture(scope="module")
 def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("data-table")
-    settings = Settings(
-        data_dir=data_dir,
-        storage=StorageSettings(
-            database_url=database_url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-        ),
+    settings = local_settings(
+        database_url,
+        data_dir,
         models=ModelSettings(embed_batch_size=4),
         # The embedding endpoints these tests start listen on 127.0.0.1.
         outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),

@@ -18,7 +18,7 @@ from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.queue.lite import LiteTaskQueue
 from tests.support.recall_pictures import picture_png
 from tests.support.waiting import wait_until
-from tests.support.worker_context import worker_context
+from tests.support.worker_context import local_settings, worker_context
 from workers.context import WorkerContext
 from workers.docreader_client import DocReaderCallError, DocumentImage
 from workers.pipeline.multimodal.image_task import describe_image, image_failed
@@ -30,8 +30,6 @@ from workers.pipeline.round.spans import SpanTracker
 from workers.pipeline.round.state import KnowledgeState
 from workers.pipeline.stages.chunking import ChunkingStage, chunk_id
 from workers.pipeline.stages.work import DocumentWork
-from workers.settings import Settings
-from workers.settings_groups import StorageSettings
 
 MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 
@@ -39,14 +37,7 @@ MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 @pytest.fixture(scope="module")
 def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("image-tasks")
-    settings = Settings(
-        data_dir=data_dir,
-        storage=StorageSettings(
-            database_url=database_url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-        ),
-    )
+    settings = local_settings(database_url, data_dir)
     with worker_context(settings, install=True) as context:
         yield context
 

@@ -19,7 +19,7 @@ from storage.queue.base import AttemptInfo, QueueError, QueueName, TaskQueue, Ta
 from storage.queue.lite import LiteTaskQueue
 from tests.integration.pipeline import subtask_handlers
 from tests.support.waiting import wait_until
-from tests.support.worker_context import worker_context
+from tests.support.worker_context import local_settings, worker_context
 from workers.context import WorkerContext, install_context
 from workers.pipeline.document import DocumentRound
 from workers.pipeline.round.checkpoint import RoundCheckpoint
@@ -27,8 +27,6 @@ from workers.pipeline.round.state import KnowledgeState
 from workers.pipeline.round.time_limit import TimeBudget
 from workers.pipeline.stages.postprocess import PostprocessStage
 from workers.pipeline.stages.work import DocumentWork
-from workers.settings import Settings
-from workers.settings_groups import StorageSettings
 
 MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 
@@ -36,14 +34,7 @@ MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 @pytest.fixture(scope="module")
 def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("postprocess")
-    settings = Settings(
-        data_dir=data_dir,
-        storage=StorageSettings(
-            database_url=database_url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-        ),
-    )
+    settings = local_settings(database_url, data_dir)
     with worker_context(settings, install=True) as context:
         yield context
 

@@ -16,13 +16,12 @@ import pytest
 from storage.db.models import Knowledge
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_embeddings import EmbeddingServer
-from tests.support.worker_context import worker_context
+from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import restart_processing
-from workers.settings import Settings
-from workers.settings_groups import ModelSettings, OutboundSettings, QueueSettings, StorageSettings
+from workers.settings_groups import ModelSettings, OutboundSettings, QueueSettings
 
 BATCH = 4
 PARAGRAPHS = 14  # 14 chunks: batches of 4, 4, 4 and 2
@@ -34,13 +33,9 @@ TRIES_PER_REQUEST = 5
 @pytest.fixture(scope="module")
 def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
     data_dir = tmp_path_factory.mktemp("resume")
-    settings = Settings(
-        data_dir=data_dir,
-        storage=StorageSettings(
-            database_url=database_url,
-            milvus_uri=str(data_dir / "milvus.db"),
-            storage_dir=data_dir / "files",
-        ),
+    settings = local_settings(
+        database_url,
+        data_dir,
         models=ModelSettings(embed_batch_size=BATCH),
         queue=QueueSettings(document_process_retries=1, document_process_retry_delays_s=(0,)),
         # The embedding endpoints these tests start listen on 127.0.0.1.
