@@ -119,11 +119,26 @@ def test_a_fact_only_in_a_picture_is_found_through_its_text_chunk(
     assert spans["knowledge_processing"].status == v1.SpanStatus.DONE
 
 
-def test_with_multimodal_processing_off_the_stage_is_skipped(
-    client: SluiceClient, tmp_path: Path
-) -> None:
-    kb = _kb(client, "pictures-off")
-    knowledge = client.upload_file(kb.id, _docx(tmp_path / "off.docx"), enable_multimodel=False)
+def test_pictures_are_read_with_the_server_defaults(client: SluiceClient, tmp_path: Path) -> None:
+    # No multimodal processing, no model: the local OCR still reads the picture.
+    kb = _kb(client, "pictures-defaults")
+    knowledge = client.upload_file(kb.id, _docx(tmp_path / "defaults.docx"))
+    finished = done(client, knowledge.id)
+    assert finished.parse_status == v1.ParseStatus.COMPLETED, finished.error_message
+    [ocr] = [c for c in client.list_chunks(knowledge.id) if c.chunk_type == v1.ChunkType.IMAGE_OCR]
+    assert "walruses" in ocr.content.lower()
+    hits = client.search(QUESTION, [kb.id], top_k=3)
+    assert hits[0].matched_chunk_id == ocr.id
+
+
+def test_with_ocr_off_and_no_vlm_the_stage_is_skipped(client: SluiceClient, tmp_path: Path) -> None:
+    # A knowledge base that names a switch takes both as written: OCR off, captions on but
+    # no VLM to make them.
+    config = v1.KnowledgeBaseConfig(
+        image_processing=v1.ImageProcessingConfig(enable_ocr=False, enable_caption=True)
+    )
+    kb = client.create_knowledge_base("pictures-off", config=config)
+    knowledge = client.upload_file(kb.id, _docx(tmp_path / "off.docx"), enable_multimodel=True)
     finished = done(client, knowledge.id)
     assert finished.parse_status == v1.ParseStatus.COMPLETED, finished.error_message
     chunks = list(client.list_chunks(knowledge.id))

@@ -1,8 +1,9 @@
 """Stage multimodal: the document's stored images described for search (spec: «Веерная
-рассылка мультимодальных задач по изображениям»). With multimodal processing enabled, each
-image a text chunk links gets one image:multimodal task (OCR, and a caption when a VLM is
-configured: ``multimodal.image_task``); the stage's span stays running while they work, and
-the image that leaves none pending queues the round's post-processing, which ends the span.
+рассылка мультимодальных задач по изображениям»). Each image a text chunk links gets one
+image:multimodal task (local OCR unless turned off, and a caption with multimodal processing
+on and a VLM configured: ``multimodal.image_task``); the stage's span stays running while
+they work, and the image that leaves none pending queues the round's post-processing, which
+ends the span.
 
 The images are laid out on their text chunks and counted in one guarded write before the
 first task is queued. An image whose enqueue fails is given back at once; when none could
@@ -43,17 +44,14 @@ class MultimodalStage:
         self._vision = vision
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
-        # Decided at upload (the upload's choice, else the knowledge base's), kept on the row.
-        if not work.knowledge.enable_multimodel:
-            return Skip("multimodal processing is not enabled")
         images = round_images(work.plan.chunks if work.plan is not None else [])
         if not images:
             return Skip("the document has no images")
         ocr, caption = self._switches(work)
         if not ocr and not caption:
             return Skip(
-                "no VLM is configured for captions, and OCR is turned off (or, for a picture "
-                "file, was done by the docreader)"
+                "OCR of the pictures is off (image_processing.enable_ocr, or for a picture "
+                "file the docreader read it), and captions need multimodal processing and a VLM"
             )
         return {"images": len(images), "ocr": ocr, "caption": caption}
 
@@ -96,11 +94,20 @@ class MultimodalStage:
         return HandOff(f"{queued} of {len(images)} image tasks queued")
 
     def _switches(self, work: DocumentWork) -> tuple[bool, bool]:
-        """Whether the images get OCR and captions. A picture file's own text the docreader
-        read by OCR already, into the text chunk."""
+        """Whether the images get OCR and captions. OCR is local and on unless the knowledge
+        base turns it off — beyond the reference, which reads pictures only with multimodal
+        processing on — so a picture's text is searchable with no model at all; a picture
+        file's own text the docreader read by OCR already, into the text chunk. Captions
+        need multimodal processing (the upload's choice, else the knowledge base's, kept on
+        the row) and a VLM."""
         config = work.config
         ocr = config.image_ocr and (work.knowledge.file_type or "").lower() not in IMAGE_EXTENSIONS
-        return ocr, config.image_caption and self._vision.vision(config.vlm) is not None
+        caption = (
+            bool(work.knowledge.enable_multimodel)
+            and config.image_caption
+            and self._vision.vision(config.vlm) is not None
+        )
+        return ocr, caption
 
     def _enqueue(
         self, work: DocumentWork, image: RoundImage, first_child: int, *, ocr: bool, caption: bool
