@@ -211,13 +211,8 @@ class MilvusIndex:
 
     # ── writes ───────────────────────────────────────────────────────────────────────────
 
-    def upsert(self, model_key: str, rows: Sequence[IndexRow], *, settle: bool = True) -> None:
-        """Insert or replace rows by id, so a retried batch never duplicates.
-
-        Once this returns the rows survive the death of this process and of a milvus-lite
-        server (its write-ahead log is written before it answers) and are found by a search
-        (Strong consistency). ``settle=False`` leaves them unflushed: a writer of many
-        batches flushes once with ``settle`` rather than after every batch."""
+    def upsert(self, model_key: str, rows: Sequence[IndexRow]) -> None:
+        """Insert or replace rows by id, so a retried batch never duplicates."""
         if not rows:
             return
         dimension = len(rows[0].vector)
@@ -231,15 +226,6 @@ class MilvusIndex:
         with self._errors(f"upsert into {name}"), self._writing(name):
             for batch in batches(data, self._write_batch_size):
                 with_reload(self._client, name, partial(self._client.upsert, name, batch))
-            if settle:
-                self._settle(name)
-
-    def settle(self, model_key: str) -> None:
-        """Flush what was upserted with ``settle=False`` into indexed segments."""
-        name = self._existing(model_key)
-        if name is None:
-            return
-        with self._errors(f"flush {name}"), self._writing(name):
             self._settle(name)
 
     def delete_by_knowledge(self, model_key: str, knowledge_ids: Sequence[str]) -> None:
@@ -290,9 +276,8 @@ class MilvusIndex:
 
     def _settle(self, name: str) -> None:
         # milvus-lite scans unflushed rows in Python on every search (about 30 us per row, up
-        # to a 128 MiB memtable), so writes are flushed into indexed segments (each flush
-        # also costs the server a segment to compact and index). A Milvus server seals
-        # segments itself and rate-limits explicit flushes.
+        # to a 128 MiB memtable), so each write is flushed into indexed segments. A Milvus
+        # server seals segments itself and rate-limits explicit flushes.
         if self.is_lite:
             self._client.flush(name)
 

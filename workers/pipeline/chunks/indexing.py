@@ -4,10 +4,7 @@ chunks, later enrichment chunks).
 
 Each batch is indexed as soon as it is embedded, and the caller's ``check`` runs before
 and after embedding each batch, so a round told to stop indexes nothing beyond a batch it
-may be writing at that moment. A batch's rows are durable and searchable once its upsert
-returns (MilvusIndex.upsert), which is when ``on_progress`` may checkpoint it; the flush
-into indexed segments, which costs about as much as the upsert of a batch of 32, runs every
-``SETTLE_ROWS`` rows and after the last batch rather than after every batch.
+may be writing at that moment.
 """
 
 from __future__ import annotations
@@ -23,10 +20,6 @@ from workers.embedding.base import Embedder
 
 # The index's source type of a chunk's own row (spec: types.ChunkSourceType).
 CHUNK_SOURCE = "chunk"
-# Unflushed rows slow every search down (MilvusIndex._settle: a hybrid search beside 512 of
-# them took 1.5 times as long as after their flush); a long document's are flushed every
-# so many.
-SETTLE_ROWS = 128
 
 
 class IndexableChunk(Protocol):
@@ -60,7 +53,6 @@ class ChunkIndexer:
     embedders: EmbedderProvider
     index: MilvusIndex
     batch_size: int
-    settle_rows: int = SETTLE_ROWS
 
     def index_chunks(
         self,
@@ -81,7 +73,7 @@ class ChunkIndexer:
         embedder = self.embedders.get(model)
         self.index.ensure_collection(model_key, embedder.dimension)
         title = knowledge_title(knowledge)
-        done = settled = start
+        done = start
         for first in range(start, len(chunks), self.batch_size):
             batch = chunks[first : first + self.batch_size]
             check()
@@ -94,12 +86,8 @@ class ChunkIndexer:
                     chunk_row(knowledge, c, text, v)
                     for c, text, v in zip(batch, texts, vectors, strict=True)
                 ],
-                settle=False,
             )
             done += len(batch)
-            if done == len(chunks) or done - settled >= self.settle_rows:
-                self.index.settle(model_key)
-                settled = done
             if on_progress is not None:
                 on_progress(done)
         return IndexOutcome(indexed=done, dimension=embedder.dimension)
