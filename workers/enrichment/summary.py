@@ -29,16 +29,16 @@ from storage.db.models import Knowledge
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SUMMARY_ROUND_STATUSES, SummaryRepository
-from storage.queue.base import NotInTaskError
 from workers.enrichment.summary_text import DEFAULT_MAX_LENGTH, write_summary
 from workers.models.errors import ModelError
 from workers.models.registry import ModelRegistry
 from workers.pipeline.chunks.indexing import ChunkIndexer
+from workers.pipeline.document import queue_try_of
 from workers.pipeline.parts import IndexingParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
-from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.spans import SpanTracker, stage_span_id
 from workers.pipeline.round.subtasks import close_completed_round
 from workers.pipeline.stages.chunking import chunk_id
 
@@ -80,8 +80,11 @@ def summarize_knowledge(parts: SummaryParts, payload: SummaryPayload) -> bool:
     tracker.begin_step(
         STEP_SPAN,
         stage=StageName.POSTPROCESS,
-        parent_id=_stage_span_id(parts, knowledge.id, payload.attempt),
-        inputs={"model": config.summary_model.model, "queue_try": _queue_try(parts)},
+        parent_id=stage_span_id(parts.spans, knowledge.id, payload.attempt, StageName.POSTPROCESS),
+        inputs={
+            "model": config.summary_model.model,
+            "queue_try": queue_try_of(parts).attempt_number,
+        },
     )
     try:
         return _write(parts, knowledge, payload.attempt, config, kb.embedding_model_key, tracker)
@@ -89,7 +92,7 @@ def summarize_knowledge(parts: SummaryParts, payload: SummaryPayload) -> bool:
         tracker.fail(STEP_SPAN, "SUPERSEDED", "the round was reparsed, cancelled or deleted")
         return False
     except ModelError as exc:
-        if exc.retryable and not _last_try(parts):
+        if exc.retryable and not queue_try_of(parts).is_last_attempt:
             tracker.fail(STEP_SPAN, exc.code, f"{exc} (tried again)")
             raise
         end_failed(parts, knowledge, payload.attempt, exc.code, str(exc), tracker)
@@ -202,22 +205,3 @@ def _tracker(parts: SummaryParts, knowledge: Knowledge, attempt: int) -> SpanTra
         knowledge_id=knowledge.id,
         attempt=attempt,
     )
-
-
-def _stage_span_id(parts: SummaryParts, knowledge_id: str, attempt: int) -> str | None:
-    spans = parts.spans.list(knowledge_id, attempt, tenant_id=None)
-    return next((s.id for s in spans if s.name == StageName.POSTPROCESS), None)
-
-
-def _queue_try(parts: SummaryParts) -> int:
-    try:
-        return parts.queue.attempt_info().attempt_number
-    except NotInTaskError:
-        return 1
-
-
-def _last_try(parts: SummaryParts) -> bool:
-    try:
-        return parts.queue.attempt_info().is_last_attempt
-    except NotInTaskError:
-        return True

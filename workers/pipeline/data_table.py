@@ -35,7 +35,7 @@ from workers.pipeline.parts import DataTableParts, DataTableRoundParts, TableSta
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.parts import QueueParts
 from workers.pipeline.round.runner import RoundRunner, Stage
-from workers.pipeline.round.spans import SpanTracker, StepSpans
+from workers.pipeline.round.spans import SpanTracker, StepSpans, stage_span_id
 from workers.pipeline.stages.table_chunks import (
     TABLE_CHUNK_TYPES,
     WRITABLE_STATUSES,
@@ -103,8 +103,9 @@ def summarize_data_tables(
     attempt = payload.attempt
     knowledge = parts.knowledges.get(payload.knowledge_id, None)
     if not row_is_current(knowledge, attempt, WRITABLE_STATUSES):
-        log.info("knowledge %s attempt %s: no table summary, not current", payload.knowledge_id,
-                 attempt)
+        log.info(
+            "knowledge %s attempt %s: no table summary, not current", payload.knowledge_id, attempt
+        )
         return 0
     kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
     if kb is None:
@@ -118,8 +119,13 @@ def summarize_data_tables(
     if not task.execute(work):
         return 0
     task.step.close()
-    log.info("knowledge %s attempt %s: %d tables profiled into %d chunks", knowledge.id,
-             attempt, len(work.profiles), len(work.rows))
+    log.info(
+        "knowledge %s attempt %s: %d tables profiled into %d chunks",
+        knowledge.id,
+        attempt,
+        len(work.profiles),
+        len(work.rows),
+    )
     return len(work.rows)
 
 
@@ -136,7 +142,10 @@ class DataTableRound(RoundRunner[TableWork, DataTableRoundParts]):
     ) -> None:
         knowledge = work.knowledge
         self.tracker = SpanTracker(
-            parts.spans, parts.publisher, tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
+            parts.spans,
+            parts.publisher,
+            tenant_id=knowledge.tenant_id,
+            knowledge_id=knowledge.id,
             attempt=work.attempt,
         )
         self.step = StepSpans(self.tracker, STEP_SPAN)
@@ -150,7 +159,9 @@ class DataTableRound(RoundRunner[TableWork, DataTableRoundParts]):
         self.tracker.begin_step(
             STEP_SPAN,
             stage=StageName.POSTPROCESS,
-            parent_id=self._stage_span_id(StageName.POSTPROCESS),
+            parent_id=stage_span_id(
+                self.parts.spans, knowledge.id, work.attempt, StageName.POSTPROCESS
+            ),
             inputs={"file_name": knowledge.file_name or "", "file_type": knowledge.file_type or ""},
         )
 
@@ -173,8 +184,3 @@ class DataTableRound(RoundRunner[TableWork, DataTableRoundParts]):
         self.remove_written(work)
         self.tracker.fail(STEP_SPAN, STEP_FAILED, f"{type(exc).__name__}: {exc}")
         raise exc
-
-    def _stage_span_id(self, stage: str) -> str | None:
-        """The id of the round's span of ``stage``; None for a round without one."""
-        spans = self.parts.spans.list(self.knowledge_id, self.attempt, tenant_id=None)
-        return next((s.id for s in spans if s.name == stage), None)

@@ -8,6 +8,7 @@ deletes can never move a row backwards or lose a decrement.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -22,9 +23,11 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    true,
     update,
 )
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from core.statuses import DEDUP_IGNORED, EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
 from storage.db.engine import Database
@@ -396,28 +399,39 @@ class KnowledgeRepository:
         self, knowledge_id: str, attempt: int, delta: int, *, only_if_positive: bool
     ) -> tuple[str, int] | None:
         now = utcnow()
-        count = Knowledge.pending_subtasks_count
-        # SET expressions all see the row as it was before the UPDATE (SQL semantics).
-        new_count = case((count + delta < 0, 0), else_=count + delta)
-        completes = and_(Knowledge.parse_status == ParseStatus.FINALIZING, count + delta <= 0)
         statement = update(Knowledge).where(
             Knowledge.id == knowledge_id, Knowledge.attempt == attempt
         )
         if only_if_positive:
-            statement = statement.where(count > 0)
-        statement = statement.values(
-            pending_subtasks_count=new_count,
-            parse_status=case(
-                (completes, ParseStatus.COMPLETED.value), else_=Knowledge.parse_status
-            ),
-            processed_at=case(
-                (completes, literal(now, UTCDateTime())), else_=Knowledge.processed_at
-            ),
-            updated_at=now,
-        ).returning(Knowledge.parse_status, Knowledge.pending_subtasks_count)
+            statement = statement.where(Knowledge.pending_subtasks_count > 0)
+        statement = statement.values(**subtask_count_values(delta, now), updated_at=now).returning(
+            Knowledge.parse_status, Knowledge.pending_subtasks_count
+        )
         with self._db.session() as session:
             row = session.execute(statement).one_or_none()
         return None if row is None else (row[0], row[1])
+
+
+def subtask_count_values(
+    delta: int, now: datetime, applies: ColumnElement[bool] | None = None
+) -> dict[str, Any]:
+    """The SET values that add ``delta`` to the subtask counter (never below 0) where
+    ``applies`` (always when None), and complete a finalizing knowledge it brings to 0. SET
+    expressions all see the row as it was before the UPDATE (SQL semantics)."""
+    count = Knowledge.pending_subtasks_count
+    applies = true() if applies is None else applies
+    completes = and_(applies, Knowledge.parse_status == ParseStatus.FINALIZING, count + delta <= 0)
+    return {
+        "pending_subtasks_count": case(
+            (and_(applies, count + delta < 0), 0), (applies, count + delta), else_=count
+        ),
+        "parse_status": case(
+            (completes, ParseStatus.COMPLETED.value), else_=Knowledge.parse_status
+        ),
+        "processed_at": case(
+            (completes, literal(now, UTCDateTime())), else_=Knowledge.processed_at
+        ),
+    }
 
 
 def _add_tagged(session: Session, knowledge: Knowledge, tag_ids: Sequence[str]) -> None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Update, and_, case, literal, update
+from sqlalchemy import Update, and_, update
 
 from core.statuses import ParseStatus, SummaryStatus
 from storage.db.engine import Database
-from storage.db.models import Knowledge, UTCDateTime, utcnow
+from storage.db.models import Knowledge, utcnow
+from storage.db.repositories.knowledges import subtask_count_values
 from storage.db.sql import affected_rows
 
 # A summary is planned and written while its round finishes (processing, finalizing) or
@@ -104,15 +105,13 @@ class SummaryRepository:
         # the two would allow that) never decrements twice. The last subtask completes a
         # finalizing knowledge; a completed one (a refresh) has no counter.
         now = utcnow()
-        count = Knowledge.pending_subtasks_count
-        finalizing = and_(Knowledge.parse_status == ParseStatus.FINALIZING, count > 0)
-        last = and_(finalizing, count == 1)
+        finalizing = and_(
+            Knowledge.parse_status == ParseStatus.FINALIZING, Knowledge.pending_subtasks_count > 0
+        )
         values: dict[str, object] = {
             "summary_status": status,
             "updated_at": now,
-            "pending_subtasks_count": case((finalizing, count - 1), else_=count),
-            "parse_status": case((last, ParseStatus.COMPLETED.value), else_=Knowledge.parse_status),
-            "processed_at": case((last, literal(now, UTCDateTime())), else_=Knowledge.processed_at),
+            **subtask_count_values(-1, now, finalizing),
         }
         if summary is not None:
             values.update(summary=summary, summary_stale=False)

@@ -45,7 +45,7 @@ from workers.pipeline.parts import ImageTaskParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.cleanup import stop_reason
 from workers.pipeline.round.errors import Superseded
-from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.spans import SpanTracker, stage_span_id
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None
     tracker.begin_step(
         step,
         stage=StageName.MULTIMODAL,
-        parent_id=_stage_span_id(ctx, knowledge.id, payload.attempt),
+        parent_id=stage_span_id(ctx.spans, knowledge.id, payload.attempt, StageName.MULTIMODAL),
         inputs={
             "image_url": payload.image_url,
             "chunk_id": payload.chunk_id,
@@ -292,8 +292,3 @@ def _tracker(
         attempt=payload.attempt,
         queue_try=queue_try,
     )
-
-
-def _stage_span_id(ctx: ImageTaskParts, knowledge_id: str, attempt: int) -> str | None:
-    spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
-    return next((s.id for s in spans if s.name == StageName.MULTIMODAL), None)

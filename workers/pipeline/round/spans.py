@@ -60,6 +60,17 @@ class SpanStore(Protocol):
     ) -> Sequence[Any]: ...
 
 
+class SpanLister(Protocol):
+    def list(self, knowledge_id: str, attempt: int, *, tenant_id: str | None) -> Sequence[Any]: ...
+
+
+def stage_span_id(spans: SpanLister, knowledge_id: str, attempt: int, stage: str) -> str | None:
+    """The id of round ``attempt``'s span of ``stage`` (the parent of a task's step spans);
+    None for a round without one."""
+    rows = spans.list(knowledge_id, attempt, tenant_id=None)
+    return next((s.id for s in rows if s.name == stage), None)
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
