@@ -64,6 +64,8 @@ class ChunkType(StrEnum):
     IMAGE_VECTOR = "image_vector"
     TABLE_SUMMARY = "table_summary"
     TABLE_COLUMN = "table_column"
+    # A question generated for a text chunk (parent_chunk_id), indexed to find that chunk.
+    QUESTION = "question"
     FAQ = "faq"
 
 

@@ -35,6 +35,7 @@ class QueueName(StrEnum):
     POSTPROCESS = "postprocess"
     MULTIMODAL = "multimodal"
     SUMMARY = "summary"
+    QUESTION = "question"
     LOW = "low"
 
 

@@ -44,6 +44,7 @@ class ChunkType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CHUNK_TYPE_TABLE_SUMMARY: _ClassVar[ChunkType]
     CHUNK_TYPE_TABLE_COLUMN: _ClassVar[ChunkType]
     CHUNK_TYPE_FAQ: _ClassVar[ChunkType]
+    CHUNK_TYPE_QUESTION: _ClassVar[ChunkType]
 MANUAL_STATUS_UNSPECIFIED: ManualStatus
 MANUAL_STATUS_DRAFT: ManualStatus
 MANUAL_STATUS_PUBLISH: ManualStatus
@@ -64,6 +65,7 @@ CHUNK_TYPE_IMAGE_VECTOR: ChunkType
 CHUNK_TYPE_TABLE_SUMMARY: ChunkType
 CHUNK_TYPE_TABLE_COLUMN: ChunkType
 CHUNK_TYPE_FAQ: ChunkType
+CHUNK_TYPE_QUESTION: ChunkType
 
 class Knowledge(_message.Message):
     __slots__ = ("id", "tenant_id", "knowledge_base_id", "type", "title", "description", "source", "file_name", "file_type", "file_size", "file_hash", "parse_status", "enable_status", "summary_status", "error_message", "metadata", "tag_ids", "channel", "attempt", "pending_subtasks_count", "process_overrides", "enable_multimodel", "created_at", "updated_at", "processed_at", "last_activity_at", "stall_state", "summary")

@@ -162,6 +162,8 @@ class ChunkType(betterproto2.Enum):
 
     FAQ = 9
 
+    QUESTION = 10
+
     @classmethod
     def betterproto_value_to_renamed_proto_names(cls) -> dict[int, str]:
         return {
@@ -175,6 +177,7 @@ class ChunkType(betterproto2.Enum):
             7: "CHUNK_TYPE_TABLE_SUMMARY",
             8: "CHUNK_TYPE_TABLE_COLUMN",
             9: "CHUNK_TYPE_FAQ",
+            10: "CHUNK_TYPE_QUESTION",
         }
 
     @classmethod
@@ -190,6 +193,7 @@ class ChunkType(betterproto2.Enum):
             "CHUNK_TYPE_TABLE_SUMMARY": 7,
             "CHUNK_TYPE_TABLE_COLUMN": 8,
             "CHUNK_TYPE_FAQ": 9,
+            "CHUNK_TYPE_QUESTION": 10,
         }
 
 
