@@ -26,6 +26,8 @@ class EmbeddingModel:
     base_url: str
     api_key: str
     dimensions: int
+    # ModelConfig.accepts_images: it embeds pictures too (not part of the vector space's key).
+    accepts_images: bool = False
 
     @property
     def key(self) -> str:
@@ -66,6 +68,8 @@ class EffectiveConfig:
     # ImageProcessingConfig: a knowledge base that names neither switch gets both.
     image_ocr: bool = True
     image_caption: bool = True
+    # ImageProcessingConfig.image_vector_enabled: pictures embedded by the embedding model.
+    image_vector: bool = False
 
     @property
     def needs_embedding(self) -> bool:
@@ -111,6 +115,7 @@ def embedding_model_of(kb_config: Mapping[str, Any]) -> EmbeddingModel:
         base_url=str(raw.get("base_url", "")),
         api_key=str(raw.get("api_key", "")),
         dimensions=int(raw.get("dimensions", 0)),
+        accepts_images=bool(raw.get("accepts_images", False)),
     )
 
 
@@ -156,6 +161,7 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         extract_model=chosen_model(over.get("extract"), kb_config.get("extract")),
         wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
         **_image_switches(kb_config.get("image_processing") or {}),
+        image_vector=bool((kb_config.get("image_processing") or {}).get("image_vector_enabled")),
     )
 
 

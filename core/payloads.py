@@ -84,7 +84,8 @@ class SummaryPayload(Payload):
 class ImageMultimodalPayload(Payload):
     """image:multimodal — one stored image of round ``attempt``: its OCR text and caption
     written to the text chunk ``chunk_id`` that links it, as ``image_ocr`` and
-    ``image_caption`` child chunks numbered ``child_index``."""
+    ``image_caption`` child chunks numbered ``child_index``, and with ``enable_vector`` the
+    picture itself embedded as its ``image_vector`` child."""
 
     tenant_id: str
     knowledge_id: str
@@ -98,6 +99,8 @@ class ImageMultimodalPayload(Payload):
     caption_chunk_id: str
     enable_ocr: bool = True
     enable_caption: bool = False
+    vector_chunk_id: str = ""
+    enable_vector: bool = False
 
 
 @dataclass(frozen=True)

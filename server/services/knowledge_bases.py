@@ -89,12 +89,21 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
             raise InvalidArgument.field(
                 "config.embedding.dimensions", f"{shipped.name} makes {shipped.dimension}"
             )
+        if embedding.accepts_images:
+            raise InvalidArgument.field(
+                "config.embedding.accepts_images", f"{shipped.name} embeds text only"
+            )
     else:
         for name in ("model", "base_url"):
             if not getattr(embedding, name):
                 raise InvalidArgument.field(f"config.embedding.{name}", "is required")
         if embedding.dimensions <= 0:
             raise InvalidArgument.field("config.embedding.dimensions", "must be > 0")
+    if config.image_processing.image_vector_enabled and not embedding.accepts_images:
+        raise InvalidArgument.field(
+            "config.image_processing.image_vector_enabled",
+            "needs an embedding model that embeds images (config.embedding.accepts_images)",
+        )
     check_model_endpoints(config, "config", policy)
     check_ocr_languages(config.ocr.languages, "config.ocr.languages")
 

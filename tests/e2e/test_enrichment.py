@@ -4,7 +4,8 @@ description language and instructions) and a summary model. The picture gets OCR
 a caption as children of its text chunk, the document gets a summary; the round goes
 through finalizing to completed, the summary a step under postprocess, and Search finds
 the text chunk for what only the caption says and the summary for what the document is
-about."""
+about. With image vectors on and an embedding endpoint that takes pictures, the picture
+itself is embedded as an ``image_vector`` child, found by what only its vector means."""
 
 from __future__ import annotations
 
@@ -22,12 +23,15 @@ from sluice_client._proto.sluice import v1
 from tests.e2e.lifecycle_support import done
 from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.support.openai_chat_server import ChatRequest, ChatServer
+from tests.support.openai_embeddings import EmbeddingServer
 from tests.support.recall_pictures import picture_png
 
 CAPTION = "A hand-drawn chart of the Quillmark orchard showing fifty-eight pear trees."
 SUMMARY = "Minutes of the garden committee: the rose beds are replanted before spring."
 LANGUAGE = "English"
 INSTRUCTIONS = "Name every plant you can see."
+# Where the multimodal embedding endpoint puts the picture: no text of the document says it.
+PICTURE_MEANS = "a herd of zebras grazing beside a river"
 # The chat server lets the test's own requests in (the SSRF rules refuse loopback).
 ENV = {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1"}
 
@@ -117,3 +121,34 @@ def test_a_picture_gets_a_caption_and_the_document_a_summary(
     assert (step.status, step.parent_id) == (v1.SpanStatus.DONE, spans["postprocess"].id)
     assert spans["multimodal.image.1"].status == v1.SpanStatus.DONE
     assert spans["knowledge_processing"].status == v1.SpanStatus.DONE
+
+
+def test_a_picture_is_found_by_its_own_vector(client: SluiceClient, tmp_path: Path) -> None:
+    with EmbeddingServer(image_text=lambda _: PICTURE_MEANS) as embeddings:
+        config = v1.KnowledgeBaseConfig(
+            embedding=v1.ModelConfig(
+                provider="openai",
+                model=embeddings.model,
+                base_url=embeddings.base_url,
+                dimensions=8,
+                accepts_images=True,
+            ),
+            image_processing=v1.ImageProcessingConfig(image_vector_enabled=True),
+        )
+        kb = client.create_knowledge_base(f"vectors-{uuid.uuid4().hex[:8]}", config=config)
+        upload = client.upload_file(kb.id, document(tmp_path / "minutes.docx"))
+        finished = done(client, upload.id)
+        assert finished.parse_status == v1.ParseStatus.COMPLETED, finished.error_message
+
+        chunks = list(client.list_chunks(upload.id))
+        [picture] = [c for c in chunks if c.chunk_type == v1.ChunkType.IMAGE_VECTOR]
+        [ocr] = [c for c in chunks if c.chunk_type == v1.ChunkType.IMAGE_OCR]
+        assert picture.parent_chunk_id == ocr.parent_chunk_id
+        assert picture.content == ocr.content  # no caption: the OCR text is shown
+        assert [len(r.images) for r in embeddings.log() if r.images] == [1]
+        hits = client.search(PICTURE_MEANS, [kb.id], top_k=3)
+        assert hits[0].chunk_id == picture.parent_chunk_id
+        assert hits[0].matched_chunk_type == v1.ChunkType.IMAGE_VECTOR
+        spans = {s.name: s for s in client.get_spans(upload.id).spans}
+        output = spans["multimodal"].output
+        assert output is not None and output.to_dict()["image_vector_chunks"] == 1

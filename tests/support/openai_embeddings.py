@@ -3,11 +3,15 @@
 model and authorization, and failures planned by request number or as the next replies, so a
 test can make it fail after N requests (and recover), answer with any status, headers and
 body (a malformed answer, a rate limit), and count exactly which batches it was asked for;
-it also records the path of every request it gets, which makes it the canary of the SSRF
-tests of model endpoints. Every test that needs an embedding endpoint uses this one."""
+pictures sent as ``{"image": "data:...;base64,..."}`` inputs (a multimodal model) are
+embedded as the text ``image_text(picture)`` names, so a test decides where a picture lands
+in the text space; it also records the path of every request it gets, which makes it the
+canary of the SSRF tests of model endpoints. Every test that needs an embedding endpoint
+uses this one."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -41,12 +45,25 @@ class Request:
     authorization: str | None = None
     # Answered with vectors (not with a planned reply).
     embedded: bool = False
+    # The pictures among the inputs, decoded (their inputs read "<image/png image>").
+    images: tuple[bytes, ...] = ()
 
 
 def vector(text: str) -> list[float]:
     """Deterministic, deliberately not normalised (norm > 1)."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return [float(b) + 1.0 for b in digest[:DIMENSION]]
+
+
+def _picture(item: object) -> bytes | None:
+    if not isinstance(item, dict) or "image" not in item:
+        return None
+    return base64.b64decode(str(item["image"]).partition(",")[2])
+
+
+def _picture_type(item: object) -> str:
+    assert isinstance(item, dict)
+    return str(item["image"]).removeprefix("data:").partition(";")[0]
 
 
 def _failure(status: int, number: int) -> Reply:
@@ -59,13 +76,15 @@ class EmbeddingServer(BackgroundHttpServer):
     """``fail(n)`` gives what to answer request ``n`` (1-based) with instead of embeddings:
     an HTTP status (a planned-failure error carrying ``Retry-After: 0``), a whole Reply, or
     None (embed). Replies given to ``plan`` answer the next requests first, in order.
-    ``delay_s`` is how long each embedding answer takes (a slow model)."""
+    ``delay_s`` is how long each embedding answer takes (a slow model); ``image_text`` gives
+    the text whose vector a picture gets (by default its bytes' digest)."""
 
     def __init__(
         self,
         fail: Callable[[int], int | Reply | None] = lambda n: None,
         *,
         delay_s: float = 0.0,
+        image_text: Callable[[bytes], str] = lambda data: hashlib.sha256(data).hexdigest(),
         host: str = "127.0.0.1",
     ) -> None:
         self.requests: list[Request] = []
@@ -73,6 +92,7 @@ class EmbeddingServer(BackgroundHttpServer):
         self.paths: list[str] = []
         self.fail = fail
         self.delay_s = delay_s
+        self.image_text = image_text
         self._planned: deque[Reply] = deque()
         self._lock = threading.Lock()
         server = self
@@ -86,7 +106,15 @@ class EmbeddingServer(BackgroundHttpServer):
                     self._answer(Reply(404, json.dumps({"error": {"message": message}})))
                     return
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                inputs = tuple(str(text) for text in body["input"])
+                images = [_picture(item) for item in body["input"]]
+                inputs = tuple(
+                    f"<{_picture_type(item)} image>" if picture is not None else str(item)
+                    for item, picture in zip(body["input"], images, strict=True)
+                )
+                texts = [
+                    server.image_text(picture) if picture is not None else text
+                    for text, picture in zip(inputs, images, strict=True)
+                ]
                 with server._lock:
                     number = len(server.requests) + 1
                     planned = server._planned.popleft() if server._planned else server.fail(number)
@@ -99,6 +127,7 @@ class EmbeddingServer(BackgroundHttpServer):
                             str(body.get("model", "")),
                             self.headers.get("Authorization"),
                             embedded=reply is None,
+                            images=tuple(i for i in images if i is not None),
                         )
                     )
                 if reply is not None:
@@ -107,7 +136,7 @@ class EmbeddingServer(BackgroundHttpServer):
                 time.sleep(server.delay_s)
                 data = [
                     {"object": "embedding", "index": i, "embedding": vector(t)}
-                    for i, t in enumerate(inputs)
+                    for i, t in enumerate(texts)
                 ][::-1]
                 answer = {"object": "list", "data": data, "model": body["model"]}
                 self._answer(Reply(200, json.dumps(answer)))

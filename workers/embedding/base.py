@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from core.errors import SluiceError
 from workers.net.provider_http import retryable_status
@@ -73,3 +74,28 @@ class Embedder(Protocol):
         ...
 
     def embed_query(self, text: str) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """A picture in a form and size an embedding endpoint takes (``image_prep``)."""
+
+    mime_type: str
+    data: bytes
+
+
+@runtime_checkable
+class ImageEmbedder(Protocol):
+    """An embedder that also embeds pictures, into the same space as its texts."""
+
+    def embed_images(self, images: Sequence[PreparedImage]) -> list[list[float]]:
+        """One L2-normalised vector per image, in the order given."""
+        ...
+
+
+def image_embedder(embedder: Embedder, accepts_images: bool) -> ImageEmbedder | None:
+    """``embedder`` as an image embedder when its model takes images (the configuration
+    says so: ModelConfig.accepts_images) and its protocol can send them; else None."""
+    if accepts_images and isinstance(embedder, ImageEmbedder):
+        return embedder
+    return None

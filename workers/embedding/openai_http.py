@@ -2,12 +2,16 @@
 
 OpenAI, Ollama, vLLM, TEI, LocalAI... all accept `{"model", "input": [...]}` and answer
 `{"data": [{"index", "embedding"}, ...]}`. `base_url` is what OpenAI's SDK calls it, i.e. it
-already ends in `/v1`. Every request passes the SSRF policy first (provider_endpoint). Error
-messages say what went wrong without the answer's bytes; the body of a bad answer is logged.
+already ends in `/v1`. Pictures go in the same request as `{"image": "data:...;base64,..."}`
+inputs, the form Jina's and Azure AI Inference's multimodal embedding endpoints take (only
+for a model configured to accept them). Every request passes the SSRF policy first
+(provider_endpoint). Error messages say what went wrong without the answer's bytes; the
+body of a bad answer is logged.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import threading
@@ -16,7 +20,12 @@ from typing import Any
 
 from core.ssrf.guard import Resolver
 from core.ssrf.url_policy import UrlPolicy
-from workers.embedding.base import EmbeddingEndpointRefused, EmbeddingError, EmbeddingProviderError
+from workers.embedding.base import (
+    EmbeddingEndpointRefused,
+    EmbeddingError,
+    EmbeddingProviderError,
+    PreparedImage,
+)
 from workers.net.provider_endpoint import BODY_EXCERPT, ProviderCallError, ProviderEndpoint
 from workers.net.provider_http import RetryPolicy
 
@@ -80,9 +89,16 @@ class OpenAIEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._embed_batch([text])[0]
 
-    def _embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
-        payload = self._post({"model": self._model, "input": list(texts)})
-        vectors = _parse_vectors(payload, expected=len(texts), endpoint=self._endpoint)
+    def embed_images(self, images: Sequence[PreparedImage]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(images), self._batch_size):
+            batch = images[start : start + self._batch_size]
+            vectors.extend(self._embed_batch([{"image": _data_url(i)} for i in batch]))
+        return vectors
+
+    def _embed_batch(self, inputs: Sequence[str | dict[str, str]]) -> list[list[float]]:
+        payload = self._post({"model": self._model, "input": list(inputs)})
+        vectors = _parse_vectors(payload, expected=len(inputs), endpoint=self._endpoint)
         for vector in vectors:
             self._check_dimension(len(vector))
         return [_normalised(v) for v in vectors]
@@ -138,3 +154,7 @@ def _normalised(vector: list[float]) -> list[float]:
     if norm == 0.0 or not math.isfinite(norm):
         raise EmbeddingProviderError(f"the endpoint returned a vector of norm {norm}", status=200)
     return [x / norm for x in vector]
+
+
+def _data_url(image: PreparedImage) -> str:
+    return f"data:{image.mime_type};base64,{base64.b64encode(image.data).decode('ascii')}"

@@ -24,7 +24,7 @@ from storage.db.repositories.chunks import NewChunk
 from storage.db.sql import affected_rows
 
 # The child chunks an image gets under the text chunk that links it.
-IMAGE_CHUNK_TYPES = (ChunkType.IMAGE_OCR, ChunkType.IMAGE_CAPTION)
+IMAGE_CHUNK_TYPES = (ChunkType.IMAGE_OCR, ChunkType.IMAGE_CAPTION, ChunkType.IMAGE_VECTOR)
 # image_info of a text chunk: {"images": [{"url", "index", ...what its task found}]}.
 IMAGES = "images"
 DONE = "done"
@@ -126,7 +126,9 @@ class ImageChunkRepository:
         query = select(Chunk.chunk_type, Chunk.image_info).where(
             Chunk.knowledge_id == knowledge_id, Chunk.attempt == attempt
         )
-        counts = {"images": 0, "images_failed": 0, "image_ocr_chunks": 0, "image_caption_chunks": 0}
+        counts = dict.fromkeys(
+            ("images", "images_failed", *(f"{t}_chunks" for t in IMAGE_CHUNK_TYPES)), 0
+        )
         with self._db.session() as session:
             for chunk_type, info in session.execute(query):
                 if chunk_type in IMAGE_CHUNK_TYPES:
@@ -135,7 +137,8 @@ class ImageChunkRepository:
                 for entry in (info or {}).get(IMAGES, []):
                     counts["images"] += 1
                     counts["images_failed"] += bool(entry.get("error"))
-        return counts
+        # Image vectors are off by default: counted only where there are some.
+        return {k: n for k, n in counts.items() if n or k != "image_vector_chunks"}
 
     def delete(self, chunk_ids: Sequence[str]) -> int:
         """Remove these child chunks (a task whose round ended while it wrote them)."""

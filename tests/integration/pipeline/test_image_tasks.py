@@ -6,32 +6,19 @@ round that moved on is dropped."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
-from core.effective_config import resolve
-from core.payloads import ImageMultimodalPayload
 from core.statuses import ParseStatus, SpanStatus
 from storage.db.repositories.image_chunks import ImageChunkRepository
 from storage.queue.lite import LiteTaskQueue
-from tests.support.recall_pictures import picture_png
+from tests.integration.pipeline.picture_round import round_with_one_picture
 from tests.support.waiting import wait_until
 from tests.support.worker_context import local_settings, worker_context
 from workers.context import WorkerContext
-from workers.docreader_client import DocReaderCallError, DocumentImage
+from workers.docreader_client import DocReaderCallError
 from workers.pipeline.multimodal.image_task import describe_image, image_failed
-from workers.pipeline.multimodal.images import round_images
-from workers.pipeline.reading.images import DocumentImages
-from workers.pipeline.round.cleanup import RoundProducts
-from workers.pipeline.round.runner import run_stage
-from workers.pipeline.round.spans import SpanTracker
-from workers.pipeline.round.state import KnowledgeState
-from workers.pipeline.stages.chunking import ChunkingStage, chunk_id
-from workers.pipeline.stages.work import DocumentWork
-
-MODEL_KEY = "local/all-MiniLM-L6-v2/384"
 
 
 @pytest.fixture(scope="module")
@@ -40,64 +27,6 @@ def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     settings = local_settings(database_url, data_dir)
     with worker_context(settings, install=True) as context:
         yield context
-
-
-def _round_with_one_picture(ctx: WorkerContext) -> ImageMultimodalPayload:
-    """A round whose text links one stored picture: chunked, enabled, its picture laid out
-    as the multimodal stage does; the image task's payload, as the stage queues it."""
-    tenant = ctx.tenants.create_tenant(f"t-{uuid.uuid4().hex[:6]}").id
-    kb = ctx.knowledge_bases.create(
-        tenant,
-        f"kb-{uuid.uuid4().hex[:6]}",
-        description="",
-        type="document",
-        config={},
-        embedding_model_key=MODEL_KEY,
-        storage_backend_id="",
-    )
-    row = ctx.knowledges.create(
-        tenant_id=tenant,
-        knowledge_base_id=kb.id,
-        type="file",
-        title="notes.docx",
-        file_name="notes.docx",
-        file_type="docx",
-        parse_status="processing",
-        enable_status="disabled",
-        attempt=1,
-        enable_multimodel=True,
-    )
-    images = DocumentImages(ctx, row)
-    png = picture_png(("seventeen walruses",))
-    images.add(DocumentImage("image-1.png", png, "image/png", 600, 180, False, 1))
-    stored = images.finish("Garden notes.\n\n![pic](image-1.png)\n\nMore notes.")
-    tracker = SpanTracker(
-        ctx.spans, ctx.publisher, tenant_id=tenant, knowledge_id=row.id, attempt=1
-    )
-    tracker.open({"file_name": "notes.docx"})
-    work = DocumentWork(row, 1, resolve({}, None), MODEL_KEY, markdown=stored.markdown)
-    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
-    chunking = ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products)
-    run_stage(tracker, chunking, work)
-    KnowledgeState(ctx, row.id, 1).enable()
-    assert work.plan is not None
-    (image,) = round_images(work.plan.chunks)
-    entry = {"url": image.url, "index": image.index}
-    assert ImageChunkRepository(ctx.db).begin(row.id, 1, {image.chunk_id: [entry]})
-    tracker.begin("multimodal", {"images": 1})
-    child = len(work.plan.chunks)
-    return ImageMultimodalPayload(
-        tenant_id=tenant,
-        knowledge_id=row.id,
-        knowledge_base_id=kb.id,
-        attempt=1,
-        chunk_id=image.chunk_id,
-        image_url=image.url,
-        image_index=1,
-        child_index=child,
-        ocr_chunk_id=chunk_id(row.id, 1, "image_ocr", child),
-        caption_chunk_id=chunk_id(row.id, 1, "image_caption", child),
-    )
 
 
 def _completed(ctx: WorkerContext, knowledge_id: str) -> bool:
@@ -112,7 +41,7 @@ def _completed(ctx: WorkerContext, knowledge_id: str) -> bool:
 
 
 def test_a_picture_given_up_on_still_lets_the_round_complete(ctx: WorkerContext) -> None:
-    payload = _round_with_one_picture(ctx)
+    payload = round_with_one_picture(ctx)
     with pytest.raises(DocReaderCallError):  # the docreader is out of reach: retried
         describe_image(ctx, payload)
     step = ctx.spans.list(payload.knowledge_id, 1, tenant_id=None)
@@ -141,7 +70,7 @@ def test_a_picture_given_up_on_still_lets_the_round_complete(ctx: WorkerContext)
 
 
 def test_an_image_task_of_a_round_that_moved_on_is_dropped(ctx: WorkerContext) -> None:
-    payload = _round_with_one_picture(ctx)
+    payload = round_with_one_picture(ctx)
     assert ctx.knowledges.begin_attempt(payload.knowledge_id, after_attempt=1) == 2
     describe_image(ctx, payload)  # no docreader call, no error: nothing to do
     spans = {s.name: s for s in ctx.spans.list(payload.knowledge_id, 1, tenant_id=None)}

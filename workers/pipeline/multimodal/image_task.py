@@ -2,7 +2,8 @@
 its OCR text (the docreader's tesseract) and, when the round's configuration names a VLM,
 its caption, written back to the text chunk that links it (``image_info``) and as two child
 chunks, ``image_ocr`` and ``image_caption``, whose parent is that text chunk, embedded and
-indexed: a search for what only the picture shows finds the text chunk.
+indexed: a search for what only the picture shows finds the text chunk. With image vectors
+on, the picture itself is embedded as a third child (``image_vector``).
 
 A task whose round moved on (reparsed, cancelled, deleted) or whose text chunk no longer
 lists the image as pending is dropped. Its rows are written while the round is current
@@ -40,6 +41,7 @@ from workers.models.prompts import vlm_caption_prompt
 from workers.models.protocols import VisionModels
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.multimodal.handoff import enqueue_post_process
+from workers.pipeline.multimodal.image_vector import ImageVector, embed_picture
 from workers.pipeline.multimodal.ocr import ocr_supported, read_image_text
 from workers.pipeline.parts import ImageTaskParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
@@ -87,14 +89,21 @@ def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None
             "chunk_id": payload.chunk_id,
             "ocr": payload.enable_ocr,
             "caption": payload.enable_caption,
+            "vector": payload.enable_vector,
         },
     )
     checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
     children: list[NewChunk] = []
     try:
-        found = _read(ctx, config, payload, checkpoint, ctx.models)
+        picture, found = _read(ctx, config, payload, checkpoint, ctx.models)
         children = _children(knowledge, parent, payload, found)
-        if not repo.write_children(knowledge.id, payload.attempt, parent.id, children):
+        vector = (
+            embed_picture(ctx.embedders, config, knowledge, parent, payload, picture, found)
+            if payload.enable_vector and picture is not None
+            else None
+        )
+        written = children + ([vector.chunk] if vector is not None else [])
+        if not repo.write_children(knowledge.id, payload.attempt, parent.id, written):
             raise Superseded(knowledge.id)
         if children:
             ChunkIndexer(
@@ -106,6 +115,9 @@ def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None
                 children,
                 check=checkpoint.check,
             )
+        children = written
+        if vector is not None:
+            _index_vector(ctx, knowledge, kb.embedding_model_key, vector)
         # A round ended while we indexed was cleaned by the rows it found, maybe before our
         # index rows existed.
         checkpoint.check(fresh=True)
@@ -132,7 +144,7 @@ def image_failed(ctx: ImageTaskParts, payload: ImageMultimodalPayload, error: st
     """The image's last try failed: what it may have written of its child chunks goes, and
     it counts as done with the error, so the round goes on."""
     kb = ctx.knowledge_bases.get(None, payload.knowledge_base_id)
-    ids = [payload.ocr_chunk_id, payload.caption_chunk_id]
+    ids = [payload.ocr_chunk_id, payload.caption_chunk_id, payload.vector_chunk_id]
     if kb is not None:
         ctx.index.delete_by_chunk_ids(kb.embedding_model_key, ids)
     ImageChunkRepository(ctx.db).delete(ids)
@@ -153,14 +165,14 @@ def _read(
     payload: ImageMultimodalPayload,
     checkpoint: RoundCheckpoint,
     vision: VisionModels,
-) -> dict[str, Any]:
-    """What the image holds: {"ocr_text", "caption"} (either may be absent), or {"error"}
-    when the image cannot be read at all."""
+) -> tuple[tuple[bytes, str] | None, dict[str, Any]]:
+    """The picture (its bytes and type) and what it holds: {"ocr_text", "caption"} (either
+    may be absent), or no picture and {"error"} when it cannot be read at all."""
     try:
         with ctx.catalog.open(payload.image_url) as stream:
             data = stream.read()
     except (CatalogError, StorageError) as exc:
-        return {"error": f"the stored image cannot be read: {exc}"}
+        return None, {"error": f"the stored image cannot be read: {exc}"}
     mime_type = sniff_image_type(data) or ""
     found: dict[str, Any] = {"mime_type": mime_type}
     if payload.enable_ocr and ocr_supported(mime_type):
@@ -193,7 +205,7 @@ def _read(
             # there is no caption is said.
             found["caption_error"] = f"caption: {exc}"
     checkpoint.check()
-    return found
+    return (data, mime_type), found
 
 
 def _children(
@@ -233,7 +245,7 @@ def _step_outputs(found: Mapping[str, Any], chunks: int) -> dict[str, Any]:
     for key in ("ocr_text", "caption"):
         if key in found:
             outputs[f"{key.removesuffix('_text')}_chars"] = len(found[key])
-    for key in ("error", "caption_error"):
+    for key in ("error", "caption_error", "vector_error"):
         if key in found:
             outputs[key] = found[key]
     return outputs
@@ -243,6 +255,13 @@ def _recorded(found: Mapping[str, Any]) -> dict[str, Any]:
     """What the text chunk's image_info keeps of the image (spec: ImageInfo)."""
     kept = ("ocr_text", "caption", "error", "caption_error")
     return {key: found[key] for key in kept if key in found}
+
+
+def _index_vector(
+    ctx: ImageTaskParts, knowledge: Knowledge, model_key: str, vector: ImageVector
+) -> None:
+    ctx.index.ensure_collection(model_key, len(vector.vector))
+    ctx.index.upsert(model_key, [vector.index_row(knowledge)])
 
 
 def _remove(ctx: ImageTaskParts, model_key: str, children: list[NewChunk]) -> None:

@@ -47,13 +47,14 @@ class MultimodalStage:
         images = round_images(work.plan.chunks if work.plan is not None else [])
         if not images:
             return Skip("the document has no images")
-        ocr, caption = self._switches(work)
-        if not ocr and not caption:
+        ocr, caption, vector = self._switches(work)
+        if not (ocr or caption or vector):
             return Skip(
                 "OCR of the pictures is off (image_processing.enable_ocr, or for a picture "
-                "file the docreader read it), and captions need multimodal processing and a VLM"
+                "file the docreader read it), captions need multimodal processing and a VLM, "
+                "and image vectors are off"
             )
-        return {"images": len(images), "ocr": ocr, "caption": caption}
+        return {"images": len(images), "ocr": ocr, "caption": caption, "vector": vector}
 
     def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any] | HandOff:
         knowledge = work.knowledge
@@ -66,13 +67,13 @@ class MultimodalStage:
             raise Superseded(knowledge.id)
         # The span's outputs are written before any task may end it.
         progress({"images": len(images)}, now=True)
-        ocr, caption = self._switches(work)
+        switches = self._switches(work)
         # Child chunks are numbered after the text chunks, one number per image.
         first_child = max(c.index for c in plan_chunks) + 1
         unqueued = [
             image
             for image in images
-            if not self._enqueue(work, image, first_child, ocr=ocr, caption=caption)
+            if not self._enqueue(work, image, first_child, switches)
         ]
         queued = len(images) - len(unqueued)
         remaining: int | None = None
@@ -93,13 +94,14 @@ class MultimodalStage:
             enqueue_post_process(self._queue, _post_process(work))
         return HandOff(f"{queued} of {len(images)} image tasks queued")
 
-    def _switches(self, work: DocumentWork) -> tuple[bool, bool]:
-        """Whether the images get OCR and captions. OCR is local and on unless the knowledge
-        base turns it off — beyond the reference, which reads pictures only with multimodal
-        processing on — so a picture's text is searchable with no model at all; a picture
-        file's own text the docreader read by OCR already, into the text chunk. Captions
-        need multimodal processing (the upload's choice, else the knowledge base's, kept on
-        the row) and a VLM."""
+    def _switches(self, work: DocumentWork) -> tuple[bool, bool, bool]:
+        """Whether the images get OCR, captions and vectors. OCR is local and on unless the
+        knowledge base turns it off — beyond the reference, which reads pictures only with
+        multimodal processing on — so a picture's text is searchable with no model at all;
+        a picture file's own text the docreader read by OCR already, into the text chunk.
+        Captions need multimodal processing (the upload's choice, else the knowledge base's,
+        kept on the row) and a VLM. Image vectors need the knowledge base's switch, dense vectors
+        and an embedding model that embeds images (checked when the configuration is set)."""
         config = work.config
         ocr = config.image_ocr and (work.knowledge.file_type or "").lower() not in IMAGE_EXTENSIONS
         caption = (
@@ -107,12 +109,18 @@ class MultimodalStage:
             and config.image_caption
             and self._vision.vision(config.vlm) is not None
         )
-        return ocr, caption
+        vector = config.image_vector and config.vector_enabled and config.embedding.accepts_images
+        return ocr, caption, vector
 
     def _enqueue(
-        self, work: DocumentWork, image: RoundImage, first_child: int, *, ocr: bool, caption: bool
+        self,
+        work: DocumentWork,
+        image: RoundImage,
+        first_child: int,
+        switches: tuple[bool, bool, bool],
     ) -> bool:
         knowledge = work.knowledge
+        ocr, caption, vector = switches
         child_index = first_child + image.index - 1
         payload = ImageMultimodalPayload(
             tenant_id=knowledge.tenant_id,
@@ -129,6 +137,10 @@ class MultimodalStage:
             ),
             enable_ocr=ocr,
             enable_caption=caption,
+            vector_chunk_id=chunk_id(
+                knowledge.id, work.attempt, ChunkType.IMAGE_VECTOR, child_index
+            ),
+            enable_vector=vector,
         )
         try:
             self._queue.enqueue(task_specs.image_multimodal(payload))

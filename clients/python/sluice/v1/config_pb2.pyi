@@ -26,18 +26,20 @@ FAQ_QUESTION_INDEX_MODE_COMBINED: FAQQuestionIndexMode
 FAQ_QUESTION_INDEX_MODE_SEPARATE: FAQQuestionIndexMode
 
 class ModelConfig(_message.Message):
-    __slots__ = ("provider", "model", "base_url", "api_key", "dimensions")
+    __slots__ = ("provider", "model", "base_url", "api_key", "dimensions", "accepts_images")
     PROVIDER_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     BASE_URL_FIELD_NUMBER: _ClassVar[int]
     API_KEY_FIELD_NUMBER: _ClassVar[int]
     DIMENSIONS_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTS_IMAGES_FIELD_NUMBER: _ClassVar[int]
     provider: str
     model: str
     base_url: str
     api_key: str
     dimensions: int
-    def __init__(self, provider: _Optional[str] = ..., model: _Optional[str] = ..., base_url: _Optional[str] = ..., api_key: _Optional[str] = ..., dimensions: _Optional[int] = ...) -> None: ...
+    accepts_images: bool
+    def __init__(self, provider: _Optional[str] = ..., model: _Optional[str] = ..., base_url: _Optional[str] = ..., api_key: _Optional[str] = ..., dimensions: _Optional[int] = ..., accepts_images: _Optional[bool] = ...) -> None: ...
 
 class ParserEngineRule(_message.Message):
     __slots__ = ("file_type", "engine", "options")

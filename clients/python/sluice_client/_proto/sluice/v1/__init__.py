@@ -1526,6 +1526,11 @@ class ImageProcessingConfig(betterproto2.Message):
     enable_caption: "bool" = betterproto2.field(2, betterproto2.TYPE_BOOL)
 
     image_vector_enabled: "bool" = betterproto2.field(3, betterproto2.TYPE_BOOL)
+    """
+    Each picture also gets an image_vector child chunk whose vector is the picture itself
+    embedded (by an embedding model with accepts_images), so a text query finds what a
+    picture shows; its content is the caption, else the OCR text. Off by default.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "ImageProcessingConfig", ImageProcessingConfig)
@@ -1953,6 +1958,14 @@ class ModelConfig(betterproto2.Message):
     dimensions: "int" = betterproto2.field(5, betterproto2.TYPE_INT32)
     """
     Embedding dimension; 0 means "ask the model".
+    """
+
+    accepts_images: "bool" = betterproto2.field(6, betterproto2.TYPE_BOOL)
+    """
+    Embedding models only: the model embeds pictures into the same space as text, and its
+    endpoint takes them as {"input": [{"image": "data:image/png;base64,..."}]} (Jina's,
+    Azure AI Inference's form). Needed by image_processing.image_vector_enabled; the local
+    models embed text only.
     """
 
 
