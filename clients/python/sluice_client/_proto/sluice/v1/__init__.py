@@ -825,11 +825,17 @@ default_message_pool.register_message("sluice.v1", "ASRConfig", AsrConfig)
 
 @dataclass(eq=False, repr=False)
 class AutoTagConfig(betterproto2.Message):
+    """
+    After a document is processed, the summary model picks up to max_tags of the knowledge
+    base's existing tags for it (knowledge:auto_tag): links are only added, never removed,
+    and no tag is created.
+    """
+
     enabled: "bool" = betterproto2.field(1, betterproto2.TYPE_BOOL)
 
     max_tags: "int" = betterproto2.field(2, betterproto2.TYPE_INT32)
     """
-    Default 3, at most 10.
+    1 to 10; 0 = the default, 3 (else INVALID_ARGUMENT).
     """
 
     retag_tagged: "bool" = betterproto2.field(3, betterproto2.TYPE_BOOL)
@@ -2125,6 +2131,10 @@ default_message_pool.register_message("sluice.v1", "ProcessConfig", ProcessConfi
 @dataclass(eq=False, repr=False)
 class ProfileConfig(betterproto2.Message):
     enabled: "bool" = betterproto2.field(1, betterproto2.TYPE_BOOL)
+    """
+    Keep KnowledgeBase.profile up to date (document knowledge bases): rewritten by the
+    summary model when the documents' titles or summaries changed.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "ProfileConfig", ProfileConfig)
