@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from sluice_client import FailedPrecondition, NotFound, SluiceClient
+from sluice_client import FailedPrecondition, InvalidArgument, NotFound, SluiceClient
 from sluice_client._proto.sluice import v1
 
 from tests.e2e.lifecycle_support import done
@@ -170,3 +170,12 @@ def test_the_rpc_refuses_unknown_and_modelless_knowledge_bases(
     with pytest.raises(FailedPrecondition) as refused:
         client.generate_knowledge_base_profile(plain.id)
     assert "summary.model" in str(refused.value)
+
+
+def test_max_tags_above_ten_is_refused(client: SluiceClient, chat: ChatServer) -> None:
+    too_many = config(chat)
+    assert too_many.auto_tag is not None
+    too_many.auto_tag.max_tags = 11
+    with pytest.raises(InvalidArgument) as refused:
+        client.create_knowledge_base(f"many-{uuid.uuid4().hex[:8]}", config=too_many)
+    assert "config.auto_tag.max_tags" in str(refused.value)
