@@ -17,6 +17,9 @@ from core.parser_rules import ParserChoice, merge_rules
 
 DEFAULT_CHUNK_SIZE = 512
 DEFAULT_CHUNK_OVERLAP = 64
+# AutoTagConfig.max_tags when unset, and its ceiling (the spec: 3, at most 10).
+DEFAULT_AUTO_TAGS = 3
+MAX_AUTO_TAGS = 10
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,13 @@ class EffectiveConfig:
     image_caption: bool = True
     # ImageProcessingConfig.image_vector_enabled: pictures embedded by the embedding model.
     image_vector: bool = False
+    # AutoTagConfig (the knowledge base's only; its model is the summary model): how many of
+    # the knowledge base's tags at most, and whether a tagged document is tagged again.
+    auto_tag_enabled: bool = False
+    auto_tag_max_tags: int = DEFAULT_AUTO_TAGS
+    auto_tag_retag_tagged: bool = False
+    # ProfileConfig.enabled: the knowledge base's description is kept up to date.
+    profile_enabled: bool = False
 
     @property
     def needs_embedding(self) -> bool:
@@ -162,7 +172,19 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
         **_image_switches(kb_config.get("image_processing") or {}),
         image_vector=bool((kb_config.get("image_processing") or {}).get("image_vector_enabled")),
+        **_auto_tag(kb_config.get("auto_tag") or {}),
+        profile_enabled=bool((kb_config.get("profile") or {}).get("enabled", False)),
     )
+
+
+def _auto_tag(section: Mapping[str, Any]) -> dict[str, Any]:
+    """max_tags 0 (unset) is the default; anything else is held within 1..10."""
+    wanted = int(section.get("max_tags") or 0)
+    return {
+        "auto_tag_enabled": bool(section.get("enabled", False)),
+        "auto_tag_max_tags": min(MAX_AUTO_TAGS, max(1, wanted)) if wanted else DEFAULT_AUTO_TAGS,
+        "auto_tag_retag_tagged": bool(section.get("retag_tagged", False)),
+    }
 
 
 def _image_switches(section: Mapping[str, Any]) -> dict[str, bool]:

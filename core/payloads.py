@@ -112,3 +112,23 @@ class KnowledgePostProcessPayload(Payload):
     knowledge_id: str
     knowledge_base_id: str
     attempt: int
+
+
+@dataclass(frozen=True)
+class AutoTagPayload(Payload):
+    """knowledge:auto_tag — link round ``attempt``'s knowledge to up to the configured number
+    of its knowledge base's existing tags (not a counted subtask: the round never waits)."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseProfilePayload(Payload):
+    """kb:profile — write the knowledge base's profile from its documents' titles and
+    summaries; unless ``force`` (the on-demand RPC), only when they changed since."""
+
+    knowledge_base_id: str
+    force: bool = False

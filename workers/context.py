@@ -22,6 +22,7 @@ from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
+from storage.db.repositories.kb_profiles import KnowledgeBaseProfileRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
@@ -92,6 +93,8 @@ class ProcessContext:
     # Edits of processed knowledges: metadata, chunk content and enabled flags.
     edits: KnowledgeEditRepository
     summaries: SummaryRepository
+    # What a knowledge base's profile is written from, and where it is kept.
+    kb_profiles: KnowledgeBaseProfileRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

@@ -5,10 +5,12 @@ from __future__ import annotations
 import uuid
 
 from core.payloads import (
+    AutoTagPayload,
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
     ImageMultimodalPayload,
+    KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
     SummaryPayload,
@@ -25,6 +27,13 @@ DATA_TABLE_TIMEOUT_S = 1800
 # knowledge:summary: one model call (its own retries inside) and one chunk embedded.
 SUMMARY_RETRIES = 2
 SUMMARY_TIMEOUT_S = 900
+# knowledge:auto_tag and kb:profile: one model call each (its own retries inside).
+AUTO_TAG_RETRIES = 2
+AUTO_TAG_TIMEOUT_S = 600
+PROFILE_RETRIES = 2
+PROFILE_TIMEOUT_S = 900
+# kb:profile's window: the requests of one knowledge base within it share one task.
+PROFILE_WINDOW_S = 30
 # image:multimodal: one image's OCR (or a VLM call) and the embedding of its two chunks.
 IMAGE_RETRIES = 3
 IMAGE_TIMEOUT_S = 600
@@ -79,6 +88,39 @@ def summary(payload: SummaryPayload) -> TaskSpec:
         timeout_s=SUMMARY_TIMEOUT_S,
         on_final_failure="workers.tasks.on_summary_failed",
         group=payload.knowledge_id,
+    )
+
+
+def auto_tag(payload: AutoTagPayload) -> TaskSpec:
+    """On the summary queue, in the knowledge's group (a cancel or reparse removes it)."""
+    return TaskSpec(
+        handler="workers.tasks.auto_tag_knowledge",
+        payload=payload.to_dict(),
+        queue=QueueName.SUMMARY,
+        job_id=f"knowledge-autotag-{payload.knowledge_id}-{payload.attempt}",
+        max_retries=AUTO_TAG_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=AUTO_TAG_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_auto_tag_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def kb_profile(payload: KnowledgeBaseProfilePayload, now_s: float) -> TaskSpec:
+    """On the summary queue, its id bucketed by knowledge base and ``PROFILE_WINDOW_S``
+    window of ``now_s`` (epoch seconds): the requests of a batch of uploads or deletes
+    while one is queued or running join it. An on-demand one has its own bucket, so it is
+    never folded into an automatic one that would skip an unchanged aggregate."""
+    window = int(now_s // PROFILE_WINDOW_S)
+    kind = "-manual" if payload.force else ""
+    return TaskSpec(
+        handler="workers.tasks.kb_profile",
+        payload=payload.to_dict(),
+        queue=QueueName.SUMMARY,
+        job_id=f"kb-profile-{payload.knowledge_base_id}-{window}{kind}",
+        max_retries=PROFILE_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=PROFILE_TIMEOUT_S,
     )
 
 

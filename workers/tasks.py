@@ -7,15 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from core.payloads import (
+    AutoTagPayload,
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
     ImageMultimodalPayload,
+    KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
     SummaryPayload,
 )
 from workers.context import current_context
+from workers.enrichment.auto_tags import STEP_SPAN as AUTO_TAG_STEP
+from workers.enrichment.auto_tags import auto_tag_knowledge as link_picked_tags
+from workers.enrichment.auto_tags import tracker_of
+from workers.enrichment.kb_profile import refresh_profile
 from workers.enrichment.summary import SUMMARY_FAILED, end_failed
 from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
 from workers.lifecycle.batches import delete_listed, reparse_batch
@@ -66,6 +72,25 @@ def on_summary_failed(payload: dict[str, Any], error: str) -> None:
     knowledge = ctx.knowledges.get(summary.knowledge_id, None)
     if knowledge is not None:
         end_failed(ctx, knowledge, summary.attempt, SUMMARY_FAILED, error)
+
+
+def auto_tag_knowledge(payload: dict[str, Any]) -> None:
+    """knowledge:auto_tag (summary queue)."""
+    link_picked_tags(current_context(), AutoTagPayload.from_dict(payload))
+
+
+def on_auto_tag_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:auto_tag: its last try crashed or timed out; the
+    step says so (the document never waited for it)."""
+    ctx, task = current_context(), AutoTagPayload.from_dict(payload)
+    knowledge = ctx.knowledges.get(task.knowledge_id, None)
+    if knowledge is not None and knowledge.attempt == task.attempt:
+        tracker_of(ctx, knowledge, task.attempt).fail(AUTO_TAG_STEP, "AUTO_TAG_FAILED", error)
+
+
+def kb_profile(payload: dict[str, Any]) -> None:
+    """kb:profile (summary queue)."""
+    refresh_profile(current_context(), KnowledgeBaseProfilePayload.from_dict(payload))
 
 
 def batch_reparse(payload: dict[str, Any]) -> None:

@@ -12,6 +12,7 @@ from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
+from storage.db.repositories.kb_profiles import KnowledgeBaseProfileRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
@@ -61,6 +62,7 @@ def build_process_context(
         tags=TagRepository(db),
         edits=KnowledgeEditRepository(db),
         summaries=SummaryRepository(db),
+        kb_profiles=KnowledgeBaseProfileRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,

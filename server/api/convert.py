@@ -98,6 +98,10 @@ def knowledge_base(counted: CountedKnowledgeBase) -> knowledge_base_pb2.Knowledg
         knowledge_count=counted.knowledge_count,
         created_at=timestamp(row.created_at),
         updated_at=timestamp(row.updated_at),
+        profile=knowledge_base_pb2.KnowledgeBaseProfile(
+            description=row.profile_description or "",
+            generated_at=timestamp(row.profile_generated_at),
+        ),
     )
 
 

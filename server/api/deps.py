@@ -10,6 +10,7 @@ from server.services.cancel import CancelService
 from server.services.chunk_edits import ChunkEditService
 from server.services.deletion import DeletionService
 from server.services.ingest import IngestService
+from server.services.kb_profile import KnowledgeBaseProfileService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.knowledge_edits import KnowledgeEditService
 from server.services.knowledge_reads import KnowledgeReadService
@@ -43,6 +44,7 @@ class ApiDeps:
     knowledge_edits: KnowledgeEditService
     chunk_edits: ChunkEditService
     tags: TagManagementService
+    kb_profiles: KnowledgeBaseProfileService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -70,4 +72,5 @@ class ApiDeps:
             KnowledgeEditService(ctx),
             ChunkEditService(ctx),
             TagManagementService(ctx, kbs),
+            KnowledgeBaseProfileService(ctx, kbs),
         )

@@ -70,6 +70,16 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
         return pb.DeleteKnowledgeBaseResponse()
 
     @unary
+    async def GenerateKnowledgeBaseProfile(
+        self, request: pb.GenerateKnowledgeBaseProfileRequest, context: Ctx
+    ) -> pb.GenerateKnowledgeBaseProfileResponse:
+        identity = await self._deps.auth.identify(context)
+        job_id = await asyncio.to_thread(
+            self._deps.kb_profiles.generate, identity, request.knowledge_base_id
+        )
+        return pb.GenerateKnowledgeBaseProfileResponse(job_id=job_id)
+
+    @unary
     async def CloneKnowledgeBase(
         self, request: pb.CloneKnowledgeBaseRequest, context: Ctx
     ) -> pb.CloneKnowledgeBaseResponse:

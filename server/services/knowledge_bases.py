@@ -10,9 +10,11 @@ from google.protobuf import field_mask_pb2
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
 from core.effective_config import (
+    DEFAULT_AUTO_TAGS,
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_EMBEDDING,
+    MAX_AUTO_TAGS,
     embedding_model_of,
 )
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
@@ -103,6 +105,11 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
         raise InvalidArgument.field(
             "config.image_processing.image_vector_enabled",
             "needs an embedding model that embeds images (config.embedding.accepts_images)",
+        )
+    if not 0 <= config.auto_tag.max_tags <= MAX_AUTO_TAGS:
+        raise InvalidArgument.field(
+            "config.auto_tag.max_tags",
+            f"must be 1 to {MAX_AUTO_TAGS}, or 0 for the default ({DEFAULT_AUTO_TAGS})",
         )
     check_model_endpoints(config, "config", policy)
     check_ocr_languages(config.ocr.languages, "config.ocr.languages")

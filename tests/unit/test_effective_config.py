@@ -200,3 +200,22 @@ def test_the_chat_models_of_the_enrichments_and_the_vlms_options() -> None:
     assert (config.question_model.model, config.extract_model.model) == ("q-upload", "x-kb")
     assert resolve(KB, None).summary_model == NO_MODEL
     assert not resolve(KB, None).vlm.model.configured
+
+
+def test_auto_tags_default_to_three_at_most_ten_and_the_profile_is_off() -> None:
+    off = resolve(KB, None)
+    assert (off.auto_tag_enabled, off.auto_tag_max_tags, off.auto_tag_retag_tagged) == (
+        False,
+        3,
+        False,
+    )
+    assert not off.profile_enabled
+    on = resolve(
+        {**KB, "auto_tag": {"enabled": True, "retag_tagged": True}, "profile": {"enabled": True}},
+        None,
+    )
+    assert (on.auto_tag_enabled, on.auto_tag_max_tags, on.auto_tag_retag_tagged) == (True, 3, True)
+    assert on.profile_enabled
+    assert [
+        resolve({**KB, "auto_tag": {"max_tags": n}}, None).auto_tag_max_tags for n in (1, 7, 50, -2)
+    ] == [1, 7, 10, 1]

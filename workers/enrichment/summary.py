@@ -41,6 +41,7 @@ from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, stage_span_id
 from workers.pipeline.round.subtasks import close_completed_round
 from workers.pipeline.stages.chunking import chunk_id
+from workers.profile_request import request_profile_refresh
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ def end_failed(
     (tracker or _tracker(parts, knowledge, attempt)).fail(STEP_SPAN, code, message)
     if ended is not None:
         log.warning("knowledge %s attempt %s: summary failed: %s", knowledge.id, attempt, message)
+        request_profile_refresh(parts, knowledge.knowledge_base_id)
         if ended.completed_round:
             close_completed_round(parts, knowledge.id, attempt)
 
@@ -171,6 +173,7 @@ def _write(
         _remove(parts, knowledge, attempt, model_key, row.id)
         raise
     tracker.end(STEP_SPAN, {"summary_chars": len(summary), "source_chunks": len(texts)})
+    request_profile_refresh(parts, knowledge.knowledge_base_id)
     if ended.completed_round:
         close_completed_round(parts, knowledge.id, attempt)
     return True

@@ -7,7 +7,7 @@
 2. remove their queued tasks and tell running ones to stop;
 3. in parallel: index rows (one delete per embedding model, with every id), chunks,
    graph rows, queued wiki operations;
-4. tag links, then the rows themselves;
+4. tag links, then the rows themselves, and their knowledge bases' profiles refreshed;
 5. last and best effort: the stored originals and every extracted image (their catalog
    records stay, marked deleted, until housekeeping forgets them).
 
@@ -29,6 +29,7 @@ from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.base import ProgressEvent
 from workers.lifecycle.files import remove_knowledge_files
 from workers.lifecycle.parts import DeletionParts
+from workers.profile_request import request_profile_refresh
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,9 @@ def delete_marked(ctx: DeletionParts, rows: Sequence[Knowledge]) -> None:
         future.result()  # the first failure stops the chain here: the rows stay deleting
     ctx.knowledges.delete_tag_links(ids)
     ctx.knowledges.delete_many(ids)
+    # Their knowledge bases' profiles no longer describe them.
+    for kb_id in dict.fromkeys(row.knowledge_base_id for row in rows):
+        request_profile_refresh(ctx, kb_id)
     files = remove_knowledge_files(ctx, rows)
     log.info("deleted %d knowledges (%d stored files)", len(ids), files)
 

@@ -57,10 +57,12 @@ class DocumentStageParts(
 ):
     """The document pipeline's stages (document_stages): reading, chunking into the round's
     products, indexing, the images' tasks (and the vision model their captions need) and
-    the post-processing plan."""
+    the post-processing plan (and the profile refresh of the knowledge base it queues)."""
 
     @property
     def settings(self) -> PipelineSettings: ...
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
     @property
     def db(self) -> Database: ...
     @property

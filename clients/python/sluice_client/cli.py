@@ -76,6 +76,11 @@ def _kb_delete(client: SluiceClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def _kb_profile(client: SluiceClient, args: argparse.Namespace) -> int:
+    _out(f"queued {client.generate_knowledge_base_profile(args.id)}")
+    return 0
+
+
 def _upload(client: SluiceClient, args: argparse.Namespace) -> int:
     knowledge = client.upload_file(args.kb_id, args.file, metadata=dict(args.meta))
     _out(to_json(knowledge))
@@ -203,6 +208,7 @@ COMMANDS: dict[str, Command] = {
     "kb list": _kb_list,
     "kb get": _kb_get,
     "kb delete": _kb_delete,
+    "kb profile": _kb_profile,
     "upload": _upload,
     "import-url": _import_url,
     "manual": _manual,
@@ -243,8 +249,12 @@ def _add_kb_commands(commands: argparse._SubParsersAction[argparse.ArgumentParse
     create.add_argument("--chunk-overlap", type=int, help="characters shared by neighbours")
     create.set_defaults(command="kb create")
     kb_commands.add_parser("list", help="list knowledge bases").set_defaults(command="kb list")
-    for name in ("get", "delete"):
-        sub = kb_commands.add_parser(name, help=f"{name} a knowledge base")
+    for name, help_text in (
+        ("get", "get a knowledge base"),
+        ("delete", "delete a knowledge base"),
+        ("profile", "write a knowledge base's profile now (its summary model describes it)"),
+    ):
+        sub = kb_commands.add_parser(name, help=help_text)
         sub.add_argument("id", metavar="ID")
         sub.set_defaults(command=f"kb {name}")
 

@@ -148,6 +148,12 @@ class SluiceClient(EditingMethods):
         request = v1.DeleteKnowledgeBaseRequest(id=knowledge_base_id)
         _call(self._knowledge_bases.delete_knowledge_base, request)
 
+    def generate_knowledge_base_profile(self, knowledge_base_id: str) -> str:
+        """Queues the knowledge base's profile (`KnowledgeBase.profile`), written by its
+        summary model even if nothing changed; returns the task's job id."""
+        request = v1.GenerateKnowledgeBaseProfileRequest(knowledge_base_id=knowledge_base_id)
+        return _call(self._knowledge_bases.generate_knowledge_base_profile, request).job_id
+
     # Creating knowledge
 
     def upload_file(

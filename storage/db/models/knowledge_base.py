@@ -27,6 +27,12 @@ class KnowledgeBase(Base):
     # with equal keys share an index collection, so moves between them reuse vectors.
     embedding_model_key: Mapped[str] = mapped_column(String(255), default="")
     storage_backend_id: Mapped[str] = mapped_column(String(64), default="")
+    # The generated profile (kb:profile): a description of what its documents cover, the
+    # sha256 of the documents' titles and summaries it was written from (the same aggregate
+    # is never sent to the model again), and when it was written.
+    profile_description: Mapped[str] = mapped_column(Text, default="", server_default="")
+    profile_hash: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    profile_generated_at: Mapped[datetime | None] = mapped_column(default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 

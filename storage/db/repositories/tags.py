@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from storage.db.engine import Database
 from storage.db.errors import AlreadyExistsError
-from storage.db.models import KnowledgeTag, Tag
+from storage.db.models import Knowledge, KnowledgeTag, Tag
 from storage.db.sql import affected_rows
 
 TagIdsByKnowledge = dict[str, list[str]]
@@ -124,6 +124,58 @@ class TagRepository:
         )
         with self._db.session() as session:
             return set(session.scalars(query))
+
+    def add_links(
+        self,
+        knowledge_id: str,
+        attempt: int,
+        statuses: Collection[str],
+        tag_ids: Sequence[str],
+        *,
+        unless_tagged: bool,
+    ) -> Sequence[str] | None:
+        """Link the knowledge, while it is at round ``attempt`` in one of ``statuses``, to
+        those of ``tag_ids`` still tags of its knowledge base and not linked yet; no link is
+        removed. One transaction holds the knowledge row and those tags (a tag deleted
+        meanwhile is not linked); with ``unless_tagged`` nothing is linked when the knowledge
+        has a tag by then (a SetKnowledgeTags came first). Returns the ids linked, None when
+        the knowledge is not at that round."""
+        with self._db.session() as session:
+            knowledge = session.scalars(
+                select(Knowledge)
+                .where(
+                    Knowledge.id == knowledge_id,
+                    Knowledge.attempt == attempt,
+                    Knowledge.parse_status.in_(list(statuses)),
+                )
+                .with_for_update()
+            ).one_or_none()
+            if knowledge is None:
+                return None
+            wanted = list(dict.fromkeys(tag_ids))
+            found = (
+                set(
+                    session.scalars(
+                        select(Tag.id)
+                        .where(
+                            Tag.knowledge_base_id == knowledge.knowledge_base_id, Tag.id.in_(wanted)
+                        )
+                        .with_for_update()
+                    )
+                )
+                if wanted
+                else set()
+            )
+            linked = set(
+                session.scalars(
+                    select(KnowledgeTag.tag_id).where(KnowledgeTag.knowledge_id == knowledge_id)
+                )
+            )
+            if unless_tagged and linked:
+                return []
+            added = [tag_id for tag_id in wanted if tag_id in found and tag_id not in linked]
+            link(session, knowledge_id, added)
+        return added
 
     def tags_of(
         self, knowledge_ids: Sequence[str], *, tenant_id: str | None

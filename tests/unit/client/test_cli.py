@@ -163,6 +163,16 @@ class FakeKnowledgeBases(knowledge_base_pb2_grpc.KnowledgeBaseServiceServicer):
         kb = knowledge_base_pb2.KnowledgeBase(id="kb-1", name=request.name, config=request.config)
         return knowledge_base_pb2.CreateKnowledgeBaseResponse(knowledge_base=kb)
 
+    def GenerateKnowledgeBaseProfile(
+        self,
+        request: knowledge_base_pb2.GenerateKnowledgeBaseProfileRequest,
+        context: grpc.ServicerContext,
+    ) -> knowledge_base_pb2.GenerateKnowledgeBaseProfileResponse:
+        if request.knowledge_base_id != "kb-1":
+            context.abort(grpc.StatusCode.NOT_FOUND, "knowledge base not found")
+        job_id = f"kb-profile-{request.knowledge_base_id}-1-manual"
+        return knowledge_base_pb2.GenerateKnowledgeBaseProfileResponse(job_id=job_id)
+
 
 class FakeSearch(search_pb2_grpc.SearchServiceServicer):
     def __init__(self) -> None:
@@ -310,6 +320,17 @@ def test_kb_create_sends_the_chunking_options(
     assert overlapped.config.chunking.HasField("chunk_overlap")
     assert not plain.HasField("config") and plain.description == "d"
     assert '"name": "HR"' in capsys.readouterr().out
+
+
+def test_kb_profile_queues_the_profile_and_prints_its_job(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = serve(fake_knowledge_bases())
+
+    assert main(["--target", target, "kb", "profile", "kb-1"]) == 0
+    assert capsys.readouterr().out == "queued kb-profile-kb-1-1-manual\n"
+    assert main(["--target", target, "kb", "profile", "kb-2"]) == 2
+    assert capsys.readouterr().err.startswith("error: NOT_FOUND: ")
 
 
 def test_import_url_sends_the_url_and_its_options_then_watches(

@@ -5,7 +5,9 @@ finalizing with that count in one guarded update (a failed write raises, so the 
 retried rather than reporting success), the subtasks are queued, and any that could not be
 is counted off at once, so the round never waits for subtasks that do not exist; the
 subtasks' own ends (``round.subtasks``) complete it. A data table's summary runs
-later as its own task (``data_table``), recorded as a step under this stage.
+later as its own task (``data_table``), recorded as a step under this stage. Once planned,
+the auto-tags and the knowledge base's profile refresh are queued, uncounted
+(``after_planning``).
 
 It runs in the round's own task, or, when the round's images were described by tasks of
 their own, in the knowledge:post_process task the last of them queued (``after_images``).
@@ -19,11 +21,13 @@ from typing import Any, Protocol
 from core.extensions import DATA_TABLE_EXTENSIONS
 from core.statuses import Stage
 from storage.db.repositories.chunks import ChunkRepository
+from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SummaryRepository
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import QueueParts, StateParts
 from workers.pipeline.round.runner import HandOff, Progress, Skip
 from workers.pipeline.round.state import KnowledgeState
+from workers.pipeline.stages.after_planning import after_planning
 from workers.pipeline.stages.summary_subtask import SummarySubtask
 from workers.pipeline.stages.work import DocumentWork
 
@@ -50,6 +54,8 @@ class EnrichmentParts(StateParts, QueueParts, Protocol):
     def chunks(self) -> ChunkRepository: ...
     @property
     def summaries(self) -> SummaryRepository: ...
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
 
 
 def enrichment_kinds(parts: EnrichmentParts) -> Sequence[SubtaskKind]:
@@ -71,6 +77,7 @@ class PostprocessStage:
         self._planned = {kind.name: kind.planned(work) for kind in self._kinds}
         expected = sum(self._planned.values())
         if not expected:
+            after_planning(self._parts, work)
             if (work.knowledge.file_type or "").lower() in DATA_TABLE_EXTENSIONS:
                 return Skip("the table summary runs as its own task (step postprocess.datatable)")
             return Skip("no enrichment subtask is planned for this knowledge")
@@ -84,6 +91,7 @@ class PostprocessStage:
         # The span's outputs are written before any subtask may end it.
         progress({"expected_subtasks": expected}, now=True)
         queued = sum(kind.enqueue(work) for kind in self._kinds if self._planned[kind.name])
+        after_planning(self._parts, work)
         if queued >= expected:
             return HandOff(f"{queued} enrichment subtasks queued")
         # Reconcile at once: the subtasks never queued will never count themselves down.

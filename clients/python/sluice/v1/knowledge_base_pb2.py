@@ -27,49 +27,55 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from sluice.v1 import config_pb2 as sluice_dot_v1_dot_config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esluice/v1/knowledge_base.proto\x12\tsluice.v1\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16sluice/v1/config.proto\"\xfb\x02\n\rKnowledgeBase\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n\ttenant_id\x18\x02 \x01(\tR\x08tenantId\x12\x12\n\x04name\x18\x03 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12\x30\n\x04type\x18\x05 \x01(\x0e\x32\x1c.sluice.v1.KnowledgeBaseTypeR\x04type\x12\x36\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x1e.sluice.v1.KnowledgeBaseConfigR\x06\x63onfig\x12\'\n\x0fknowledge_count\x18\x07 \x01(\x03R\x0eknowledgeCount\x12\x39\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\"\xbc\x01\n\x1a\x43reateKnowledgeBaseRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x02 \x01(\tR\x0b\x64\x65scription\x12\x30\n\x04type\x18\x03 \x01(\x0e\x32\x1c.sluice.v1.KnowledgeBaseTypeR\x04type\x12\x36\n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x1e.sluice.v1.KnowledgeBaseConfigR\x06\x63onfig\"^\n\x1b\x43reateKnowledgeBaseResponse\x12?\n\x0eknowledge_base\x18\x01 \x01(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\rknowledgeBase\")\n\x17GetKnowledgeBaseRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"[\n\x18GetKnowledgeBaseResponse\x12?\n\x0eknowledge_base\x18\x01 \x01(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\rknowledgeBase\"W\n\x19ListKnowledgeBasesRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\"\x87\x01\n\x1aListKnowledgeBasesResponse\x12\x41\n\x0fknowledge_bases\x18\x01 \x03(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\x0eknowledgeBases\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd7\x01\n\x1aUpdateKnowledgeBaseRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x03 \x01(\tR\x0b\x64\x65scription\x12\x36\n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x1e.sluice.v1.KnowledgeBaseConfigR\x06\x63onfig\x12;\n\x0bupdate_mask\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskR\nupdateMask\"^\n\x1bUpdateKnowledgeBaseResponse\x12?\n\x0eknowledge_base\x18\x01 \x01(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\rknowledgeBase\",\n\x1a\x44\x65leteKnowledgeBaseRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x1d\n\x1b\x44\x65leteKnowledgeBaseResponse\"v\n\x19\x43loneKnowledgeBaseRequest\x12\x1b\n\tsource_id\x18\x01 \x01(\tR\x08sourceId\x12\x1b\n\ttarget_id\x18\x02 \x01(\tR\x08targetId\x12\x1f\n\x0btarget_name\x18\x03 \x01(\tR\ntargetName\"P\n\x1a\x43loneKnowledgeBaseResponse\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1b\n\ttarget_id\x18\x02 \x01(\tR\x08targetId\"0\n\x17GetCloneProgressRequest\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xa3\x01\n\rCloneProgress\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\x12,\n\x06status\x18\x02 \x01(\x0e\x32\x14.sluice.v1.JobStatusR\x06status\x12\x14\n\x05total\x18\x03 \x01(\x03R\x05total\x12\x12\n\x04\x64one\x18\x04 \x01(\x03R\x04\x64one\x12#\n\rerror_message\x18\x05 \x01(\tR\x0c\x65rrorMessage\"P\n\x18GetCloneProgressResponse\x12\x34\n\x08progress\x18\x01 \x01(\x0b\x32\x18.sluice.v1.CloneProgressR\x08progress*w\n\x11KnowledgeBaseType\x12#\n\x1fKNOWLEDGE_BASE_TYPE_UNSPECIFIED\x10\x00\x12 \n\x1cKNOWLEDGE_BASE_TYPE_DOCUMENT\x10\x01\x12\x1b\n\x17KNOWLEDGE_BASE_TYPE_FAQ\x10\x02*\x8b\x01\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x19\n\x15JOB_STATUS_PROCESSING\x10\x02\x12\x18\n\x14JOB_STATUS_COMPLETED\x10\x03\x12\x15\n\x11JOB_STATUS_FAILED\x10\x04\x32\xc8\x05\n\x14KnowledgeBaseService\x12\x64\n\x13\x43reateKnowledgeBase\x12%.sluice.v1.CreateKnowledgeBaseRequest\x1a&.sluice.v1.CreateKnowledgeBaseResponse\x12[\n\x10GetKnowledgeBase\x12\".sluice.v1.GetKnowledgeBaseRequest\x1a#.sluice.v1.GetKnowledgeBaseResponse\x12\x61\n\x12ListKnowledgeBases\x12$.sluice.v1.ListKnowledgeBasesRequest\x1a%.sluice.v1.ListKnowledgeBasesResponse\x12\x64\n\x13UpdateKnowledgeBase\x12%.sluice.v1.UpdateKnowledgeBaseRequest\x1a&.sluice.v1.UpdateKnowledgeBaseResponse\x12\x64\n\x13\x44\x65leteKnowledgeBase\x12%.sluice.v1.DeleteKnowledgeBaseRequest\x1a&.sluice.v1.DeleteKnowledgeBaseResponse\x12\x61\n\x12\x43loneKnowledgeBase\x12$.sluice.v1.CloneKnowledgeBaseRequest\x1a%.sluice.v1.CloneKnowledgeBaseResponse\x12[\n\x10GetCloneProgress\x12\".sluice.v1.GetCloneProgressRequest\x1a#.sluice.v1.GetCloneProgressResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1esluice/v1/knowledge_base.proto\x12\tsluice.v1\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16sluice/v1/config.proto\"\xb6\x03\n\rKnowledgeBase\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n\ttenant_id\x18\x02 \x01(\tR\x08tenantId\x12\x12\n\x04name\x18\x03 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x04 \x01(\tR\x0b\x64\x65scription\x12\x30\n\x04type\x18\x05 \x01(\x0e\x32\x1c.sluice.v1.KnowledgeBaseTypeR\x04type\x12\x36\n\x06\x63onfig\x18\x06 \x01(\x0b\x32\x1e.sluice.v1.KnowledgeBaseConfigR\x06\x63onfig\x12\'\n\x0fknowledge_count\x18\x07 \x01(\x03R\x0eknowledgeCount\x12\x39\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x39\n\nupdated_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x39\n\x07profile\x18\n \x01(\x0b\x32\x1f.sluice.v1.KnowledgeBaseProfileR\x07profile\"w\n\x14KnowledgeBaseProfile\x12 \n\x0b\x64\x65scription\x18\x01 \x01(\tR\x0b\x64\x65scription\x12=\n\x0cgenerated_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampR\x0bgeneratedAt\"\xbc\x01\n\x1a\x43reateKnowledgeBaseRequest\x12\x12\n\x04name\x18\x01 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x02 \x01(\tR\x0b\x64\x65scription\x12\x30\n\x04type\x18\x03 \x01(\x0e\x32\x1c.sluice.v1.KnowledgeBaseTypeR\x04type\x12\x36\n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x1e.sluice.v1.KnowledgeBaseConfigR\x06\x63onfig\"^\n\x1b\x43reateKnowledgeBaseResponse\x12?\n\x0eknowledge_base\x18\x01 \x01(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\rknowledgeBase\")\n\x17GetKnowledgeBaseRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"[\n\x18GetKnowledgeBaseResponse\x12?\n\x0eknowledge_base\x18\x01 \x01(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\rknowledgeBase\"W\n\x19ListKnowledgeBasesRequest\x12\x1b\n\tpage_size\x18\x01 \x01(\x05R\x08pageSize\x12\x1d\n\npage_token\x18\x02 \x01(\tR\tpageToken\"\x87\x01\n\x1aListKnowledgeBasesResponse\x12\x41\n\x0fknowledge_bases\x18\x01 \x03(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\x0eknowledgeBases\x12&\n\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd7\x01\n\x1aUpdateKnowledgeBaseRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12 \n\x0b\x64\x65scription\x18\x03 \x01(\tR\x0b\x64\x65scription\x12\x36\n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x1e.sluice.v1.KnowledgeBaseConfigR\x06\x63onfig\x12;\n\x0bupdate_mask\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.FieldMaskR\nupdateMask\"^\n\x1bUpdateKnowledgeBaseResponse\x12?\n\x0eknowledge_base\x18\x01 \x01(\x0b\x32\x18.sluice.v1.KnowledgeBaseR\rknowledgeBase\",\n\x1a\x44\x65leteKnowledgeBaseRequest\x12\x0e\n\x02id\x18\x01 \x01(\tR\x02id\"\x1d\n\x1b\x44\x65leteKnowledgeBaseResponse\"Q\n#GenerateKnowledgeBaseProfileRequest\x12*\n\x11knowledge_base_id\x18\x01 \x01(\tR\x0fknowledgeBaseId\"=\n$GenerateKnowledgeBaseProfileResponse\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\"v\n\x19\x43loneKnowledgeBaseRequest\x12\x1b\n\tsource_id\x18\x01 \x01(\tR\x08sourceId\x12\x1b\n\ttarget_id\x18\x02 \x01(\tR\x08targetId\x12\x1f\n\x0btarget_name\x18\x03 \x01(\tR\ntargetName\"P\n\x1a\x43loneKnowledgeBaseResponse\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1b\n\ttarget_id\x18\x02 \x01(\tR\x08targetId\"0\n\x17GetCloneProgressRequest\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xa3\x01\n\rCloneProgress\x12\x15\n\x06job_id\x18\x01 \x01(\tR\x05jobId\x12,\n\x06status\x18\x02 \x01(\x0e\x32\x14.sluice.v1.JobStatusR\x06status\x12\x14\n\x05total\x18\x03 \x01(\x03R\x05total\x12\x12\n\x04\x64one\x18\x04 \x01(\x03R\x04\x64one\x12#\n\rerror_message\x18\x05 \x01(\tR\x0c\x65rrorMessage\"P\n\x18GetCloneProgressResponse\x12\x34\n\x08progress\x18\x01 \x01(\x0b\x32\x18.sluice.v1.CloneProgressR\x08progress*w\n\x11KnowledgeBaseType\x12#\n\x1fKNOWLEDGE_BASE_TYPE_UNSPECIFIED\x10\x00\x12 \n\x1cKNOWLEDGE_BASE_TYPE_DOCUMENT\x10\x01\x12\x1b\n\x17KNOWLEDGE_BASE_TYPE_FAQ\x10\x02*\x8b\x01\n\tJobStatus\x12\x1a\n\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12JOB_STATUS_PENDING\x10\x01\x12\x19\n\x15JOB_STATUS_PROCESSING\x10\x02\x12\x18\n\x14JOB_STATUS_COMPLETED\x10\x03\x12\x15\n\x11JOB_STATUS_FAILED\x10\x04\x32\xc9\x06\n\x14KnowledgeBaseService\x12\x64\n\x13\x43reateKnowledgeBase\x12%.sluice.v1.CreateKnowledgeBaseRequest\x1a&.sluice.v1.CreateKnowledgeBaseResponse\x12[\n\x10GetKnowledgeBase\x12\".sluice.v1.GetKnowledgeBaseRequest\x1a#.sluice.v1.GetKnowledgeBaseResponse\x12\x61\n\x12ListKnowledgeBases\x12$.sluice.v1.ListKnowledgeBasesRequest\x1a%.sluice.v1.ListKnowledgeBasesResponse\x12\x64\n\x13UpdateKnowledgeBase\x12%.sluice.v1.UpdateKnowledgeBaseRequest\x1a&.sluice.v1.UpdateKnowledgeBaseResponse\x12\x64\n\x13\x44\x65leteKnowledgeBase\x12%.sluice.v1.DeleteKnowledgeBaseRequest\x1a&.sluice.v1.DeleteKnowledgeBaseResponse\x12\x7f\n\x1cGenerateKnowledgeBaseProfile\x12..sluice.v1.GenerateKnowledgeBaseProfileRequest\x1a/.sluice.v1.GenerateKnowledgeBaseProfileResponse\x12\x61\n\x12\x43loneKnowledgeBase\x12$.sluice.v1.CloneKnowledgeBaseRequest\x1a%.sluice.v1.CloneKnowledgeBaseResponse\x12[\n\x10GetCloneProgress\x12\".sluice.v1.GetCloneProgressRequest\x1a#.sluice.v1.GetCloneProgressResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sluice.v1.knowledge_base_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_KNOWLEDGEBASETYPE']._serialized_start=2059
-  _globals['_KNOWLEDGEBASETYPE']._serialized_end=2178
-  _globals['_JOBSTATUS']._serialized_start=2181
-  _globals['_JOBSTATUS']._serialized_end=2320
+  _globals['_KNOWLEDGEBASETYPE']._serialized_start=2385
+  _globals['_KNOWLEDGEBASETYPE']._serialized_end=2504
+  _globals['_JOBSTATUS']._serialized_start=2507
+  _globals['_JOBSTATUS']._serialized_end=2646
   _globals['_KNOWLEDGEBASE']._serialized_start=137
-  _globals['_KNOWLEDGEBASE']._serialized_end=516
-  _globals['_CREATEKNOWLEDGEBASEREQUEST']._serialized_start=519
-  _globals['_CREATEKNOWLEDGEBASEREQUEST']._serialized_end=707
-  _globals['_CREATEKNOWLEDGEBASERESPONSE']._serialized_start=709
-  _globals['_CREATEKNOWLEDGEBASERESPONSE']._serialized_end=803
-  _globals['_GETKNOWLEDGEBASEREQUEST']._serialized_start=805
-  _globals['_GETKNOWLEDGEBASEREQUEST']._serialized_end=846
-  _globals['_GETKNOWLEDGEBASERESPONSE']._serialized_start=848
-  _globals['_GETKNOWLEDGEBASERESPONSE']._serialized_end=939
-  _globals['_LISTKNOWLEDGEBASESREQUEST']._serialized_start=941
-  _globals['_LISTKNOWLEDGEBASESREQUEST']._serialized_end=1028
-  _globals['_LISTKNOWLEDGEBASESRESPONSE']._serialized_start=1031
-  _globals['_LISTKNOWLEDGEBASESRESPONSE']._serialized_end=1166
-  _globals['_UPDATEKNOWLEDGEBASEREQUEST']._serialized_start=1169
-  _globals['_UPDATEKNOWLEDGEBASEREQUEST']._serialized_end=1384
-  _globals['_UPDATEKNOWLEDGEBASERESPONSE']._serialized_start=1386
-  _globals['_UPDATEKNOWLEDGEBASERESPONSE']._serialized_end=1480
-  _globals['_DELETEKNOWLEDGEBASEREQUEST']._serialized_start=1482
-  _globals['_DELETEKNOWLEDGEBASEREQUEST']._serialized_end=1526
-  _globals['_DELETEKNOWLEDGEBASERESPONSE']._serialized_start=1528
-  _globals['_DELETEKNOWLEDGEBASERESPONSE']._serialized_end=1557
-  _globals['_CLONEKNOWLEDGEBASEREQUEST']._serialized_start=1559
-  _globals['_CLONEKNOWLEDGEBASEREQUEST']._serialized_end=1677
-  _globals['_CLONEKNOWLEDGEBASERESPONSE']._serialized_start=1679
-  _globals['_CLONEKNOWLEDGEBASERESPONSE']._serialized_end=1759
-  _globals['_GETCLONEPROGRESSREQUEST']._serialized_start=1761
-  _globals['_GETCLONEPROGRESSREQUEST']._serialized_end=1809
-  _globals['_CLONEPROGRESS']._serialized_start=1812
-  _globals['_CLONEPROGRESS']._serialized_end=1975
-  _globals['_GETCLONEPROGRESSRESPONSE']._serialized_start=1977
-  _globals['_GETCLONEPROGRESSRESPONSE']._serialized_end=2057
-  _globals['_KNOWLEDGEBASESERVICE']._serialized_start=2323
-  _globals['_KNOWLEDGEBASESERVICE']._serialized_end=3035
+  _globals['_KNOWLEDGEBASE']._serialized_end=575
+  _globals['_KNOWLEDGEBASEPROFILE']._serialized_start=577
+  _globals['_KNOWLEDGEBASEPROFILE']._serialized_end=696
+  _globals['_CREATEKNOWLEDGEBASEREQUEST']._serialized_start=699
+  _globals['_CREATEKNOWLEDGEBASEREQUEST']._serialized_end=887
+  _globals['_CREATEKNOWLEDGEBASERESPONSE']._serialized_start=889
+  _globals['_CREATEKNOWLEDGEBASERESPONSE']._serialized_end=983
+  _globals['_GETKNOWLEDGEBASEREQUEST']._serialized_start=985
+  _globals['_GETKNOWLEDGEBASEREQUEST']._serialized_end=1026
+  _globals['_GETKNOWLEDGEBASERESPONSE']._serialized_start=1028
+  _globals['_GETKNOWLEDGEBASERESPONSE']._serialized_end=1119
+  _globals['_LISTKNOWLEDGEBASESREQUEST']._serialized_start=1121
+  _globals['_LISTKNOWLEDGEBASESREQUEST']._serialized_end=1208
+  _globals['_LISTKNOWLEDGEBASESRESPONSE']._serialized_start=1211
+  _globals['_LISTKNOWLEDGEBASESRESPONSE']._serialized_end=1346
+  _globals['_UPDATEKNOWLEDGEBASEREQUEST']._serialized_start=1349
+  _globals['_UPDATEKNOWLEDGEBASEREQUEST']._serialized_end=1564
+  _globals['_UPDATEKNOWLEDGEBASERESPONSE']._serialized_start=1566
+  _globals['_UPDATEKNOWLEDGEBASERESPONSE']._serialized_end=1660
+  _globals['_DELETEKNOWLEDGEBASEREQUEST']._serialized_start=1662
+  _globals['_DELETEKNOWLEDGEBASEREQUEST']._serialized_end=1706
+  _globals['_DELETEKNOWLEDGEBASERESPONSE']._serialized_start=1708
+  _globals['_DELETEKNOWLEDGEBASERESPONSE']._serialized_end=1737
+  _globals['_GENERATEKNOWLEDGEBASEPROFILEREQUEST']._serialized_start=1739
+  _globals['_GENERATEKNOWLEDGEBASEPROFILEREQUEST']._serialized_end=1820
+  _globals['_GENERATEKNOWLEDGEBASEPROFILERESPONSE']._serialized_start=1822
+  _globals['_GENERATEKNOWLEDGEBASEPROFILERESPONSE']._serialized_end=1883
+  _globals['_CLONEKNOWLEDGEBASEREQUEST']._serialized_start=1885
+  _globals['_CLONEKNOWLEDGEBASEREQUEST']._serialized_end=2003
+  _globals['_CLONEKNOWLEDGEBASERESPONSE']._serialized_start=2005
+  _globals['_CLONEKNOWLEDGEBASERESPONSE']._serialized_end=2085
+  _globals['_GETCLONEPROGRESSREQUEST']._serialized_start=2087
+  _globals['_GETCLONEPROGRESSREQUEST']._serialized_end=2135
+  _globals['_CLONEPROGRESS']._serialized_start=2138
+  _globals['_CLONEPROGRESS']._serialized_end=2301
+  _globals['_GETCLONEPROGRESSRESPONSE']._serialized_start=2303
+  _globals['_GETCLONEPROGRESSRESPONSE']._serialized_end=2383
+  _globals['_KNOWLEDGEBASESERVICE']._serialized_start=2649
+  _globals['_KNOWLEDGEBASESERVICE']._serialized_end=3490
 # @@protoc_insertion_point(module_scope)

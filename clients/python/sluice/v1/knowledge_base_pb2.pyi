@@ -35,7 +35,7 @@ JOB_STATUS_COMPLETED: JobStatus
 JOB_STATUS_FAILED: JobStatus
 
 class KnowledgeBase(_message.Message):
-    __slots__ = ("id", "tenant_id", "name", "description", "type", "config", "knowledge_count", "created_at", "updated_at")
+    __slots__ = ("id", "tenant_id", "name", "description", "type", "config", "knowledge_count", "created_at", "updated_at", "profile")
     ID_FIELD_NUMBER: _ClassVar[int]
     TENANT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +45,7 @@ class KnowledgeBase(_message.Message):
     KNOWLEDGE_COUNT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PROFILE_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     name: str
@@ -54,7 +55,16 @@ class KnowledgeBase(_message.Message):
     knowledge_count: int
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[KnowledgeBaseType, str]] = ..., config: _Optional[_Union[_config_pb2.KnowledgeBaseConfig, _Mapping]] = ..., knowledge_count: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    profile: KnowledgeBaseProfile
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[KnowledgeBaseType, str]] = ..., config: _Optional[_Union[_config_pb2.KnowledgeBaseConfig, _Mapping]] = ..., knowledge_count: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., profile: _Optional[_Union[KnowledgeBaseProfile, _Mapping]] = ...) -> None: ...
+
+class KnowledgeBaseProfile(_message.Message):
+    __slots__ = ("description", "generated_at")
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    GENERATED_AT_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    generated_at: _timestamp_pb2.Timestamp
+    def __init__(self, description: _Optional[str] = ..., generated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CreateKnowledgeBaseRequest(_message.Message):
     __slots__ = ("name", "description", "type", "config")
@@ -131,6 +141,18 @@ class DeleteKnowledgeBaseRequest(_message.Message):
 class DeleteKnowledgeBaseResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class GenerateKnowledgeBaseProfileRequest(_message.Message):
+    __slots__ = ("knowledge_base_id",)
+    KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
+    knowledge_base_id: str
+    def __init__(self, knowledge_base_id: _Optional[str] = ...) -> None: ...
+
+class GenerateKnowledgeBaseProfileResponse(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
 
 class CloneKnowledgeBaseRequest(_message.Message):
     __slots__ = ("source_id", "target_id", "target_name")

@@ -59,6 +59,11 @@ class KnowledgeBaseServiceStub:
                 request_serializer=sluice_dot_v1_dot_knowledge__base__pb2.DeleteKnowledgeBaseRequest.SerializeToString,
                 response_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.DeleteKnowledgeBaseResponse.FromString,
                 _registered_method=True)
+        self.GenerateKnowledgeBaseProfile = channel.unary_unary(
+                '/sluice.v1.KnowledgeBaseService/GenerateKnowledgeBaseProfile',
+                request_serializer=sluice_dot_v1_dot_knowledge__base__pb2.GenerateKnowledgeBaseProfileRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.GenerateKnowledgeBaseProfileResponse.FromString,
+                _registered_method=True)
         self.CloneKnowledgeBase = channel.unary_unary(
                 '/sluice.v1.KnowledgeBaseService/CloneKnowledgeBase',
                 request_serializer=sluice_dot_v1_dot_knowledge__base__pb2.CloneKnowledgeBaseRequest.SerializeToString,
@@ -104,6 +109,15 @@ class KnowledgeBaseServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GenerateKnowledgeBaseProfile(self, request, context):
+        """Queues the profile's generation now, whatever config.profile.enabled says: written
+        again even when the documents' titles and summaries did not change. A knowledge base
+        whose config names no summary.model is FAILED_PRECONDITION (NO_SUMMARY_MODEL).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def CloneKnowledgeBase(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -143,6 +157,11 @@ def add_KnowledgeBaseServiceServicer_to_server(servicer, server):
                     servicer.DeleteKnowledgeBase,
                     request_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.DeleteKnowledgeBaseRequest.FromString,
                     response_serializer=sluice_dot_v1_dot_knowledge__base__pb2.DeleteKnowledgeBaseResponse.SerializeToString,
+            ),
+            'GenerateKnowledgeBaseProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.GenerateKnowledgeBaseProfile,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.GenerateKnowledgeBaseProfileRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__base__pb2.GenerateKnowledgeBaseProfileResponse.SerializeToString,
             ),
             'CloneKnowledgeBase': grpc.unary_unary_rpc_method_handler(
                     servicer.CloneKnowledgeBase,
@@ -290,6 +309,33 @@ class KnowledgeBaseService:
             '/sluice.v1.KnowledgeBaseService/DeleteKnowledgeBase',
             sluice_dot_v1_dot_knowledge__base__pb2.DeleteKnowledgeBaseRequest.SerializeToString,
             sluice_dot_v1_dot_knowledge__base__pb2.DeleteKnowledgeBaseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GenerateKnowledgeBaseProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.KnowledgeBaseService/GenerateKnowledgeBaseProfile',
+            sluice_dot_v1_dot_knowledge__base__pb2.GenerateKnowledgeBaseProfileRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__base__pb2.GenerateKnowledgeBaseProfileResponse.FromString,
             options,
             channel_credentials,
             insecure,

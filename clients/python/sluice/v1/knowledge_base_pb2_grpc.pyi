@@ -36,6 +36,11 @@ class KnowledgeBaseServiceStub:
     ListKnowledgeBases: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.ListKnowledgeBasesRequest, _knowledge_base_pb2.ListKnowledgeBasesResponse]
     UpdateKnowledgeBase: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.UpdateKnowledgeBaseRequest, _knowledge_base_pb2.UpdateKnowledgeBaseResponse]
     DeleteKnowledgeBase: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.DeleteKnowledgeBaseRequest, _knowledge_base_pb2.DeleteKnowledgeBaseResponse]
+    GenerateKnowledgeBaseProfile: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.GenerateKnowledgeBaseProfileRequest, _knowledge_base_pb2.GenerateKnowledgeBaseProfileResponse]
+    """Queues the profile's generation now, whatever config.profile.enabled says: written
+    again even when the documents' titles and summaries did not change. A knowledge base
+    whose config names no summary.model is FAILED_PRECONDITION (NO_SUMMARY_MODEL).
+    """
     CloneKnowledgeBase: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.CloneKnowledgeBaseRequest, _knowledge_base_pb2.CloneKnowledgeBaseResponse]
     GetCloneProgress: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.GetCloneProgressRequest, _knowledge_base_pb2.GetCloneProgressResponse]
 
@@ -47,6 +52,11 @@ class KnowledgeBaseServiceAsyncStub(KnowledgeBaseServiceStub):
     ListKnowledgeBases: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.ListKnowledgeBasesRequest, _knowledge_base_pb2.ListKnowledgeBasesResponse]  # type: ignore[assignment]
     UpdateKnowledgeBase: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.UpdateKnowledgeBaseRequest, _knowledge_base_pb2.UpdateKnowledgeBaseResponse]  # type: ignore[assignment]
     DeleteKnowledgeBase: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.DeleteKnowledgeBaseRequest, _knowledge_base_pb2.DeleteKnowledgeBaseResponse]  # type: ignore[assignment]
+    GenerateKnowledgeBaseProfile: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.GenerateKnowledgeBaseProfileRequest, _knowledge_base_pb2.GenerateKnowledgeBaseProfileResponse]  # type: ignore[assignment]
+    """Queues the profile's generation now, whatever config.profile.enabled says: written
+    again even when the documents' titles and summaries did not change. A knowledge base
+    whose config names no summary.model is FAILED_PRECONDITION (NO_SUMMARY_MODEL).
+    """
     CloneKnowledgeBase: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.CloneKnowledgeBaseRequest, _knowledge_base_pb2.CloneKnowledgeBaseResponse]  # type: ignore[assignment]
     GetCloneProgress: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.GetCloneProgressRequest, _knowledge_base_pb2.GetCloneProgressResponse]  # type: ignore[assignment]
 
@@ -85,6 +95,17 @@ class KnowledgeBaseServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_base_pb2.DeleteKnowledgeBaseRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_base_pb2.DeleteKnowledgeBaseResponse, _abc.Awaitable[_knowledge_base_pb2.DeleteKnowledgeBaseResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def GenerateKnowledgeBaseProfile(
+        self,
+        request: _knowledge_base_pb2.GenerateKnowledgeBaseProfileRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_base_pb2.GenerateKnowledgeBaseProfileResponse, _abc.Awaitable[_knowledge_base_pb2.GenerateKnowledgeBaseProfileResponse]]:
+        """Queues the profile's generation now, whatever config.profile.enabled says: written
+        again even when the documents' titles and summaries did not change. A knowledge base
+        whose config names no summary.model is FAILED_PRECONDITION (NO_SUMMARY_MODEL).
+        """
 
     @_abc_1.abstractmethod
     def CloneKnowledgeBase(

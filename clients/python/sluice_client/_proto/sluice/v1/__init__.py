@@ -42,6 +42,8 @@ __all__ = (
     "FaqIndexMode",
     "FaqQuestionIndexMode",
     "FileHeader",
+    "GenerateKnowledgeBaseProfileRequest",
+    "GenerateKnowledgeBaseProfileResponse",
     "GetCloneProgressRequest",
     "GetCloneProgressResponse",
     "GetKnowledgeBaseRequest",
@@ -56,6 +58,7 @@ __all__ = (
     "Knowledge",
     "KnowledgeBase",
     "KnowledgeBaseConfig",
+    "KnowledgeBaseProfile",
     "KnowledgeBaseServiceStub",
     "KnowledgeBaseType",
     "KnowledgeServiceStub",
@@ -822,11 +825,17 @@ default_message_pool.register_message("sluice.v1", "ASRConfig", AsrConfig)
 
 @dataclass(eq=False, repr=False)
 class AutoTagConfig(betterproto2.Message):
+    """
+    After a document is processed, the summary model picks up to max_tags of the knowledge
+    base's existing tags for it (knowledge:auto_tag): links are only added, never removed,
+    and no tag is created.
+    """
+
     enabled: "bool" = betterproto2.field(1, betterproto2.TYPE_BOOL)
 
     max_tags: "int" = betterproto2.field(2, betterproto2.TYPE_INT32)
     """
-    Default 3, at most 10.
+    1 to 10; 0 = the default, 3 (else INVALID_ARGUMENT).
     """
 
     retag_tagged: "bool" = betterproto2.field(3, betterproto2.TYPE_BOOL)
@@ -1417,6 +1426,29 @@ default_message_pool.register_message("sluice.v1", "FileHeader", FileHeader)
 
 
 @dataclass(eq=False, repr=False)
+class GenerateKnowledgeBaseProfileRequest(betterproto2.Message):
+    knowledge_base_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+
+
+default_message_pool.register_message(
+    "sluice.v1", "GenerateKnowledgeBaseProfileRequest", GenerateKnowledgeBaseProfileRequest
+)
+
+
+@dataclass(eq=False, repr=False)
+class GenerateKnowledgeBaseProfileResponse(betterproto2.Message):
+    job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+    """
+    The kb:profile task queued (a request within 30 seconds of another joins it).
+    """
+
+
+default_message_pool.register_message(
+    "sluice.v1", "GenerateKnowledgeBaseProfileResponse", GenerateKnowledgeBaseProfileResponse
+)
+
+
+@dataclass(eq=False, repr=False)
 class GetCloneProgressRequest(betterproto2.Message):
     job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
@@ -1690,6 +1722,13 @@ class KnowledgeBase(betterproto2.Message):
         9, betterproto2.TYPE_MESSAGE, unwrap=lambda: __google__protobuf__.Timestamp, optional=True
     )
 
+    profile: "KnowledgeBaseProfile | None" = betterproto2.field(
+        10, betterproto2.TYPE_MESSAGE, optional=True
+    )
+    """
+    Written by the server (config.profile), never by the caller.
+    """
+
 
 default_message_pool.register_message("sluice.v1", "KnowledgeBase", KnowledgeBase)
 
@@ -1757,6 +1796,30 @@ class KnowledgeBaseConfig(betterproto2.Message):
 
 
 default_message_pool.register_message("sluice.v1", "KnowledgeBaseConfig", KnowledgeBaseConfig)
+
+
+@dataclass(eq=False, repr=False)
+class KnowledgeBaseProfile(betterproto2.Message):
+    """
+    What the knowledge base's documents cover, written by its summary model from their titles
+    and summaries: kept up to date when profile.enabled (a document summarised, processed or
+    deleted), or on demand by GenerateKnowledgeBaseProfile.
+    """
+
+    description: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+    """
+    Empty until a profile was written (or while the knowledge base has no documents).
+    """
+
+    generated_at: "datetime.datetime | None" = betterproto2.field(
+        2, betterproto2.TYPE_MESSAGE, unwrap=lambda: __google__protobuf__.Timestamp, optional=True
+    )
+    """
+    Unset until a profile was written.
+    """
+
+
+default_message_pool.register_message("sluice.v1", "KnowledgeBaseProfile", KnowledgeBaseProfile)
 
 
 @dataclass(eq=False, repr=False)
@@ -2081,6 +2144,10 @@ default_message_pool.register_message("sluice.v1", "ProcessConfig", ProcessConfi
 @dataclass(eq=False, repr=False)
 class ProfileConfig(betterproto2.Message):
     enabled: "bool" = betterproto2.field(1, betterproto2.TYPE_BOOL)
+    """
+    Keep KnowledgeBase.profile up to date (document knowledge bases): rewritten by the
+    summary model when the documents' titles or summaries changed.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "ProfileConfig", ProfileConfig)
@@ -2771,6 +2838,21 @@ class KnowledgeBaseServiceStub:
             "/sluice.v1.KnowledgeBaseService/DeleteKnowledgeBase",
             DeleteKnowledgeBaseRequest.SerializeToString,
             DeleteKnowledgeBaseResponse.FromString,
+        )(message)
+
+    def generate_knowledge_base_profile(
+        self, message: "GenerateKnowledgeBaseProfileRequest"
+    ) -> "GenerateKnowledgeBaseProfileResponse":
+        """
+        Queues the profile's generation now, whatever config.profile.enabled says: written
+        again even when the documents' titles and summaries did not change. A knowledge base
+        whose config names no summary.model is FAILED_PRECONDITION (NO_SUMMARY_MODEL).
+        """
+
+        return self._channel.unary_unary(
+            "/sluice.v1.KnowledgeBaseService/GenerateKnowledgeBaseProfile",
+            GenerateKnowledgeBaseProfileRequest.SerializeToString,
+            GenerateKnowledgeBaseProfileResponse.FromString,
         )(message)
 
     def clone_knowledge_base(
