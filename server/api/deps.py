@@ -17,6 +17,7 @@ from server.services.progress import ProgressReads
 from server.services.reparse import ReparseService
 from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
+from server.services.summary_refresh import SummaryRefreshService
 from server.services.tag_management import TagManagementService
 from storage.events.base import EventSubscriber
 from storage.files.backend_scoped import BackendScopedFileService
@@ -43,6 +44,7 @@ class ApiDeps:
     knowledge_edits: KnowledgeEditService
     chunk_edits: ChunkEditService
     tags: TagManagementService
+    summary_refresh: SummaryRefreshService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -70,4 +72,5 @@ class ApiDeps:
             KnowledgeEditService(ctx),
             ChunkEditService(ctx),
             TagManagementService(ctx, kbs),
+            SummaryRefreshService(ctx),
         )

@@ -61,14 +61,15 @@ class SummaryRepository:
             summary=summary,
         )
 
-    def fail(self, knowledge_id: str, attempt: int) -> SummaryEnd | None:
-        """pending or processing → failed (the document stays searchable without it), the
-        counter decremented with it."""
+    def fail(self, knowledge_id: str, attempt: int, error: str) -> SummaryEnd | None:
+        """pending or processing → failed with why (the document stays searchable without
+        it), the counter decremented with it."""
         return self._end(
             knowledge_id,
             attempt,
             [SummaryStatus.PENDING, SummaryStatus.PROCESSING],
             status=SummaryStatus.FAILED,
+            error=error,
         )
 
     def abandon(self, knowledge_id: str, attempt: int) -> bool:
@@ -99,6 +100,7 @@ class SummaryRepository:
         *,
         status: str,
         summary: str | None = None,
+        error: str | None = None,
     ) -> SummaryEnd | None:
         # The summary is one of the round's post-processing subtasks: its end and the
         # counter's decrement are one write, so a try that ends it twice (a crash between
@@ -114,7 +116,9 @@ class SummaryRepository:
             **subtask_count_values(-1, now, finalizing),
         }
         if summary is not None:
-            values.update(summary=summary, summary_stale=False)
+            values.update(summary=summary, summary_stale=False, summary_error=None)
+        if error is not None:
+            values.update(summary_error=error)
         statement = (
             self._guarded(knowledge_id, attempt, from_statuses)
             .values(**values)

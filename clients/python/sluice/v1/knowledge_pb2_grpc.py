@@ -232,7 +232,9 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RegenerateSummary(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Queue a refresh of a completed knowledge's summary (the summary model reads its
+        enabled text chunks and metadata again); one already queued is not queued twice.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -249,7 +251,10 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SetChunkEnabled(self, request, context):
-        """Whether Search finds the chunk (any chunk type).
+        """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+        OCR text and captions, its generated questions) follow it. A new content removes the
+        chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
+        summary refresh (see Knowledge.summary_status).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -49,6 +49,9 @@ class KnowledgeServiceStub:
     """A snapshot, then every span change, until the attempt is terminal."""
     ListChunks: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.ListChunksRequest, _knowledge_pb2.ListChunksResponse]
     RegenerateSummary: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.RegenerateSummaryRequest, _knowledge_pb2.RegenerateSummaryResponse]
+    """Queue a refresh of a completed knowledge's summary (the summary model reads its
+    enabled text chunks and metadata again); one already queued is not queued twice.
+    """
     UpdateChunk: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]
     """Edits of a chunk: only of a knowledge that is not being processed (pending,
     processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
@@ -57,7 +60,11 @@ class KnowledgeServiceStub:
     FAILED_PRECONDITION.
     """
     SetChunkEnabled: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]
-    """Whether Search finds the chunk (any chunk type)."""
+    """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+    OCR text and captions, its generated questions) follow it. A new content removes the
+    chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
+    summary refresh (see Knowledge.summary_status).
+    """
     UpdateKnowledgeMetadata: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]
     SetKnowledgeTags: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]
 
@@ -82,6 +89,9 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     """A snapshot, then every span change, until the attempt is terminal."""
     ListChunks: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.ListChunksRequest, _knowledge_pb2.ListChunksResponse]  # type: ignore[assignment]
     RegenerateSummary: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.RegenerateSummaryRequest, _knowledge_pb2.RegenerateSummaryResponse]  # type: ignore[assignment]
+    """Queue a refresh of a completed knowledge's summary (the summary model reads its
+    enabled text chunks and metadata again); one already queued is not queued twice.
+    """
     UpdateChunk: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]  # type: ignore[assignment]
     """Edits of a chunk: only of a knowledge that is not being processed (pending,
     processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
@@ -90,7 +100,11 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     FAILED_PRECONDITION.
     """
     SetChunkEnabled: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]  # type: ignore[assignment]
-    """Whether Search finds the chunk (any chunk type)."""
+    """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+    OCR text and captions, its generated questions) follow it. A new content removes the
+    chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
+    summary refresh (see Knowledge.summary_status).
+    """
     UpdateKnowledgeMetadata: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]  # type: ignore[assignment]
     SetKnowledgeTags: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]  # type: ignore[assignment]
 
@@ -207,7 +221,10 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_pb2.RegenerateSummaryRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_pb2.RegenerateSummaryResponse, _abc.Awaitable[_knowledge_pb2.RegenerateSummaryResponse]]: ...
+    ) -> _typing.Union[_knowledge_pb2.RegenerateSummaryResponse, _abc.Awaitable[_knowledge_pb2.RegenerateSummaryResponse]]:
+        """Queue a refresh of a completed knowledge's summary (the summary model reads its
+        enabled text chunks and metadata again); one already queued is not queued twice.
+        """
 
     @_abc_1.abstractmethod
     def UpdateChunk(
@@ -228,7 +245,11 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_pb2.SetChunkEnabledRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_pb2.SetChunkEnabledResponse, _abc.Awaitable[_knowledge_pb2.SetChunkEnabledResponse]]:
-        """Whether Search finds the chunk (any chunk type)."""
+        """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+        OCR text and captions, its generated questions) follow it. A new content removes the
+        chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
+        summary refresh (see Knowledge.summary_status).
+        """
 
     @_abc_1.abstractmethod
     def UpdateKnowledgeMetadata(
