@@ -1,8 +1,8 @@
 """KnowledgeEditRepository and the summary's refresh requests, on real PostgreSQL and
 SQLite: a metadata change bumps metadata_version, a chunk edit commits or rolls back as a
 whole, and an edit of a completed knowledge with a summary marks it stale and pending and
-names the refresh to queue (the same one until a refresh begins); tags of another tenant are neither found, renamed nor deleted, and a deleted tag takes its
-links along."""
+names the refresh to queue (the same one until a refresh begins); tags of another tenant
+are neither found, renamed nor deleted, and a deleted tag takes its links along."""
 
 from __future__ import annotations
 
