@@ -1,4 +1,4 @@
-"""The summary refresh end to end in lite mode against a real chat-completions server that
+"""The summary refresh end to end in lite and full mode against a real chat-completions server that
 summarises the facts it is given: a document uploaded with the summary on is completed with
 a summary of its fact; UpdateChunk with a new fact queues a refresh, and the summary
 GetKnowledge returns (and its summary chunk, which Search finds) ends up saying the new
@@ -20,7 +20,7 @@ from sluice_client._proto.sluice import v1
 from sluice_client.cli import main as cli
 
 from tests.e2e.lifecycle_support import WAIT_S, done
-from tests.e2e.stacks import Stack, lite_stack
+from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.e2e.test_readme_edits import run
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.processes import REPO
@@ -37,9 +37,12 @@ def summary_answer(request: ChatRequest) -> str:
     return " ".join(["A timetable of the Orvik harbour.", *facts])
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with lite_stack(tmp_path_factory.mktemp("refresh-lite"), extra_env=ENV) as running:
+@pytest.fixture(scope="module", params=["lite", "full"])
+def stack(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stack]:
+    make = lite_stack if request.param == "lite" else full_stack
+    with make(tmp_path_factory.mktemp(f"refresh-{request.param}"), extra_env=ENV) as running:
         yield running
 
 

@@ -68,6 +68,7 @@ def restart_processing(
         # The new round writes the summary anew: no refresh of the old one is due, and one
         # open (a refresh's) is closed, so the round can plan its own.
         "summary_stale": False,
+        "summary_error": None,
         "summary_status": case(
             (Knowledge.summary_status.in_(list(OPEN_SUMMARY)), SummaryStatus.NONE.value),
             else_=Knowledge.summary_status,

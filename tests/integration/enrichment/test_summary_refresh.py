@@ -3,8 +3,8 @@ the lite queue, real embedding and chat-completions servers), driven by the real
 services: an edit of a completed knowledge's text chunk or metadata queues one refresh and
 the summary ends up written from the newest inputs; edits while a refresh waits share it;
 a refresh raced by an edit drops its result and the newer one finishes the job; a database
-error is tried again, a deleted knowledge is a no-op; RegenerateSummary's statuses; and the
-edits cascade to a text chunk's children."""
+error is tried again, a deleted knowledge is a no-op; RegenerateSummary's statuses; the
+edits cascade to a text chunk's children; a reparse ends an open refresh."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
+from workers.lifecycle.reparse import RestartOutcome, restart_processing
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.settings_groups import ModelSettings, OutboundSettings
 
@@ -361,3 +362,25 @@ def test_enabling_a_text_chunk_cascades_and_new_content_drops_its_questions(
     assert [c.id for c in ctx.chunks.get_many([ocr, question], tenant_id=None)] == [ocr]
     assert question not in ctx.index.ids_for_knowledge(kb.embedding_model_key, knowledge.id)
     join(ctx)
+
+
+def test_a_reparse_ends_an_open_refresh_and_writes_its_own_summary(
+    ctx: WorkerContext, embeddings: EmbeddingServer, chat: ChatServer
+) -> None:
+    knowledge, _ = completed(ctx, embeddings, chat)
+    request = ctx.edits.request_summary_refresh(knowledge.id, None)
+    assert request is not None and request.sequence is not None
+    # A refresh taken by a worker that died: processing, its task gone.
+    assert ctx.summary_refreshes.begin(knowledge.id, request.sequence) is not None
+
+    restart = restart_processing(ctx, reread(ctx, knowledge.id))
+    join(ctx)
+
+    assert restart.outcome == RestartOutcome.RESTARTED
+    after = reread(ctx, knowledge.id)
+    assert (after.attempt, after.parse_status, after.summary_status) == (
+        2,
+        ParseStatus.COMPLETED,
+        SummaryStatus.COMPLETED,
+    )
+    assert OLD_FACT in (after.summary or "") and summary_chunk(ctx, after).attempt == 2

@@ -242,9 +242,10 @@ class KnowledgeServiceServicer:
     def UpdateChunk(self, request, context):
         """Edits of a chunk: only of a knowledge that is not being processed (pending,
         processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-        together or not at all.
-        A text chunk's content, re-embedded and re-indexed; other chunk types are
-        FAILED_PRECONDITION.
+        together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+        refresh when the knowledge has a summary (see Knowledge.summary_status).
+        A text chunk's content, re-embedded and re-indexed; its generated questions are
+        removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -252,9 +253,7 @@ class KnowledgeServiceServicer:
 
     def SetChunkEnabled(self, request, context):
         """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
-        OCR text and captions, its generated questions) follow it. A new content removes the
-        chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
-        summary refresh (see Knowledge.summary_status).
+        OCR text and captions, its generated questions) follow it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

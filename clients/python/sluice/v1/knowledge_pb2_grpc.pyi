@@ -55,15 +55,14 @@ class KnowledgeServiceStub:
     UpdateChunk: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]
     """Edits of a chunk: only of a knowledge that is not being processed (pending,
     processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-    together or not at all.
-    A text chunk's content, re-embedded and re-indexed; other chunk types are
-    FAILED_PRECONDITION.
+    together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+    refresh when the knowledge has a summary (see Knowledge.summary_status).
+    A text chunk's content, re-embedded and re-indexed; its generated questions are
+    removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
     """
     SetChunkEnabled: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]
     """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
-    OCR text and captions, its generated questions) follow it. A new content removes the
-    chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
-    summary refresh (see Knowledge.summary_status).
+    OCR text and captions, its generated questions) follow it.
     """
     UpdateKnowledgeMetadata: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]
     SetKnowledgeTags: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]
@@ -95,15 +94,14 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     UpdateChunk: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]  # type: ignore[assignment]
     """Edits of a chunk: only of a knowledge that is not being processed (pending,
     processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-    together or not at all.
-    A text chunk's content, re-embedded and re-indexed; other chunk types are
-    FAILED_PRECONDITION.
+    together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+    refresh when the knowledge has a summary (see Knowledge.summary_status).
+    A text chunk's content, re-embedded and re-indexed; its generated questions are
+    removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
     """
     SetChunkEnabled: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]  # type: ignore[assignment]
     """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
-    OCR text and captions, its generated questions) follow it. A new content removes the
-    chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
-    summary refresh (see Knowledge.summary_status).
+    OCR text and captions, its generated questions) follow it.
     """
     UpdateKnowledgeMetadata: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]  # type: ignore[assignment]
     SetKnowledgeTags: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]  # type: ignore[assignment]
@@ -234,9 +232,10 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_knowledge_pb2.UpdateChunkResponse, _abc.Awaitable[_knowledge_pb2.UpdateChunkResponse]]:
         """Edits of a chunk: only of a knowledge that is not being processed (pending,
         processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-        together or not at all.
-        A text chunk's content, re-embedded and re-indexed; other chunk types are
-        FAILED_PRECONDITION.
+        together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+        refresh when the knowledge has a summary (see Knowledge.summary_status).
+        A text chunk's content, re-embedded and re-indexed; its generated questions are
+        removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
         """
 
     @_abc_1.abstractmethod
@@ -246,9 +245,7 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_pb2.SetChunkEnabledResponse, _abc.Awaitable[_knowledge_pb2.SetChunkEnabledResponse]]:
         """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
-        OCR text and captions, its generated questions) follow it. A new content removes the
-        chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
-        summary refresh (see Knowledge.summary_status).
+        OCR text and captions, its generated questions) follow it.
         """
 
     @_abc_1.abstractmethod

@@ -2958,9 +2958,10 @@ class KnowledgeServiceStub:
         """
         Edits of a chunk: only of a knowledge that is not being processed (pending,
         processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-        together or not at all.
-        A text chunk's content, re-embedded and re-indexed; other chunk types are
-        FAILED_PRECONDITION.
+        together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+        refresh when the knowledge has a summary (see Knowledge.summary_status).
+        A text chunk's content, re-embedded and re-indexed; its generated questions are
+        removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
         """
 
         return self._channel.unary_unary(
@@ -2972,9 +2973,7 @@ class KnowledgeServiceStub:
     def set_chunk_enabled(self, message: "SetChunkEnabledRequest") -> "SetChunkEnabledResponse":
         """
         Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
-        OCR text and captions, its generated questions) follow it. A new content removes the
-        chunk's generated questions. An edit of a text chunk, or of the metadata, queues a
-        summary refresh (see Knowledge.summary_status).
+        OCR text and captions, its generated questions) follow it.
         """
 
         return self._channel.unary_unary(
