@@ -10,8 +10,9 @@ or stays unavailable through the queue's last try; its end and the round's subta
 decrement are one write (``SummaryRepository``), so the document leaves ``finalizing`` when
 its last subtask ends, whichever it is.
 
-The task writes only while the knowledge is at its round (processing, finalizing, or
-completed) and checks again once the summary chunk is indexed: a round reparsed, cancelled
+The task writes only while the knowledge is at its round (processing or finalizing; a
+completed knowledge's summary is written again by the refresh, summary_refresh.py) and
+checks again once the summary chunk is indexed: a round reparsed, cancelled
 or deleted meanwhile gets nothing, and what was written is removed. Its progress is the step
 span ``postprocess.summary`` under the round's postprocess stage.
 """

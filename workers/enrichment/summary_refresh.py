@@ -29,7 +29,6 @@ from core.payloads import SummaryRefreshPayload
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import NewChunk
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
-from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.summary_refresh import (
     RefreshSnapshot,
     RefreshWrite,
@@ -57,8 +56,6 @@ EMBEDDING_REFUSED = "EMBEDDING_REFUSED"
 
 
 class SummaryRefreshParts(IndexingParts, QueueParts, Protocol):
-    @property
-    def knowledges(self) -> KnowledgeRepository: ...
     @property
     def knowledge_bases(self) -> KnowledgeBaseRepository: ...
     @property
@@ -93,6 +90,7 @@ def refresh_summary(parts: SummaryRefreshParts, payload: SummaryRefreshPayload) 
         if exc.retryable and not queue_try_of(parts).is_last_attempt:
             raise
         parts.summary_refreshes.fail(knowledge.id, payload.sequence, f"{exc.code}: {exc}")
+        log.warning("knowledge %s: summary refresh failed: %s", knowledge.id, exc)
         return RefreshWrite.GONE
 
 

@@ -16,9 +16,10 @@ from storage.db.models import Knowledge, utcnow
 from storage.db.repositories.knowledges import subtask_count_values
 from storage.db.sql import affected_rows
 
-# A summary is planned and written while its round finishes (processing, finalizing) or
-# once it has (completed: a refresh).
-SUMMARY_ROUND_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING, ParseStatus.COMPLETED)
+# A round's summary is planned and written while the round finishes (processing,
+# finalizing); once it is completed, only a refresh writes it (summary_refresh.py, with
+# guards of its own), so a late try of the round's task never bypasses a refresh's snapshot.
+SUMMARY_ROUND_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING)
 
 
 class SummaryRepository:
@@ -105,7 +106,7 @@ class SummaryRepository:
         # The summary is one of the round's post-processing subtasks: its end and the
         # counter's decrement are one write, so a try that ends it twice (a crash between
         # the two would allow that) never decrements twice. The last subtask completes a
-        # finalizing knowledge; a completed one (a refresh) has no counter.
+        # finalizing knowledge; in any other state the counter is left alone.
         now = utcnow()
         finalizing = and_(
             Knowledge.parse_status == ParseStatus.FINALIZING, Knowledge.pending_subtasks_count > 0
