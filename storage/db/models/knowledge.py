@@ -50,9 +50,9 @@ class Knowledge(Base):
     enable_status: Mapped[str] = mapped_column(String(16), default=EnableStatus.DISABLED)
     summary_status: Mapped[str] = mapped_column(String(16), default=SummaryStatus.NONE)
     summary: Mapped[str | None] = mapped_column(Text, default=None)
-    # The summary held no longer reflects its inputs (a text chunk's content or enabled
-    # flag, the metadata) changed since it was written; the refresh that edit queued clears
-    # it when it writes the new one (summary_stale.py).
+    # The summary held is out of date: an input (a text chunk's content or enabled flag,
+    # the metadata) changed since it was written; the refresh that edit queued clears the
+    # flag when it writes the new one (summary_stale.py).
     summary_stale: Mapped[bool] = mapped_column(default=False, server_default=false())
     # Why the latest summary (first or refresh) failed; cleared when one is written.
     summary_error: Mapped[str | None] = mapped_column(Text, default=None)
