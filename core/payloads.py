@@ -81,6 +81,18 @@ class SummaryPayload(Payload):
 
 
 @dataclass(frozen=True)
+class SummaryRefreshPayload(Payload):
+    """knowledge:summary_refresh — write the summary of a completed knowledge again (an
+    edit changed its inputs, or RegenerateSummary asked); ``sequence`` is the knowledge's
+    summary_refresh_seq when it was queued (a refresh that began since makes it moot)."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    sequence: int
+
+
+@dataclass(frozen=True)
 class ImageMultimodalPayload(Payload):
     """image:multimodal — one stored image of round ``attempt``: its OCR text and caption
     written to the text chunk ``chunk_id`` that links it, as ``image_ocr`` and

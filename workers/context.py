@@ -28,6 +28,7 @@ from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.summaries import SummaryRepository
+from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
@@ -95,6 +96,8 @@ class ProcessContext:
     summaries: SummaryRepository
     # What a knowledge base's profile is written from, and where it is kept.
     kb_profiles: KnowledgeBaseProfileRepository
+    # A completed knowledge's summary written again after an edit (or on demand).
+    summary_refreshes: SummaryRefreshRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

@@ -14,6 +14,7 @@ from core.payloads import (
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
     SummaryPayload,
+    SummaryRefreshPayload,
 )
 from storage.queue.base import QueueName, TaskSpec
 from workers.settings import Settings
@@ -102,6 +103,24 @@ def auto_tag(payload: AutoTagPayload) -> TaskSpec:
         retry_intervals=(10, 60),
         timeout_s=AUTO_TAG_TIMEOUT_S,
         on_final_failure="workers.tasks.on_auto_tag_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def summary_refresh(payload: SummaryRefreshPayload) -> TaskSpec:
+    """One per knowledge and sequence: edits while it waits queue the same id (one task),
+    an edit once it began queues the next sequence (one more). In the knowledge's group
+    (a reparse or delete removes it); a model that is unavailable is retried, the last
+    try's failure fails the refresh (the summary written last stays)."""
+    return TaskSpec(
+        handler="workers.tasks.refresh_summary",
+        payload=payload.to_dict(),
+        queue=QueueName.SUMMARY,
+        job_id=f"knowledge-summary-refresh-{payload.knowledge_id}-{payload.sequence}",
+        max_retries=SUMMARY_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=SUMMARY_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_summary_refresh_failed",
         group=payload.knowledge_id,
     )
 

@@ -16,6 +16,7 @@ from core.payloads import (
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
     SummaryPayload,
+    SummaryRefreshPayload,
 )
 from workers.context import current_context
 from workers.enrichment.auto_tags import STEP_SPAN as AUTO_TAG_STEP
@@ -24,6 +25,8 @@ from workers.enrichment.auto_tags import tracker_of
 from workers.enrichment.kb_profile import refresh_profile
 from workers.enrichment.summary import SUMMARY_FAILED, end_failed
 from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
+from workers.enrichment.summary_refresh import refresh_failed
+from workers.enrichment.summary_refresh import refresh_summary as write_summary_again
 from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.pipeline.after_images import post_process
 from workers.pipeline.data_table import summarize_data_tables
@@ -91,6 +94,16 @@ def on_auto_tag_failed(payload: dict[str, Any], error: str) -> None:
 def kb_profile(payload: dict[str, Any]) -> None:
     """kb:profile (summary queue)."""
     refresh_profile(current_context(), KnowledgeBaseProfilePayload.from_dict(payload))
+
+
+def refresh_summary(payload: dict[str, Any]) -> None:
+    """knowledge:summary_refresh (summary queue)."""
+    write_summary_again(current_context(), SummaryRefreshPayload.from_dict(payload))
+
+
+def on_summary_refresh_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:summary_refresh: its last try crashed or timed out."""
+    refresh_failed(current_context(), SummaryRefreshPayload.from_dict(payload), error)
 
 
 def batch_reparse(payload: dict[str, Any]) -> None:

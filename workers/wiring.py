@@ -18,6 +18,7 @@ from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.summaries import SummaryRepository
+from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
@@ -63,6 +64,7 @@ def build_process_context(
         edits=KnowledgeEditRepository(db),
         summaries=SummaryRepository(db),
         kb_profiles=KnowledgeBaseProfileRepository(db),
+        summary_refreshes=SummaryRefreshRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,

@@ -137,6 +137,8 @@ def knowledge(tagged: TaggedKnowledge) -> knowledge_pb2.Knowledge:
         updated_at=timestamp(row.updated_at),
         processed_at=timestamp(row.processed_at),
         summary=row.summary or "",
+        summary_stale=bool(row.summary_stale),
+        summary_error=row.summary_error or "",
     )
 
 

@@ -18,6 +18,7 @@ from server.services.progress import ProgressReads
 from server.services.reparse import ReparseService
 from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
+from server.services.summary_refresh import SummaryRefreshService
 from server.services.tag_management import TagManagementService
 from storage.events.base import EventSubscriber
 from storage.files.backend_scoped import BackendScopedFileService
@@ -45,6 +46,7 @@ class ApiDeps:
     chunk_edits: ChunkEditService
     tags: TagManagementService
     kb_profiles: KnowledgeBaseProfileService
+    summary_refresh: SummaryRefreshService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -73,4 +75,5 @@ class ApiDeps:
             ChunkEditService(ctx),
             TagManagementService(ctx, kbs),
             KnowledgeBaseProfileService(ctx, kbs),
+            SummaryRefreshService(ctx),
         )

@@ -202,7 +202,11 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     async def RegenerateSummary(
         self, request: pb.RegenerateSummaryRequest, context: Ctx
     ) -> pb.RegenerateSummaryResponse:
-        raise Unimplemented("RegenerateSummary", "lands with the enrichment issue")
+        identity = await self._deps.auth.identify(context)
+        knowledge = await asyncio.to_thread(
+            self._deps.summary_refresh.regenerate, identity, request.id
+        )
+        return pb.RegenerateSummaryResponse(knowledge=convert.knowledge(knowledge))
 
     @unary
     async def UpdateChunk(

@@ -8,6 +8,12 @@ knowledge (storage.db.repositories.edits) and the index is written inside it too
 index failure rolls the row back; if the commit itself fails after the index write, the
 index row is put back as it was. The API process embeds the text, as it embeds Search
 queries (in full mode too): one chunk is one model call.
+
+Edits cascade to a text chunk's children (parent_chunk_id): enabling or disabling it does
+the same to its images' OCR text and captions and its generated questions, in the DB and
+the index; a new content removes its questions (they asked about the old text). An edit of
+what the summary is written from (a text chunk's content or enabled flag) queues a summary
+refresh once committed (server.services.summary_refresh).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from server.services.image_links import with_image_urls
 from server.services.knowledge_reads import ReadChunk
 from server.services.model_endpoints import REFUSED_REASON
 from server.services.parts import ChunkEditParts
+from server.services.summary_refresh import queue_refresh_after_edit
 from storage.db.models import Chunk, Knowledge, utcnow
 from storage.db.repositories.edits import LockedChunk
 from storage.index.records import IndexRow
@@ -38,6 +45,13 @@ NOT_A_TEXT_CHUNK = "CHUNK_NOT_TEXT"
 # Aborted reason: the chunk or its knowledge changed between embedding and writing.
 CHUNK_CHANGED = "CHUNK_CHANGED"
 MAX_CONTENT_CHARS = MAX_CHUNK_SIZE
+# The chunks that stand for their parent text chunk in Search (parent_chunk_id).
+CHILD_TYPES = (
+    ChunkType.IMAGE_OCR,
+    ChunkType.IMAGE_CAPTION,
+    ChunkType.IMAGE_VECTOR,
+    ChunkType.QUESTION,
+)
 
 
 @dataclass(frozen=True)
@@ -78,18 +92,22 @@ class ChunkEditService:
             return self._read(target.chunk, target.knowledge)
         rows = self._embedded(target, content)
 
-        def apply(locked: LockedChunk) -> None:
+        def apply(locked: LockedChunk) -> int | None:
             locked.chunk.content = content
             locked.chunk.content_revision += 1
             locked.chunk.updated_at = utcnow()
-            locked.summary_went_stale()
             self._ctx.index.upsert(target.model_key, [rows.new])
+            # Questions generated from the old text no longer ask about this one.
+            questions = locked.children([ChunkType.QUESTION])
+            locked.delete(questions)
+            self._ctx.index.delete_by_chunk_ids(target.model_key, [q.id for q in questions])
+            return locked.summary_refresh()
 
         def undo() -> None:
+            # The questions' index rows stay removed: they were of the old text anyway.
             self._ctx.index.upsert(target.model_key, [rows.old])
 
-        chunk, knowledge = self._edit(identity, target, apply, undo=undo)
-        return self._read(chunk, knowledge)
+        return self._edited(identity, target, apply, undo=undo)
 
     def set_enabled(self, identity: Identity, chunk_id: str, enabled: bool) -> ReadChunk:
         """The chunk found by Search (``enabled``) or not, its index rows following."""
@@ -98,19 +116,28 @@ class ChunkEditService:
             return self._read(target.chunk, target.knowledge)
         chunk_ids = [target.chunk.id]
 
-        def apply(locked: LockedChunk) -> None:
+        def apply(locked: LockedChunk) -> int | None:
             locked.chunk.is_enabled = enabled
             locked.chunk.updated_at = utcnow()
-            locked.summary_went_stale()
+            is_text = locked.chunk.chunk_type == ChunkType.TEXT
+            if is_text:
+                # A text chunk's children (its images' OCR text and captions, its questions)
+                # stand for it in Search: they follow it.
+                for child in locked.children(CHILD_TYPES):
+                    if child.is_enabled != enabled:
+                        child.is_enabled = enabled
+                        child.updated_at = utcnow()
+                        chunk_ids.append(child.id)
             self._ctx.index.set_enabled(target.model_key, chunk_ids, enabled)
+            # Only the text chunks are what the summary is written from.
+            return locked.summary_refresh() if is_text else None
 
-        chunk, knowledge = self._edit(
+        return self._edited(
             identity,
             target,
             apply,
             undo=lambda: self._ctx.index.set_enabled(target.model_key, chunk_ids, not enabled),
         )
-        return self._read(chunk, knowledge)
 
     def _target(self, identity: Identity, chunk_id: str) -> _Target:
         """The caller's chunk and its knowledge; NOT_FOUND when either is not theirs or is
@@ -154,17 +181,30 @@ class ChunkEditService:
             chunk_row(knowledge, chunk, texts[1], old_vector, enabled=enabled),
         )
 
+    def _edited(
+        self,
+        identity: Identity,
+        target: _Target,
+        apply: Callable[[LockedChunk], int | None],
+        *,
+        undo: Callable[[], None],
+    ) -> ReadChunk:
+        """The chunk after ``_edit``, the summary refresh the edit called for queued."""
+        chunk, knowledge, refresh = self._edit(identity, target, apply, undo=undo)
+        queue_refresh_after_edit(self._ctx.queue, knowledge, refresh)
+        return self._read(chunk, knowledge)
+
     def _edit(
         self,
         identity: Identity,
         target: _Target,
-        apply: Callable[[LockedChunk], None],
+        apply: Callable[[LockedChunk], int | None],
         *,
         undo: Callable[[], None],
-    ) -> tuple[Chunk, Knowledge]:
-        """Run ``apply`` (the row changes and the index write) on the locked chunk, which
-        must be as ``target`` read it; ``undo`` puts the index back when the commit fails
-        after the index was written."""
+    ) -> tuple[Chunk, Knowledge, int | None]:
+        """Run ``apply`` (the row changes and the index write; it answers the summary
+        refresh to queue) on the locked chunk, which must be as ``target`` read it; ``undo``
+        puts the index back when the commit fails after the index was written."""
         index_written = False
         try:
             with self._ctx.edits.chunk_for_edit(target.chunk.id, identity.scope) as locked:
@@ -177,13 +217,13 @@ class ChunkEditService:
                         target.chunk.id,
                         f"chunk {target.chunk.id} or its knowledge changed meanwhile; retry",
                     )
-                apply(locked)
+                refresh = apply(locked)
                 index_written = True
         except Exception:
             if index_written:
                 undo()
             raise
-        return locked.chunk, locked.knowledge
+        return locked.chunk, locked.knowledge, refresh
 
     def _read(self, chunk: Chunk, knowledge: Knowledge) -> ReadChunk:
         [content] = with_image_urls(

@@ -1,7 +1,7 @@
 """Edits of a knowledge's own fields after it was created: its metadata (with the upload's
 limits) and its tags (each a tag of its knowledge base). Neither is part of what is
-indexed, so neither touches the index; a metadata change makes a completed summary stale
-(storage.db.repositories.summary_stale)."""
+indexed, so neither touches the index; a metadata change is an input of the summary: it
+queues a summary refresh (storage.db.repositories.summary_stale)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from server.services.identity import Identity
 from server.services.lookup import owned_knowledge
 from server.services.parts import KnowledgeEditParts
 from server.services.request_limits import check_metadata
+from server.services.summary_refresh import queue_refresh_after_edit
 from server.services.tags import TaggedKnowledge, checked_tag_ids, tagged
 
 
@@ -28,6 +29,7 @@ class KnowledgeEditService:
         update = self._ctx.edits.update_metadata(knowledge.id, identity.scope, metadata)
         if update is None:  # deleted meanwhile
             raise NotFound("sluice.v1.Knowledge", knowledge_id)
+        queue_refresh_after_edit(self._ctx.queue, update.knowledge, update.summary_refresh)
         return tagged(self._ctx.tags, update.knowledge)
 
     def set_tags(

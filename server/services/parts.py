@@ -137,13 +137,23 @@ class EditParts(Protocol):
     def edits(self) -> KnowledgeEditRepository: ...
 
 
-class KnowledgeEditParts(KnowledgeParts, TagParts, EditParts, Protocol):
-    """KnowledgeEditService: a knowledge's metadata and tags replaced."""
+class KnowledgeEditParts(KnowledgeParts, TagParts, EditParts, QueueParts, Protocol):
+    """KnowledgeEditService: a knowledge's metadata and tags replaced (a metadata change
+    queues the summary refresh it calls for)."""
 
 
-class ChunkEditParts(KnowledgeParts, StoredFileParts, EditParts, Protocol):
+class SummaryRefreshParts(KnowledgeParts, TagParts, EditParts, QueueParts, Protocol):
+    """SummaryRefreshService: RegenerateSummary's refresh queued (the knowledge base says
+    whether there is a summary model)."""
+
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+
+
+class ChunkEditParts(KnowledgeParts, StoredFileParts, EditParts, QueueParts, Protocol):
     """ChunkEditService: a chunk's row and its index row changed together, its new text
-    embedded with its knowledge base's model (its images made URLs in the reply)."""
+    embedded with its knowledge base's model (its images made URLs in the reply), and the
+    summary refresh the edit calls for queued."""
 
     @property
     def chunks(self) -> ChunkRepository: ...

@@ -26,12 +26,11 @@ from typing import Protocol
 
 from core.effective_config import resolve
 from core.payloads import AutoTagPayload
-from core.statuses import ChunkType
+from core.statuses import ChunkType, ParseStatus
 from core.statuses import Stage as StageName
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
-from storage.db.repositories.summaries import SUMMARY_ROUND_STATUSES
 from storage.db.repositories.tags import TagRepository
 from workers.enrichment.auto_tag_text import pick_tags
 from workers.enrichment.summary_text import summary_source
@@ -43,6 +42,9 @@ from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, stage_span_id
 
 log = logging.getLogger(__name__)
+
+# Not a counted subtask: the round may complete before its tags are picked.
+TAGGED_ROUND_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING, ParseStatus.COMPLETED)
 
 STEP_SPAN = "postprocess.auto_tag"
 NO_SUMMARY_MODEL = "NO_SUMMARY_MODEL"
@@ -66,7 +68,7 @@ def auto_tag_knowledge(parts: AutoTagParts, payload: AutoTagPayload) -> Sequence
     """Link the picked tags; the tag ids linked. Raises ModelError for a failure the queue
     should retry."""
     knowledge = parts.knowledges.get(payload.knowledge_id, None)
-    if not row_is_current(knowledge, payload.attempt, SUMMARY_ROUND_STATUSES):
+    if not row_is_current(knowledge, payload.attempt, TAGGED_ROUND_STATUSES):
         log.info(
             "knowledge %s attempt %s: no auto-tags, not current",
             payload.knowledge_id,
@@ -132,7 +134,7 @@ def auto_tag_knowledge(parts: AutoTagParts, payload: AutoTagPayload) -> Sequence
     linked = parts.tags.add_links(
         knowledge.id,
         payload.attempt,
-        SUMMARY_ROUND_STATUSES,
+        TAGGED_ROUND_STATUSES,
         [by_name[name] for name in picked],
         unless_tagged=unless_tagged,
     )

@@ -10,8 +10,9 @@ or stays unavailable through the queue's last try; its end and the round's subta
 decrement are one write (``SummaryRepository``), so the document leaves ``finalizing`` when
 its last subtask ends, whichever it is.
 
-The task writes only while the knowledge is at its round (processing, finalizing, or
-completed) and checks again once the summary chunk is indexed: a round reparsed, cancelled
+The task writes only while the knowledge is at its round (processing or finalizing; a
+completed knowledge's summary is written again by the refresh, summary_refresh.py) and
+checks again once the summary chunk is indexed: a round reparsed, cancelled
 or deleted meanwhile gets nothing, and what was written is removed. Its progress is the step
 span ``postprocess.summary`` under the round's postprocess stage.
 """
@@ -19,6 +20,7 @@ span ``postprocess.summary`` under the round's postprocess stage.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Protocol
 
 from core.effective_config import EffectiveConfig, resolve
@@ -31,6 +33,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SUMMARY_ROUND_STATUSES, SummaryRepository
 from workers.enrichment.summary_text import DEFAULT_MAX_LENGTH, write_summary
 from workers.models.errors import ModelError
+from workers.models.protocols import ChatModel
 from workers.models.registry import ModelRegistry
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.document import queue_try_of
@@ -110,7 +113,7 @@ def end_failed(
 ) -> None:
     """The round's summary failed for good (also the dead-letter path): failed, counted
     done, its step failed with why."""
-    ended = parts.summaries.fail(knowledge.id, attempt)
+    ended = parts.summaries.fail(knowledge.id, attempt, message)
     (tracker or _tracker(parts, knowledge, attempt)).fail(STEP_SPAN, code, message)
     if ended is not None:
         log.warning("knowledge %s attempt %s: summary failed: %s", knowledge.id, attempt, message)
@@ -143,15 +146,14 @@ def _write(
         for c in parts.chunks.list_of_types(knowledge.id, attempt, [ChunkType.TEXT])
         if c.is_enabled
     ]
-    max_length = config.summary_max_length or DEFAULT_MAX_LENGTH
-    summary = write_summary(model, knowledge.title or knowledge.file_name or "", texts, max_length)
+    summary = model_summary(model, knowledge, config, texts)
     if not summary:
         end_failed(
             parts, knowledge, attempt, SUMMARY_FAILED, "the model answered no summary", tracker
         )
         return False
     checkpoint = RoundCheckpoint(parts, knowledge.id, attempt, statuses=SUMMARY_ROUND_STATUSES)
-    row = _summary_chunk(knowledge, attempt, summary)
+    row = summary_chunk(knowledge, attempt, summary)
     if not parts.chunks.replace_of_types(
         knowledge.id, attempt, [ChunkType.SUMMARY], [row], statuses=SUMMARY_ROUND_STATUSES
     ):
@@ -179,7 +181,20 @@ def _write(
     return True
 
 
-def _summary_chunk(knowledge: Knowledge, attempt: int, summary: str) -> NewChunk:
+def model_summary(
+    model: ChatModel, knowledge: Knowledge, config: EffectiveConfig, texts: Sequence[str]
+) -> str:
+    """The summary model's summary of ``texts`` (the enabled text chunks, in order) with the
+    knowledge's title and metadata, fitted to the configured length (ModelError when the
+    model fails; empty when it answered nothing usable). The refresh writes it the same way."""
+    max_length = config.summary_max_length or DEFAULT_MAX_LENGTH
+    title = knowledge.title or knowledge.file_name or ""
+    return write_summary(model, title, texts, max_length, dict(knowledge.meta or {}))
+
+
+def summary_chunk(knowledge: Knowledge, attempt: int, summary: str) -> NewChunk:
+    """The round's one ``summary`` chunk (its id fixed by the round, so a refresh rewrites
+    the same row)."""
     return NewChunk(
         id=chunk_id(knowledge.id, attempt, ChunkType.SUMMARY, 0),
         tenant_id=knowledge.tenant_id,

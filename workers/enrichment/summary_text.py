@@ -1,17 +1,17 @@
 """A document's summary: what of the document the model reads, what it is asked, and the
 answer fitted to the configured length.
 
-The model reads the text chunks in document order up to ``SOURCE_BUDGET_CHARS``; a longer
-document is read as its first half-budget and then chunks spread evenly over the rest, so
-the end of a long report is summarised as well as its beginning. The answer is written in
-the document's own language and cut at a sentence (else word) boundary when it runs over
-``max_length`` characters.
+The model reads the title, the custom metadata and the text chunks in document order up
+to ``SOURCE_BUDGET_CHARS``; a longer document is read as its first half-budget and then
+chunks spread evenly over the rest, so the end of a long report is summarised as well as
+its beginning. The answer is written in the document's own language and cut at a sentence
+(else word) boundary when it runs over ``max_length`` characters.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from workers.models.protocols import ChatMessage, ChatModel
 
@@ -46,16 +46,21 @@ def summary_source(chunks: Sequence[str], budget: int = SOURCE_BUDGET_CHARS) -> 
     return "\n\n".join([*head, "[…]", *tail])[:budget]
 
 
-def summary_messages(title: str, source: str, max_length: int) -> list[ChatMessage]:
+def summary_messages(
+    title: str, source: str, max_length: int, metadata: Mapping[str, str] | None = None
+) -> list[ChatMessage]:
     instructions = (
         "You summarise documents for a search index. Write one plain-text paragraph of at "
         f"most {max_length} characters saying what the document is about and its key facts "
         "(names, numbers, dates, conclusions). Write in the language the document is "
         "written in. No heading, no preamble, no Markdown."
     )
+    # The custom metadata (owner, department...) says what the document is too.
+    header = [f"Title: {title}"] if title else []
+    header += [f"{key}: {value}" for key, value in sorted((metadata or {}).items())]
     return [
         ChatMessage("system", instructions),
-        ChatMessage("user", f"Title: {title}\n\n{source}" if title else source),
+        ChatMessage("user", "\n".join(header) + f"\n\n{source}" if header else source),
     ]
 
 
@@ -74,11 +79,16 @@ def fitted(summary: str, max_length: int) -> str:
 
 
 def write_summary(
-    model: ChatModel, title: str, chunks: Sequence[str], max_length: int = DEFAULT_MAX_LENGTH
+    model: ChatModel,
+    title: str,
+    chunks: Sequence[str],
+    max_length: int = DEFAULT_MAX_LENGTH,
+    metadata: Mapping[str, str] | None = None,
 ) -> str:
     """The model's summary of the chunks (ModelError when the model fails), fitted; empty
     when the model answered nothing usable."""
     source = summary_source(chunks)
+    messages = summary_messages(title, source, max_length, metadata)
     # No language needs more than a token a character: max_length tokens always suffice.
-    answer = model.complete(summary_messages(title, source, max_length), max_tokens=max_length)
+    answer = model.complete(messages, max_tokens=max_length)
     return fitted(answer, max_length)

@@ -4,6 +4,9 @@
 is already over (completed/failed/cancelled), for as long, with no task of the knowledge
 waiting in the queue → failed too, so clients stop showing «generating summary» forever
 after its task gave up early (when the probe fails the row waits for the next round).
+A summary refresh (a completed knowledge's summary pending or processing again) is
+recovered the same way: its task is in the knowledge's group, and the summary written last
+stays; summary_error says what happened.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 from core.statuses import SummaryStatus
+from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.queue.base import QueueError
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
+from workers.housekeeping.wording import iso_z
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +33,8 @@ def sweep_summaries(
     report: Counter[str] = Counter()
     processing = SummaryStatus.PROCESSING.value
     for row in repo.stale_summaries(processing, cutoff, parse_done=False):
-        report[Outcome.FAILED if repo.fail_summary(row, processing) else Outcome.MOVED] += 1
+        failed = repo.fail_summary(row, processing, stuck_message(row, processing))
+        report[Outcome.FAILED if failed else Outcome.MOVED] += 1
     pending = SummaryStatus.PENDING.value
     for row in repo.stale_summaries(pending, cutoff, parse_done=True):
         try:
@@ -39,8 +45,13 @@ def sweep_summaries(
             log.warning("queue probe for knowledge %s failed; skipped this round", row.id)
             report[Outcome.SKIPPED] += 1
             continue
-        report[Outcome.FAILED if repo.fail_summary(row, pending) else Outcome.MOVED] += 1
+        failed = repo.fail_summary(row, pending, stuck_message(row, pending))
+        report[Outcome.FAILED if failed else Outcome.MOVED] += 1
     return report
+
+
+def stuck_message(row: Knowledge, status: str) -> str:
+    return f"summary stuck {status} since {iso_z(row.updated_at)}, recovered by housekeeping"
 
 
 def fail_open_summaries(repo: HousekeepingRepository, before: datetime) -> int:
@@ -49,5 +60,5 @@ def fail_open_summaries(repo: HousekeepingRepository, before: datetime) -> int:
     failed = 0
     for status in (SummaryStatus.PROCESSING.value, SummaryStatus.PENDING.value):
         for row in repo.stale_summaries(status, before, parse_done=True):
-            failed += repo.fail_summary(row, status)
+            failed += repo.fail_summary(row, status, "summary was open when the server restarted")
     return failed

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus
+from sqlalchemy import case
+
+from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus, SummaryStatus
 from storage.db.models import Knowledge
+from storage.db.repositories.summary_stale import OPEN_SUMMARY
 from storage.events.base import ProgressEvent
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.lifecycle.images import remove_extracted_images
@@ -50,7 +53,8 @@ def restart_processing(
     if row.parse_status == ParseStatus.DRAFT:
         return Restart(RestartOutcome.DRAFT)
     old_attempt = row.attempt
-    if row.parse_status in IN_FLIGHT:
+    # A summary refresh queued or running is moot too: the new round writes the summary.
+    if row.parse_status in IN_FLIGHT or row.summary_status in OPEN_SUMMARY:
         ctx.queue.cancel_group(row.id)
     kb = ctx.knowledge_bases.get(None, row.knowledge_base_id)
     model_key = kb.embedding_model_key if kb is not None else ""
@@ -61,8 +65,14 @@ def restart_processing(
         "error_message": "",
         "pending_subtasks_count": 0,
         "processed_at": None,
-        # The new round writes the summary anew: no refresh of the old one is due.
+        # The new round writes the summary anew: no refresh of the old one is due, and one
+        # open (a refresh's) is closed, so the round can plan its own.
         "summary_stale": False,
+        "summary_error": None,
+        "summary_status": case(
+            (Knowledge.summary_status.in_(list(OPEN_SUMMARY)), SummaryStatus.NONE.value),
+            else_=Knowledge.summary_status,
+        ),
     }
     if overrides is not None:
         fields["process_overrides"] = overrides

@@ -1,5 +1,6 @@
 """The CLI's commands for tags and for editing processed knowledge: `sluice tag …`,
-`sluice set-tags`, `sluice set-metadata` and `sluice chunk …`."""
+`sluice set-tags`, `sluice set-metadata`, `sluice chunk …` and
+`sluice regenerate-summary`."""
 
 from __future__ import annotations
 
@@ -61,6 +62,11 @@ def _chunk_enable(client: SluiceClient, args: argparse.Namespace) -> int:
     return 0
 
 
+def _regenerate_summary(client: SluiceClient, args: argparse.Namespace) -> int:
+    _out(to_json(client.regenerate_summary(args.id)))
+    return 0
+
+
 EDIT_COMMANDS: dict[str, _Command] = {
     "tag create": _tag_create,
     "tag list": _tag_list,
@@ -71,6 +77,7 @@ EDIT_COMMANDS: dict[str, _Command] = {
     "chunk edit": _chunk_edit,
     "chunk enable": _chunk_enable,
     "chunk disable": _chunk_enable,
+    "regenerate-summary": _regenerate_summary,
 }
 
 
@@ -118,3 +125,8 @@ def add_edit_commands(commands: argparse._SubParsersAction[argparse.ArgumentPars
         sub = chunk_commands.add_parser(name, help=help_text)
         sub.add_argument("chunk_id", metavar="CHUNK_ID")
         sub.set_defaults(command=f"chunk {name}")
+
+    regenerate = commands.add_parser(
+        "regenerate-summary", help="write a completed knowledge's summary again (queued)"
+    )
+    regenerate.add_argument("id", metavar="KNOWLEDGE_ID")

@@ -69,3 +69,10 @@ class EditingMethods:
         """Whether Search finds the chunk."""
         request = v1.SetChunkEnabledRequest(chunk_id=chunk_id, enabled=enabled)
         return required(call(self._knowledges.set_chunk_enabled, request).chunk, "chunk")
+
+    def regenerate_summary(self, knowledge_id: str) -> v1.Knowledge:
+        """Queues a refresh of a completed knowledge's summary; the knowledge with its
+        summary pending (GetKnowledge shows it completed, or failed with summary_error)."""
+        request = v1.RegenerateSummaryRequest(id=knowledge_id)
+        response = call(self._knowledges.regenerate_summary, request)
+        return required(response.knowledge, "knowledge")

@@ -50,9 +50,15 @@ class Knowledge(Base):
     enable_status: Mapped[str] = mapped_column(String(16), default=EnableStatus.DISABLED)
     summary_status: Mapped[str] = mapped_column(String(16), default=SummaryStatus.NONE)
     summary: Mapped[str | None] = mapped_column(Text, default=None)
-    # A completed summary whose inputs (a chunk's content or enabled flag, the metadata)
-    # changed since it was written: the summary refresh finds these (summary_stale.py).
+    # The summary held is out of date: an input (a text chunk's content or enabled flag,
+    # the metadata) changed since it was written; the refresh that edit queued clears the
+    # flag when it writes the new one (summary_stale.py).
     summary_stale: Mapped[bool] = mapped_column(default=False, server_default=false())
+    # Why the latest summary (first or refresh) failed; cleared when one is written.
+    summary_error: Mapped[str | None] = mapped_column(Text, default=None)
+    # The sequence in the job id of the next summary refresh (summary_refresh.py): a
+    # refresh that begins bumps it, so an edit while it runs queues another one.
+    summary_refresh_seq: Mapped[int] = mapped_column(default=0, server_default="0")
     error_message: Mapped[str | None] = mapped_column(Text, default=None)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     # Bumped by every change of ``meta`` (UpdateKnowledgeMetadata), like a chunk's

@@ -11,7 +11,7 @@ and the index keep agreeing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -22,7 +22,7 @@ from core.statuses import ParseStatus
 from storage.db.engine import Database
 from storage.db.models import Chunk, Knowledge, KnowledgeTag, Tag, utcnow
 from storage.db.repositories import tags
-from storage.db.repositories.summary_stale import mark_summary_stale
+from storage.db.repositories.summary_stale import mark_summary_stale, request_summary_refresh
 
 
 @dataclass(frozen=True)
@@ -33,16 +33,45 @@ class LockedChunk:
     chunk: Chunk
     knowledge: Knowledge
 
-    def summary_went_stale(self) -> bool:
-        """Mark the knowledge's summary stale (True when this edit made it so)."""
+    def summary_refresh(self) -> int | None:
+        """The knowledge's summary must be refreshed: the refresh's sequence to queue once
+        committed (None: no summary to refresh; summary_stale.mark_summary_stale)."""
         return mark_summary_stale(self.session, self.knowledge)
+
+    def children(self, chunk_types: Collection[str]) -> list[Chunk]:
+        """The chunk's children of ``chunk_types`` (rows whose parent_chunk_id is it: an
+        image's OCR text and caption, its generated questions), locked."""
+        return list(
+            self.session.scalars(
+                select(Chunk)
+                .where(
+                    Chunk.knowledge_id == self.knowledge.id,
+                    Chunk.parent_chunk_id == self.chunk.id,
+                    Chunk.chunk_type.in_(list(chunk_types)),
+                )
+                .order_by(Chunk.id)
+                .with_for_update()
+            )
+        )
+
+    def delete(self, chunks: Sequence[Chunk]) -> None:
+        for chunk in chunks:
+            self.session.delete(chunk)
+        self.session.flush()
 
 
 @dataclass(frozen=True)
 class MetadataUpdate:
     knowledge: Knowledge
-    # This change made a completed summary stale (summary_stale.mark_summary_stale).
-    summary_went_stale: bool
+    # The summary refresh this change calls for (its sequence), None: none.
+    summary_refresh: int | None
+
+
+@dataclass(frozen=True)
+class RefreshRequest:
+    knowledge: Knowledge
+    # The refresh to queue; None: the knowledge's round is not completed.
+    sequence: int | None
 
 
 class KnowledgeEditRepository:
@@ -63,11 +92,28 @@ class KnowledgeEditRepository:
             if knowledge is None:
                 return None
             if dict(knowledge.meta or {}) == dict(metadata):
-                return MetadataUpdate(knowledge, summary_went_stale=False)
+                return MetadataUpdate(knowledge, summary_refresh=None)
             knowledge.meta = dict(metadata)
             knowledge.metadata_version += 1
             knowledge.updated_at = utcnow()
             return MetadataUpdate(knowledge, mark_summary_stale(session, knowledge))
+
+    def request_summary_refresh(
+        self, knowledge_id: str, tenant_id: str | None
+    ) -> RefreshRequest | None:
+        """RegenerateSummary's state change (summary → pending) on the locked knowledge;
+        None when there is no such knowledge of ``tenant_id``'s or it is being deleted."""
+        with self._db.session() as session:
+            knowledge = session.scalars(
+                _visible(
+                    select(Knowledge).where(Knowledge.id == knowledge_id), tenant_id
+                ).with_for_update()
+            ).one_or_none()
+            if knowledge is None:
+                return None
+            if knowledge.parse_status != ParseStatus.COMPLETED:
+                return RefreshRequest(knowledge, None)
+            return RefreshRequest(knowledge, request_summary_refresh(session, knowledge))
 
     def replace_tags(
         self, knowledge_id: str, knowledge_base_id: str, tag_ids: Sequence[str]

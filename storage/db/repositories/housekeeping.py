@@ -134,8 +134,9 @@ class HousekeepingRepository:
         with self._db.session() as session:
             return session.execute(statement).scalar_one_or_none()
 
-    def fail_summary(self, seen: Knowledge, summary_status: str) -> bool:
-        """The summary of ``seen`` (still ``summary_status``, row untouched) → failed."""
+    def fail_summary(self, seen: Knowledge, summary_status: str, message: str) -> bool:
+        """The summary of ``seen`` (still ``summary_status``, row untouched) → failed, with
+        why in summary_error (the summary written last, if any, stays)."""
         statement = (
             update(Knowledge)
             .where(
@@ -143,7 +144,11 @@ class HousekeepingRepository:
                 Knowledge.summary_status == summary_status,
                 Knowledge.updated_at <= seen.updated_at,
             )
-            .values(summary_status=SummaryStatus.FAILED.value, updated_at=utcnow())
+            .values(
+                summary_status=SummaryStatus.FAILED.value,
+                summary_error=message,
+                updated_at=utcnow(),
+            )
             .execution_options(synchronize_session=False)
         )
         with self._db.session() as session:

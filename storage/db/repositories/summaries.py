@@ -16,9 +16,10 @@ from storage.db.models import Knowledge, utcnow
 from storage.db.repositories.knowledges import subtask_count_values
 from storage.db.sql import affected_rows
 
-# A summary is planned and written while its round finishes (processing, finalizing) or
-# once it has (completed: a refresh).
-SUMMARY_ROUND_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING, ParseStatus.COMPLETED)
+# A round's summary is planned and written while the round finishes (processing,
+# finalizing); once it is completed, only a refresh writes it (summary_refresh.py, with
+# guards of its own), so a late try of the round's task never bypasses a refresh's snapshot.
+SUMMARY_ROUND_STATUSES = (ParseStatus.PROCESSING, ParseStatus.FINALIZING)
 
 
 class SummaryRepository:
@@ -61,14 +62,15 @@ class SummaryRepository:
             summary=summary,
         )
 
-    def fail(self, knowledge_id: str, attempt: int) -> SummaryEnd | None:
-        """pending or processing → failed (the document stays searchable without it), the
-        counter decremented with it."""
+    def fail(self, knowledge_id: str, attempt: int, error: str) -> SummaryEnd | None:
+        """pending or processing → failed with why (the document stays searchable without
+        it), the counter decremented with it."""
         return self._end(
             knowledge_id,
             attempt,
             [SummaryStatus.PENDING, SummaryStatus.PROCESSING],
             status=SummaryStatus.FAILED,
+            error=error,
         )
 
     def abandon(self, knowledge_id: str, attempt: int) -> bool:
@@ -99,11 +101,12 @@ class SummaryRepository:
         *,
         status: str,
         summary: str | None = None,
+        error: str | None = None,
     ) -> SummaryEnd | None:
         # The summary is one of the round's post-processing subtasks: its end and the
         # counter's decrement are one write, so a try that ends it twice (a crash between
         # the two would allow that) never decrements twice. The last subtask completes a
-        # finalizing knowledge; a completed one (a refresh) has no counter.
+        # finalizing knowledge; in any other state the counter is left alone.
         now = utcnow()
         finalizing = and_(
             Knowledge.parse_status == ParseStatus.FINALIZING, Knowledge.pending_subtasks_count > 0
@@ -114,7 +117,9 @@ class SummaryRepository:
             **subtask_count_values(-1, now, finalizing),
         }
         if summary is not None:
-            values.update(summary=summary, summary_stale=False)
+            values.update(summary=summary, summary_stale=False, summary_error=None)
+        if error is not None:
+            values.update(summary_error=error)
         statement = (
             self._guarded(knowledge_id, attempt, from_statuses)
             .values(**values)

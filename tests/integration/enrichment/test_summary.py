@@ -207,7 +207,7 @@ def test_ending_a_summary_takes_exactly_one_subtask_off(
     first = ctx.summaries.complete(done.id, 1, SUMMARY)
     assert first is not None and not first.completed_round
     assert ctx.summaries.complete(done.id, 1, "a second try") is None
-    assert ctx.summaries.fail(done.id, 1) is None
+    assert ctx.summaries.fail(done.id, 1, "late") is None
     row = ctx.knowledges.get(done.id, None)
     assert row is not None
     assert (row.parse_status, row.pending_subtasks_count, row.summary) == (

@@ -57,6 +57,33 @@ def test_b_a_summary_processing_too_long_fails(ctx: WorkerContext, scope: Scope)
     assert _status(ctx, young.id) == ("completed", "processing")
 
 
+def test_b_a_stuck_refresh_fails_keeping_the_summary_written_last(
+    ctx: WorkerContext, scope: Scope
+) -> None:
+    # A completed knowledge whose refresh (after an edit) was taken and never ended.
+    stuck = add_knowledge(
+        ctx,
+        scope,
+        parse_status="completed",
+        summary_status="processing",
+        summary="The summary before the edit.",
+        summary_stale=True,
+    )
+    since = backdate(ctx, stuck.id, QUIET_S)
+
+    assert run_round(ctx).summaries["failed"] == 1
+    row = ctx.knowledges.get(stuck.id, None)
+    assert row is not None
+    assert (row.summary_status, row.summary, row.summary_stale) == (
+        "failed",
+        "The summary before the edit.",
+        True,
+    )
+    assert row.summary_error == (
+        f"summary stuck processing since {iso_z(since)}, recovered by housekeeping"
+    )
+
+
 def test_b_a_pending_summary_after_the_parse_fails_unless_its_task_waits(
     ctx: WorkerContext, scope: Scope
 ) -> None:

@@ -1,12 +1,13 @@
-"""KnowledgeEditRepository and the summary's staleness, on real PostgreSQL and SQLite:
-a metadata change bumps metadata_version, a chunk edit commits or rolls back as a whole,
-and only the first edit after a completed summary marks it stale (one refresh to queue);
-tags of another tenant are neither found, renamed nor deleted, and a deleted tag takes its
-links along."""
+"""KnowledgeEditRepository and the summary's refresh requests, on real PostgreSQL and
+SQLite: a metadata change bumps metadata_version, a chunk edit commits or rolls back as a
+whole, and an edit of a completed knowledge with a summary marks it stale and pending and
+names the refresh to queue (the same one until a refresh begins); tags of another tenant
+are neither found, renamed nor deleted, and a deleted tag takes its links along."""
 
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import update
 
 from core.statuses import ParseStatus, SummaryStatus
 from storage.db.engine import Database
@@ -29,6 +30,7 @@ def _knowledge(db: Database, scope: Scope, summary: SummaryStatus) -> Knowledge:
         knowledge_base_id=scope.knowledge_base_id,
         parse_status=ParseStatus.COMPLETED,
         summary_status=summary,
+        summary="A pump manual." if summary == SummaryStatus.COMPLETED else None,
     )
 
 
@@ -47,7 +49,7 @@ def _rows(db: Database, knowledge_id: str, chunk_id: str) -> tuple[Knowledge, Ch
     return knowledge, chunk
 
 
-def test_a_metadata_change_bumps_its_version_and_stales_a_completed_summary(
+def test_a_metadata_change_bumps_its_version_and_calls_for_one_refresh(
     database: Database, scope: Scope
 ) -> None:
     edits = KnowledgeEditRepository(database)
@@ -57,9 +59,11 @@ def test_a_metadata_change_bumps_its_version_and_stales_a_completed_summary(
     again = edits.update_metadata(knowledge.id, scope.tenant_id, {"owner": "dev"})
     same = edits.update_metadata(knowledge.id, scope.tenant_id, {"owner": "dev"})
 
-    assert first is not None and first.summary_went_stale
-    assert again is not None and not again.summary_went_stale  # one refresh is enough
-    assert same is not None and same.knowledge.metadata_version == 2
+    # Both name refresh 0: the one waiting task (same job id) covers both edits.
+    assert first is not None and first.summary_refresh == 0
+    assert again is not None and again.summary_refresh == 0
+    assert same is not None and same.summary_refresh is None
+    assert same.knowledge.metadata_version == 2
     stored = KnowledgeRepository(database).get(knowledge.id, None)
     assert stored is not None
     assert (stored.meta, stored.metadata_version, stored.summary_stale) == (
@@ -67,16 +71,44 @@ def test_a_metadata_change_bumps_its_version_and_stales_a_completed_summary(
         2,
         True,
     )
+    assert stored.summary_status == SummaryStatus.PENDING
     assert edits.update_metadata(knowledge.id, new_scope(database).tenant_id, {}) is None
 
 
-def test_an_unfinished_summary_is_not_marked_stale(database: Database, scope: Scope) -> None:
+def test_no_refresh_without_a_summary_or_a_completed_round(
+    database: Database, scope: Scope
+) -> None:
     edits = KnowledgeEditRepository(database)
-    for status in (SummaryStatus.NONE, SummaryStatus.PENDING, SummaryStatus.PROCESSING):
+    for status in (SummaryStatus.NONE, SummaryStatus.FAILED):
         knowledge = _knowledge(database, scope, status)
         update = edits.update_metadata(knowledge.id, None, {"k": "v"})
-        assert update is not None and not update.summary_went_stale
-        assert not update.knowledge.summary_stale
+        assert update is not None and update.summary_refresh is None
+        assert (update.knowledge.summary_stale, update.knowledge.summary_status) == (False, status)
+    failed = KnowledgeRepository(database).create(
+        tenant_id=scope.tenant_id,
+        knowledge_base_id=scope.knowledge_base_id,
+        parse_status=ParseStatus.FAILED,
+        summary_status=SummaryStatus.COMPLETED,
+        summary="old",
+    )
+    update = edits.update_metadata(failed.id, None, {"k": "v"})
+    assert update is not None and update.summary_refresh is None
+    request = edits.request_summary_refresh(failed.id, None)
+    assert request is not None and request.sequence is None
+
+
+def test_a_refresh_in_flight_is_followed_by_one_more(database: Database, scope: Scope) -> None:
+    edits = KnowledgeEditRepository(database)
+    knowledge = _knowledge(database, scope, SummaryStatus.PROCESSING)
+    with database.session() as session:
+        session.execute(
+            update(Knowledge).where(Knowledge.id == knowledge.id).values(summary_refresh_seq=3)
+        )
+    update_ = edits.update_metadata(knowledge.id, None, {"k": "v"})
+    assert update_ is not None and update_.summary_refresh == 3
+    assert update_.knowledge.summary_status == SummaryStatus.PROCESSING
+    regenerated = edits.request_summary_refresh(knowledge.id, None)
+    assert regenerated is not None and regenerated.sequence == 3
 
 
 def test_a_chunk_edit_commits_whole_or_not_at_all(database: Database, scope: Scope) -> None:
@@ -88,7 +120,7 @@ def test_a_chunk_edit_commits_whole_or_not_at_all(database: Database, scope: Sco
         assert locked is not None
         locked.chunk.content = "blue lever"
         locked.chunk.content_revision += 1
-        assert locked.summary_went_stale()
+        assert locked.summary_refresh() == 0
         raise IndexDown
     stored, chunk = _rows(database, knowledge.id, chunk_id)
     assert (chunk.content, chunk.content_revision, stored.summary_stale) == ("red button", 0, False)
@@ -97,7 +129,7 @@ def test_a_chunk_edit_commits_whole_or_not_at_all(database: Database, scope: Sco
         assert locked is not None
         locked.chunk.content = "blue lever"
         locked.chunk.content_revision += 1
-        locked.summary_went_stale()
+        locked.summary_refresh()
     stored, chunk = _rows(database, knowledge.id, chunk_id)
     assert (chunk.content, chunk.content_revision, stored.summary_stale) == ("blue lever", 1, True)
 

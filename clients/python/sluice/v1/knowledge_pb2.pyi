@@ -68,7 +68,7 @@ CHUNK_TYPE_FAQ: ChunkType
 CHUNK_TYPE_QUESTION: ChunkType
 
 class Knowledge(_message.Message):
-    __slots__ = ("id", "tenant_id", "knowledge_base_id", "type", "title", "description", "source", "file_name", "file_type", "file_size", "file_hash", "parse_status", "enable_status", "summary_status", "error_message", "metadata", "tag_ids", "channel", "attempt", "pending_subtasks_count", "process_overrides", "enable_multimodel", "created_at", "updated_at", "processed_at", "last_activity_at", "stall_state", "summary")
+    __slots__ = ("id", "tenant_id", "knowledge_base_id", "type", "title", "description", "source", "file_name", "file_type", "file_size", "file_hash", "parse_status", "enable_status", "summary_status", "error_message", "metadata", "tag_ids", "channel", "attempt", "pending_subtasks_count", "process_overrides", "enable_multimodel", "created_at", "updated_at", "processed_at", "last_activity_at", "stall_state", "summary", "summary_stale", "summary_error")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -104,6 +104,8 @@ class Knowledge(_message.Message):
     LAST_ACTIVITY_AT_FIELD_NUMBER: _ClassVar[int]
     STALL_STATE_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_STALE_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_ERROR_FIELD_NUMBER: _ClassVar[int]
     id: str
     tenant_id: str
     knowledge_base_id: str
@@ -132,7 +134,9 @@ class Knowledge(_message.Message):
     last_activity_at: _timestamp_pb2.Timestamp
     stall_state: _common_pb2.StallState
     summary: str
-    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., type: _Optional[_Union[_common_pb2.KnowledgeType, str]] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., source: _Optional[str] = ..., file_name: _Optional[str] = ..., file_type: _Optional[str] = ..., file_size: _Optional[int] = ..., file_hash: _Optional[str] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., enable_status: _Optional[_Union[_common_pb2.EnableStatus, str]] = ..., summary_status: _Optional[_Union[_common_pb2.SummaryStatus, str]] = ..., error_message: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tag_ids: _Optional[_Iterable[str]] = ..., channel: _Optional[str] = ..., attempt: _Optional[int] = ..., pending_subtasks_count: _Optional[int] = ..., process_overrides: _Optional[_Union[_config_pb2.ProcessConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., processed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stall_state: _Optional[_Union[_common_pb2.StallState, str]] = ..., summary: _Optional[str] = ...) -> None: ...
+    summary_stale: bool
+    summary_error: str
+    def __init__(self, id: _Optional[str] = ..., tenant_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., type: _Optional[_Union[_common_pb2.KnowledgeType, str]] = ..., title: _Optional[str] = ..., description: _Optional[str] = ..., source: _Optional[str] = ..., file_name: _Optional[str] = ..., file_type: _Optional[str] = ..., file_size: _Optional[int] = ..., file_hash: _Optional[str] = ..., parse_status: _Optional[_Union[_common_pb2.ParseStatus, str]] = ..., enable_status: _Optional[_Union[_common_pb2.EnableStatus, str]] = ..., summary_status: _Optional[_Union[_common_pb2.SummaryStatus, str]] = ..., error_message: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., tag_ids: _Optional[_Iterable[str]] = ..., channel: _Optional[str] = ..., attempt: _Optional[int] = ..., pending_subtasks_count: _Optional[int] = ..., process_overrides: _Optional[_Union[_config_pb2.ProcessConfig, _Mapping]] = ..., enable_multimodel: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., processed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_activity_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stall_state: _Optional[_Union[_common_pb2.StallState, str]] = ..., summary: _Optional[str] = ..., summary_stale: _Optional[bool] = ..., summary_error: _Optional[str] = ...) -> None: ...
 
 class FileHeader(_message.Message):
     __slots__ = ("knowledge_base_id", "file_name", "metadata", "tag_ids", "enable_multimodel", "process_config", "title", "channel", "size", "md5")

@@ -232,7 +232,9 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RegenerateSummary(self, request, context):
-        """Missing associated documentation comment in .proto file."""
+        """Queue a refresh of a completed knowledge's summary (the summary model reads its
+        enabled text chunks and metadata again); one already queued is not queued twice.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -240,16 +242,18 @@ class KnowledgeServiceServicer:
     def UpdateChunk(self, request, context):
         """Edits of a chunk: only of a knowledge that is not being processed (pending,
         processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-        together or not at all.
-        A text chunk's content, re-embedded and re-indexed; other chunk types are
-        FAILED_PRECONDITION.
+        together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+        refresh when the knowledge has a summary (see Knowledge.summary_status).
+        A text chunk's content, re-embedded and re-indexed; its generated questions are
+        removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def SetChunkEnabled(self, request, context):
-        """Whether Search finds the chunk (any chunk type).
+        """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+        OCR text and captions, its generated questions) follow it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

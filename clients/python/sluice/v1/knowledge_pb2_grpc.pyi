@@ -49,15 +49,21 @@ class KnowledgeServiceStub:
     """A snapshot, then every span change, until the attempt is terminal."""
     ListChunks: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.ListChunksRequest, _knowledge_pb2.ListChunksResponse]
     RegenerateSummary: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.RegenerateSummaryRequest, _knowledge_pb2.RegenerateSummaryResponse]
+    """Queue a refresh of a completed knowledge's summary (the summary model reads its
+    enabled text chunks and metadata again); one already queued is not queued twice.
+    """
     UpdateChunk: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]
     """Edits of a chunk: only of a knowledge that is not being processed (pending,
     processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-    together or not at all.
-    A text chunk's content, re-embedded and re-indexed; other chunk types are
-    FAILED_PRECONDITION.
+    together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+    refresh when the knowledge has a summary (see Knowledge.summary_status).
+    A text chunk's content, re-embedded and re-indexed; its generated questions are
+    removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
     """
     SetChunkEnabled: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]
-    """Whether Search finds the chunk (any chunk type)."""
+    """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+    OCR text and captions, its generated questions) follow it.
+    """
     UpdateKnowledgeMetadata: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]
     SetKnowledgeTags: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]
 
@@ -82,15 +88,21 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     """A snapshot, then every span change, until the attempt is terminal."""
     ListChunks: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.ListChunksRequest, _knowledge_pb2.ListChunksResponse]  # type: ignore[assignment]
     RegenerateSummary: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.RegenerateSummaryRequest, _knowledge_pb2.RegenerateSummaryResponse]  # type: ignore[assignment]
+    """Queue a refresh of a completed knowledge's summary (the summary model reads its
+    enabled text chunks and metadata again); one already queued is not queued twice.
+    """
     UpdateChunk: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateChunkRequest, _knowledge_pb2.UpdateChunkResponse]  # type: ignore[assignment]
     """Edits of a chunk: only of a knowledge that is not being processed (pending,
     processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-    together or not at all.
-    A text chunk's content, re-embedded and re-indexed; other chunk types are
-    FAILED_PRECONDITION.
+    together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+    refresh when the knowledge has a summary (see Knowledge.summary_status).
+    A text chunk's content, re-embedded and re-indexed; its generated questions are
+    removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
     """
     SetChunkEnabled: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetChunkEnabledRequest, _knowledge_pb2.SetChunkEnabledResponse]  # type: ignore[assignment]
-    """Whether Search finds the chunk (any chunk type)."""
+    """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+    OCR text and captions, its generated questions) follow it.
+    """
     UpdateKnowledgeMetadata: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.UpdateKnowledgeMetadataRequest, _knowledge_pb2.UpdateKnowledgeMetadataResponse]  # type: ignore[assignment]
     SetKnowledgeTags: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.SetKnowledgeTagsRequest, _knowledge_pb2.SetKnowledgeTagsResponse]  # type: ignore[assignment]
 
@@ -207,7 +219,10 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_pb2.RegenerateSummaryRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_pb2.RegenerateSummaryResponse, _abc.Awaitable[_knowledge_pb2.RegenerateSummaryResponse]]: ...
+    ) -> _typing.Union[_knowledge_pb2.RegenerateSummaryResponse, _abc.Awaitable[_knowledge_pb2.RegenerateSummaryResponse]]:
+        """Queue a refresh of a completed knowledge's summary (the summary model reads its
+        enabled text chunks and metadata again); one already queued is not queued twice.
+        """
 
     @_abc_1.abstractmethod
     def UpdateChunk(
@@ -217,9 +232,10 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_knowledge_pb2.UpdateChunkResponse, _abc.Awaitable[_knowledge_pb2.UpdateChunkResponse]]:
         """Edits of a chunk: only of a knowledge that is not being processed (pending,
         processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-        together or not at all.
-        A text chunk's content, re-embedded and re-indexed; other chunk types are
-        FAILED_PRECONDITION.
+        together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+        refresh when the knowledge has a summary (see Knowledge.summary_status).
+        A text chunk's content, re-embedded and re-indexed; its generated questions are
+        removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
         """
 
     @_abc_1.abstractmethod
@@ -228,7 +244,9 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_pb2.SetChunkEnabledRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_pb2.SetChunkEnabledResponse, _abc.Awaitable[_knowledge_pb2.SetChunkEnabledResponse]]:
-        """Whether Search finds the chunk (any chunk type)."""
+        """Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+        OCR text and captions, its generated questions) follow it.
+        """
 
     @_abc_1.abstractmethod
     def UpdateKnowledgeMetadata(

@@ -1636,6 +1636,13 @@ class Knowledge(betterproto2.Message):
     summary_status: "SummaryStatus" = betterproto2.field(
         14, betterproto2.TYPE_ENUM, default_factory=lambda: SummaryStatus(0)
     )
+    """
+    The summary (summary, below): pending → processing → completed | failed for the
+    round's first summary, and again for each refresh of a completed knowledge (an edit of
+    a text chunk's content or enabled flag, or of the metadata, queues one when it has a
+    summary; RegenerateSummary queues one on demand). Throughout a refresh, summary holds
+    the summary written last; a failed refresh keeps it and says why in summary_error.
+    """
 
     error_message: "str" = betterproto2.field(15, betterproto2.TYPE_STRING)
 
@@ -1686,6 +1693,17 @@ class Knowledge(betterproto2.Message):
     )
 
     summary: "str" = betterproto2.field(28, betterproto2.TYPE_STRING)
+
+    summary_stale: "bool" = betterproto2.field(29, betterproto2.TYPE_BOOL)
+    """
+    The summary's inputs changed since it was written (a refresh is pending or running,
+    or it failed): summary no longer says all the document does.
+    """
+
+    summary_error: "str" = betterproto2.field(30, betterproto2.TYPE_STRING)
+    """
+    Why the latest summary failed (summary_status failed); empty otherwise.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "Knowledge", Knowledge)
@@ -2202,6 +2220,10 @@ default_message_pool.register_message("sluice.v1", "ReadResourceResponse", ReadR
 @dataclass(eq=False, repr=False)
 class RegenerateSummaryRequest(betterproto2.Message):
     id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+    """
+    A completed knowledge (else FAILED_PRECONDITION KNOWLEDGE_NOT_COMPLETED) of a
+    knowledge base with a summary model (else FAILED_PRECONDITION NO_SUMMARY_MODEL).
+    """
 
 
 default_message_pool.register_message(
@@ -2212,6 +2234,11 @@ default_message_pool.register_message(
 @dataclass(eq=False, repr=False)
 class RegenerateSummaryResponse(betterproto2.Message):
     knowledge: "Knowledge | None" = betterproto2.field(1, betterproto2.TYPE_MESSAGE, optional=True)
+    """
+    The knowledge with its summary_status pending (processing when a refresh is already
+    running: the one queued follows it). GetKnowledge shows completed with the new summary
+    once it is written, or failed with summary_error.
+    """
 
 
 default_message_pool.register_message(
@@ -3011,6 +3038,10 @@ class KnowledgeServiceStub:
     def regenerate_summary(
         self, message: "RegenerateSummaryRequest"
     ) -> "RegenerateSummaryResponse":
+        """
+        Queue a refresh of a completed knowledge's summary (the summary model reads its
+        enabled text chunks and metadata again); one already queued is not queued twice.
+        """
 
         return self._channel.unary_unary(
             "/sluice.v1.KnowledgeService/RegenerateSummary",
@@ -3022,9 +3053,10 @@ class KnowledgeServiceStub:
         """
         Edits of a chunk: only of a knowledge that is not being processed (pending,
         processing, finalizing: FAILED_PRECONDITION). The DB row and the index row change
-        together or not at all.
-        A text chunk's content, re-embedded and re-indexed; other chunk types are
-        FAILED_PRECONDITION.
+        together or not at all. An edit of a text chunk, or of the metadata, queues a summary
+        refresh when the knowledge has a summary (see Knowledge.summary_status).
+        A text chunk's content, re-embedded and re-indexed; its generated questions are
+        removed (they asked about the old text); other chunk types are FAILED_PRECONDITION.
         """
 
         return self._channel.unary_unary(
@@ -3035,7 +3067,8 @@ class KnowledgeServiceStub:
 
     def set_chunk_enabled(self, message: "SetChunkEnabledRequest") -> "SetChunkEnabledResponse":
         """
-        Whether Search finds the chunk (any chunk type).
+        Whether Search finds the chunk (any chunk type); a text chunk's children (its images'
+        OCR text and captions, its generated questions) follow it.
         """
 
         return self._channel.unary_unary(
