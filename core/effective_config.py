@@ -66,6 +66,9 @@ class EffectiveConfig:
     # ImageProcessingConfig: a knowledge base that names neither switch gets both.
     image_ocr: bool = True
     image_caption: bool = True
+    # IndexingStrategy.wiki_enabled: a knowledge base setting only (the spec's
+    # kb.IndexingStrategy.WikiEnabled gates the wiki subtask).
+    wiki_enabled: bool = False
 
     @property
     def needs_embedding(self) -> bool:
@@ -117,7 +120,11 @@ def embedding_model_of(kb_config: Mapping[str, Any]) -> EmbeddingModel:
 def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> EffectiveConfig:
     over = overrides or {}
     chunking = {**(kb_config.get("chunking") or {}), **_present(over.get("chunking") or {})}
-    indexing = kb_config.get("indexing") or {"vector_enabled": True, "keyword_enabled": True}
+    # A configuration stored without the block means the defaults; a stored block is taken
+    # as written (its false switches are left out of the JSON, so both off is `{}`).
+    indexing = kb_config.get("indexing")
+    if indexing is None:
+        indexing = {"vector_enabled": True, "keyword_enabled": True}
     rules = [*(kb_config.get("chunking") or {}).get("parser_engine_rules", [])]
     rules += (over.get("chunking") or {}).get("parser_engine_rules", [])
     rules += over.get("parser_engine_rules", [])
@@ -156,6 +163,7 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         extract_model=chosen_model(over.get("extract"), kb_config.get("extract")),
         wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
         **_image_switches(kb_config.get("image_processing") or {}),
+        wiki_enabled=bool(indexing.get("wiki_enabled", False)),
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from core.effective_config import EffectiveConfig, resolve
 from core.image_bytes import sniff_image_type
+from core.index_sides import index_sides
 from core.payloads import ImageMultimodalPayload, KnowledgePostProcessPayload
 from core.statuses import ChunkType, ParseStatus
 from core.statuses import Stage as StageName
@@ -105,6 +106,7 @@ def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None
                 config.embedding,
                 children,
                 check=checkpoint.check,
+                keyword=index_sides(kb.embedding_model_key, config).keyword,
             )
         # A round ended while we indexed was cleaned by the rows it found, maybe before our
         # index rows existed.
