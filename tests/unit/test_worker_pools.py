@@ -58,4 +58,4 @@ def test_settings_default_to_this_machine_and_override_per_pool() -> None:
 def test_a_pool_of_no_workers_is_refused() -> None:
     with pytest.raises(ValueError, match="size must be >= 1, not 0"):
         PoolSpec("core", (QueueName.DEFAULT,), 0)
-    assert [spec.size for spec in pool_specs({Pool.CORE: 3})][0] == 3
+    assert pool_specs({Pool.CORE: 3})[0].size == 3
