@@ -159,3 +159,18 @@ def test_the_switches_change_only_while_the_knowledge_base_is_empty(
     updated = client.update_knowledge_base(kb_id, config=keyword_only)
     indexing = updated.config.indexing if updated.config is not None else None
     assert indexing is not None and indexing.wiki_enabled
+
+
+def test_several_knowledge_bases_are_each_searched_on_their_own_side(
+    client: SluiceClient, server: EmbeddingServer
+) -> None:
+    keyword_kb = _kb(client, server, vector=False, keyword=True)
+    dense_kb = _kb(client, server, vector=True, keyword=False)
+    _, keyword_chunks = _ingested(client, keyword_kb)
+    _, dense_chunks = _ingested(client, dense_kb)
+    hits = client.search("QX-7731 drawer", [keyword_kb, dense_kb], top_k=20)
+    found = {h.chunk_id for h in hits}
+    assert found & keyword_chunks and found & dense_chunks
+    # An explicit mode needs every named knowledge base to index its side.
+    message = _refused(client, [keyword_kb, dense_kb], v1.SearchMode.KEYWORD)
+    assert dense_kb in message and "no keyword index" in message
