@@ -58,6 +58,7 @@ from storage.queue.pools import PoolSpec
 
 logger = logging.getLogger(__name__)
 
+
 @dataclass(eq=False)
 class _Task:
     spec: TaskSpec
