@@ -80,6 +80,9 @@ class EffectiveConfig:
     auto_tag_retag_tagged: bool = False
     # ProfileConfig.enabled: the knowledge base's description is kept up to date.
     profile_enabled: bool = False
+    # IndexingStrategy.wiki_enabled: a knowledge base setting only (the spec's
+    # kb.IndexingStrategy.WikiEnabled gates the wiki subtask).
+    wiki_enabled: bool = False
 
     @property
     def needs_embedding(self) -> bool:
@@ -132,7 +135,11 @@ def embedding_model_of(kb_config: Mapping[str, Any]) -> EmbeddingModel:
 def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> EffectiveConfig:
     over = overrides or {}
     chunking = {**(kb_config.get("chunking") or {}), **_present(over.get("chunking") or {})}
-    indexing = kb_config.get("indexing") or {"vector_enabled": True, "keyword_enabled": True}
+    # A configuration stored without the block means the defaults; a stored block is taken
+    # as written (its false switches are left out of the JSON, so both off is `{}`).
+    indexing = kb_config.get("indexing")
+    if indexing is None:
+        indexing = {"vector_enabled": True, "keyword_enabled": True}
     rules = [*(kb_config.get("chunking") or {}).get("parser_engine_rules", [])]
     rules += (over.get("chunking") or {}).get("parser_engine_rules", [])
     rules += over.get("parser_engine_rules", [])
@@ -174,6 +181,7 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         image_vector=bool((kb_config.get("image_processing") or {}).get("image_vector_enabled")),
         **_auto_tag(kb_config.get("auto_tag") or {}),
         profile_enabled=bool((kb_config.get("profile") or {}).get("enabled", False)),
+        wiki_enabled=bool(indexing.get("wiki_enabled", False)),
     )
 
 

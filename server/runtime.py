@@ -28,7 +28,6 @@ from storage.db.migrate import upgrade_to_head
 from storage.events.base import EventSubscriber
 from storage.events.memory_bus import InMemoryEventBus
 from storage.events.redis_bus import RedisEventBus
-from storage.queue.base import QueueName
 from storage.queue.lite import LiteTaskQueue
 from storage.queue.rq_queue import RQTaskQueue
 from workers.context import ProcessContext, install_context
@@ -122,7 +121,7 @@ async def start_lite(settings: Settings) -> Runtime:
     if not address.startswith("unix:"):
         add_service_port(port)  # a data dir too deep for a socket path: a loopback port
     queue = LiteTaskQueue(
-        workers_per_queue={QueueName.DEFAULT: settings.queue.lite_default_workers},
+        pools=settings.queue.pools(),
         shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
     )
     bus = InMemoryEventBus()

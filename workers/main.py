@@ -1,7 +1,10 @@
-"""`sluice-worker`: an RQ worker process of full mode (scale out by starting more of them).
+"""`sluice-worker`: the RQ workers of full mode, on the queues given (or a pool's queues),
+``--concurrency`` of them in as many processes (see storage.queue.pools for the pools and
+the README's "Scaling out" for sizing).
 
-``main`` is the process's composition root: it reads the settings once, builds every part
-the task handlers use from them and installs that context before the first job is taken.
+``main`` is the process's composition root: it reads the settings once; each worker process
+builds every part the task handlers use from them and installs that context before its
+first job is taken.
 """
 
 from __future__ import annotations
@@ -11,29 +14,47 @@ import logging
 from collections.abc import Sequence
 
 from storage.queue.base import QueueName
+from storage.queue.pools import POOL_QUEUES, Pool
+from storage.queue.rq_pool import WorkerProcessFailed, run_worker_pool
 from storage.queue.rq_worker import run_worker
 from workers.context import install_context
 from workers.process_memory import hand_memory_back
-from workers.settings import settings_or_exit
+from workers.settings import Settings, settings_or_exit
 from workers.wiring import build_full_context
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     hand_memory_back()  # before the threads that would each take an arena start
-    parser = argparse.ArgumentParser(prog="sluice-worker", description=__doc__)
-    parser.add_argument(
-        "--queues",
-        default=",".join(q.value for q in QueueName),
-        help="comma-separated queues in priority order (default: all)",
-    )
-    parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
-    parser.add_argument("--name", default=None)
+    parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = settings_or_exit(parser.prog, {"mode": "full"})
-    queues = [QueueName(q.strip()) for q in args.queues.split(",") if q.strip()]
-    # Built from the settings just read (full mode, whatever SLUICE_MODE says) before the
-    # first job is taken.
+    pool = Pool(args.pool) if args.pool else None
+    queues = _queues(parser, args.queues, pool)
+    concurrency = args.concurrency
+    if concurrency is None:
+        concurrency = settings.queue.pool_size(pool) if pool else 1
+    if concurrency < 1:
+        parser.error(f"--concurrency must be >= 1, not {concurrency}")
+
+    if concurrency == 1:
+        _work(settings, queues, args.name, args.burst)
+        return 0
+
+    def child(child_name: str, burst: bool) -> None:
+        _work(settings, queues, f"{args.name}-{child_name[:8]}" if args.name else None, burst)
+
+    try:
+        run_worker_pool(concurrency, settings.queue.redis_url, child, burst=args.burst)
+    except WorkerProcessFailed as exc:
+        logging.getLogger(parser.prog).error("%s", exc)
+        return 1
+    return 0
+
+
+def _work(settings: Settings, queues: list[QueueName], name: str | None, burst: bool) -> None:
+    """One worker: its context built from the settings read (full mode, whatever
+    SLUICE_MODE says) and installed before the first job is taken."""
     ctx = build_full_context(settings)
     install_context(ctx)
     try:
@@ -41,15 +62,51 @@ def main(argv: Sequence[str] | None = None) -> int:
             settings.queue.redis_url,
             settings.queue.key_prefix,
             queues,
-            burst=args.burst,
-            name=args.name,
+            burst=burst,
+            name=name,
             simple=True,
             shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
         )
     finally:
         install_context(None)
         ctx.close()
-    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sluice-worker", description=__doc__)
+    parser.add_argument(
+        "--queues",
+        default=None,
+        help="comma-separated queues in priority order (default: the pool's, else all)",
+    )
+    parser.add_argument(
+        "--pool",
+        choices=[p.value for p in Pool],
+        default=None,
+        help="work on this pool's queues, --concurrency defaulting to its SLUICE_POOL_<NAME>",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        help="worker processes on these queues (default: the pool's size, else 1)",
+    )
+    parser.add_argument("--burst", action="store_true", help="exit when the queues are empty")
+    parser.add_argument("--name", default=None)
+    return parser
+
+
+def _queues(
+    parser: argparse.ArgumentParser, given: str | None, pool: Pool | None
+) -> list[QueueName]:
+    if given is None:
+        return list(POOL_QUEUES[pool]) if pool else list(QueueName)
+    names = [q.strip() for q in given.split(",") if q.strip()]
+    known = {q.value for q in QueueName}
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        parser.error(f"--queues: unknown {unknown or 'none given'}; queues are {sorted(known)}")
+    return [QueueName(n) for n in names]
 
 
 if __name__ == "__main__":

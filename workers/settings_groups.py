@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.ssrf.url_policy import UrlPolicy
 from storage.files.backends import DEFAULT_LOCAL_BACKEND_ID, BackendSpec, LocalBackendSpec
+from storage.queue.pools import Pool, PoolSpec, default_size, pool_specs
 from workers.settings_types import (
     Address,
     BackendSpecs,
@@ -104,7 +105,14 @@ class QueueSettings(SettingsGroup):
 
     redis_url: str = Field(default="redis://127.0.0.1:6379/0", min_length=1)
     key_prefix: str = Field(default="sluice", min_length=1)
-    lite_default_workers: int = Field(default=2, ge=1, validation_alias="SLUICE_LITE_WORKERS")
+    # Workers per pool (storage.queue.pools: its queues; default: the spec's scaled to the
+    # machine's cores): lite mode's threads, and `sluice-worker --pool NAME`'s processes.
+    pool_core: int = Field(default_factory=lambda: default_size(Pool.CORE), ge=1)
+    pool_postprocess: int = Field(default_factory=lambda: default_size(Pool.POSTPROCESS), ge=1)
+    pool_enrichment: int = Field(default_factory=lambda: default_size(Pool.ENRICHMENT), ge=1)
+    pool_wiki: int = Field(default_factory=lambda: default_size(Pool.WIKI), ge=1)
+    pool_maintenance: int = Field(default_factory=lambda: default_size(Pool.MAINTENANCE), ge=1)
+    pool_elastic: int = Field(default_factory=lambda: default_size(Pool.ELASTIC), ge=1)
     document_process_timeout_s: int = Field(
         default=7200, gt=0, validation_alias="SLUICE_DOCUMENT_PROCESS_TIMEOUT"
     )
@@ -117,6 +125,13 @@ class QueueSettings(SettingsGroup):
     # On SIGTERM a worker hands its running round back to the queue and exits within this
     # many seconds (lite mode: the executor's shutdown waits as long).
     worker_shutdown_grace_s: float = Field(default=30.0, gt=0)
+
+    def pool_size(self, pool: Pool) -> int:
+        size: int = getattr(self, f"pool_{pool.value}")
+        return size
+
+    def pools(self) -> list[PoolSpec]:
+        return pool_specs({pool: self.pool_size(pool) for pool in Pool})
 
 
 class DocreaderSettings(SettingsGroup):

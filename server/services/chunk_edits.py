@@ -25,6 +25,7 @@ from typing import Any
 from core.chunking_limits import MAX_CHUNK_SIZE
 from core.effective_config import resolve
 from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from core.index_sides import index_sides
 from core.statuses import TERMINAL, ChunkType, EnableStatus, ParseStatus
 from server.services.identity import Identity
 from server.services.image_links import with_image_urls
@@ -162,13 +163,18 @@ class ChunkEditService:
         """The index rows of the chunk with ``content`` and as it is, embedded in one call
         (the embedding stage's text and row)."""
         config = resolve(target.kb_config, target.knowledge.process_overrides)
-        embedder = self._ctx.embedders.get(config.embedding)
+        sides = index_sides(target.model_key, config)
         chunk, knowledge = target.chunk, target.knowledge
         edited = _EditedText(chunk.id, content, chunk.context_header)
         title = knowledge_title(knowledge)
         texts = [embedding_text(title, edited), embedding_text(title, chunk)]
         try:
-            new_vector, old_vector = embedder.embed_documents(texts)
+            # A knowledge base without dense vectors never calls its model.
+            new_vector, old_vector = (
+                self._ctx.embedders.get(config.embedding).embed_documents(texts)
+                if sides.dense
+                else ([], [])
+            )
         except EmbeddingEndpointRefused as exc:
             raise FailedPrecondition(
                 REFUSED_REASON,
@@ -177,8 +183,12 @@ class ChunkEditService:
             ) from exc
         enabled = chunk.is_enabled
         return _Embedded(
-            chunk_row(knowledge, edited, texts[0], new_vector, enabled=enabled),
-            chunk_row(knowledge, chunk, texts[1], old_vector, enabled=enabled),
+            chunk_row(
+                knowledge, edited, texts[0], new_vector, enabled=enabled, keyword=sides.keyword
+            ),
+            chunk_row(
+                knowledge, chunk, texts[1], old_vector, enabled=enabled, keyword=sides.keyword
+            ),
         )
 
     def _edited(

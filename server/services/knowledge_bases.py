@@ -15,9 +15,10 @@ from core.effective_config import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_EMBEDDING,
     MAX_AUTO_TAGS,
-    embedding_model_of,
+    resolve,
 )
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from core.index_sides import index_key_of
 from core.local_models import UnknownLocalModel, local_model
 from core.ssrf.url_policy import UrlPolicy
 from server.services.chunking_checks import check_effective_chunking
@@ -144,7 +145,7 @@ class KnowledgeBaseService:
                 description=request.description,
                 type=kb_type.removeprefix("KNOWLEDGE_BASE_TYPE_").lower(),
                 config=stored,
-                embedding_model_key=embedding_model_of(stored).key,
+                embedding_model_key=index_key_of(stored),
                 storage_backend_id=config.storage.backend_id,
             )
         except AlreadyExistsError as exc:
@@ -183,6 +184,7 @@ class KnowledgeBaseService:
         if config_paths:
             merged = self._merged_config(current, request.config, config_paths)
             fields["config"] = to_json(merged)
+            fields["embedding_model_key"] = self._index_key(row, fields["config"])
             # Files stored so far stay where they are (their paths name their backend).
             fields["storage_backend_id"] = merged.storage.backend_id
         if "name" in paths:
@@ -205,6 +207,8 @@ class KnowledgeBaseService:
                 # Fixed at creation: a replacement that leaves it out keeps it, rather than
                 # taking today's default for new knowledge bases.
                 merged.embedding.CopyFrom(current.embedding)
+            if not incoming.HasField("indexing") and current.HasField("indexing"):
+                merged.indexing.CopyFrom(current.indexing)  # likewise (see _index_key)
         else:
             merged = config_pb2.KnowledgeBaseConfig()
             merged.CopyFrom(current)
@@ -219,6 +223,25 @@ class KnowledgeBaseService:
                 "the embedding model of a knowledge base cannot change; create a new one",
             )
         return merged
+
+    def _index_key(self, row: KnowledgeBase, config: dict[str, Any]) -> str:
+        """The index collection key of the new configuration. The vector and keyword
+        switches decide where the knowledge base's rows are and which searches it answers
+        (core.index_sides), so once it holds documents they are fixed, like the embedding
+        model: indexed documents would otherwise be searched on a side they were never
+        written to, or left in a collection no search reads. An empty knowledge base may
+        change them. wiki_enabled and graph_enabled gate enrichment subtasks and may change
+        at any time: they apply to the rounds (uploads, reparses) that start afterwards."""
+        if _switches(config) == _switches(row.config or {}):
+            return str(row.embedding_model_key)
+        if self._ctx.knowledge_bases.count_knowledges(row.id):
+            raise FailedPrecondition(
+                "INDEXING_FIXED",
+                "config.indexing",
+                "vector_enabled and keyword_enabled cannot change while the knowledge base "
+                "holds documents; delete them first or create a new knowledge base",
+            )
+        return index_key_of(config)
 
     def storage_backend_of(self, row: KnowledgeBase) -> str:
         """The storage backend the knowledge base's new files go to ("" = the default);
@@ -258,6 +281,11 @@ def _checked_name(name: str) -> str:
     if not name or len(name) > MAX_NAME_CHARS:
         raise InvalidArgument.field("name", f"is required and at most {MAX_NAME_CHARS} characters")
     return name
+
+
+def _switches(config: dict[str, Any]) -> tuple[bool, bool]:
+    resolved = resolve(config, None)
+    return resolved.vector_enabled, resolved.keyword_enabled
 
 
 def _known_backends(ctx: KnowledgeBaseParts) -> str:

@@ -1,5 +1,12 @@
 """Search over the enabled chunks of a tenant's knowledge bases: hybrid by default, or dense
-or BM25 alone."""
+or BM25 alone.
+
+A knowledge base indexes one side, both or neither (config.indexing, core.index_sides).
+Hybrid searches each named knowledge base on what it indexes (both sides fused, or the one
+it has); an explicit vector or keyword search needs every named knowledge base to index
+that side. A knowledge base that answers neither the request's mode nor any is refused
+(FAILED_PRECONDITION naming it) rather than left out: a result silently missing a whole
+knowledge base reads as "nothing there"."""
 
 from __future__ import annotations
 
@@ -9,8 +16,9 @@ from typing import Any
 
 from sluice.v1 import search_pb2
 
-from core.effective_config import embedding_model_of
+from core.effective_config import embedding_model_of, resolve
 from core.errors import FailedPrecondition, InvalidArgument
+from core.index_sides import IndexSides, index_sides
 from server.services.identity import Identity
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
@@ -73,19 +81,21 @@ class SearchService:
         if request.mode not in search_pb2.SearchMode.values():
             raise InvalidArgument.field("mode", f"unknown search mode {request.mode}")
         top_k = request.top_k or DEFAULT_TOP_K
-        by_model: dict[str, list[KnowledgeBase]] = defaultdict(list)
+        # (collection key, the mode it is searched in) → its knowledge bases
+        by_model: dict[tuple[str, int], list[KnowledgeBase]] = defaultdict(list)
         tenant_of: dict[str, str] = {}  # knowledge base id → its tenant's id
         for kb_id in dict.fromkeys(request.knowledge_base_ids):
             kb = self._kbs.get_row(identity, kb_id)
-            by_model[kb.embedding_model_key].append(kb)
+            mode = _mode_for(kb, request.mode)
+            by_model[kb.embedding_model_key, mode].append(kb)
             tenant_of[kb.id] = kb.tenant_id
         # A chunk found through its children is one result: when that leaves fewer than
         # top_k, the search runs again for more candidates.
         fetch = top_k
         while True:
             hits: list[IndexHit] = []
-            for model_key, kbs in by_model.items():
-                hits += self._search_space(model_key, kbs, identity, query, request, fetch)
+            for (model_key, mode), kbs in by_model.items():
+                hits += self._search_space(model_key, mode, kbs, identity, query, request, fetch)
             hits.sort(key=lambda h: h.score, reverse=True)
             found = self._as_parents(identity, hits[:fetch], top_k)
             if len(found) >= top_k or len(hits) < fetch or fetch >= MAX_CANDIDATES:
@@ -95,6 +105,7 @@ class SearchService:
     def _search_space(
         self,
         model_key: str,
+        mode: int,
         kbs: list[KnowledgeBase],
         identity: Identity,
         query: str,
@@ -115,7 +126,7 @@ class SearchService:
             "excluded_knowledge_ids": self._ctx.knowledges.unsearchable_ids(kb_ids),
             "top_k": top_k,
         }
-        if request.mode == search_pb2.SEARCH_MODE_KEYWORD:
+        if mode == search_pb2.SEARCH_MODE_KEYWORD:
             return self._ctx.index.search_keyword(model_key, query, **scope)
         embedder = self._ctx.embedders.get(embedding_model_of(kbs[0].config or {}))
         try:
@@ -127,7 +138,7 @@ class SearchService:
                 "config.embedding.base_url",
                 f"knowledge base {kbs[0].id}: {exc}",
             ) from exc
-        if request.mode == search_pb2.SEARCH_MODE_VECTOR:
+        if mode == search_pb2.SEARCH_MODE_VECTOR:
             return self._ctx.index.search_dense(model_key, vector, **scope)
         return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
 
@@ -183,3 +194,38 @@ class SearchService:
             )
             for r, content in zip(found, contents, strict=True)
         ]
+
+
+def _mode_for(kb: KnowledgeBase, requested: int) -> int:
+    """The mode ``kb`` is searched in for a request in ``requested`` (unspecified: hybrid);
+    FAILED_PRECONDITION when it does not index what that mode needs."""
+    sides = index_sides(kb.embedding_model_key, resolve(kb.config or {}, None))
+    if not sides.any:
+        raise FailedPrecondition(
+            "NOTHING_INDEXED",
+            kb.id,
+            f"knowledge base {kb.id} indexes neither vectors nor keywords "
+            "(config.indexing.vector_enabled and keyword_enabled are off): nothing to search",
+        )
+    if requested == search_pb2.SEARCH_MODE_VECTOR and not sides.dense:
+        raise _not_indexed(kb, "vector", "vector_enabled", "keyword")
+    if requested == search_pb2.SEARCH_MODE_KEYWORD and not sides.keyword:
+        raise _not_indexed(kb, "keyword", "keyword_enabled", "vector")
+    if requested in (search_pb2.SEARCH_MODE_VECTOR, search_pb2.SEARCH_MODE_KEYWORD):
+        return requested
+    return _hybrid_mode(sides)
+
+
+def _hybrid_mode(sides: IndexSides) -> int:
+    if sides.dense and sides.keyword:
+        return search_pb2.SEARCH_MODE_HYBRID
+    return search_pb2.SEARCH_MODE_VECTOR if sides.dense else search_pb2.SEARCH_MODE_KEYWORD
+
+
+def _not_indexed(kb: KnowledgeBase, mode: str, switch: str, other: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "SEARCH_MODE_NOT_INDEXED",
+        kb.id,
+        f"knowledge base {kb.id} has no {mode} index (config.indexing.{switch} is off); "
+        f"search it in {other} or hybrid mode",
+    )

@@ -71,6 +71,7 @@ def _named(prefix: str, model_key: str) -> str:
 
 
 def build_schema(dimension: int) -> CollectionSchema:
+    """Dimension 0: a keyword-only collection, without the dense field (core.index_sides)."""
     schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
     schema.add_field(ID, DataType.VARCHAR, max_length=_ID_MAX, is_primary=True)
     schema.add_field(TENANT_ID, DataType.VARCHAR, max_length=_REF_MAX)
@@ -84,7 +85,8 @@ def build_schema(dimension: int) -> CollectionSchema:
     schema.add_field(IS_ENABLED, DataType.BOOL)
     schema.add_field(CONTENT, DataType.VARCHAR, max_length=TEXT_MAX_BYTES)
     schema.add_field(SPARSE, DataType.SPARSE_FLOAT_VECTOR)
-    schema.add_field(DENSE, DataType.FLOAT_VECTOR, dim=dimension)
+    if dimension:
+        schema.add_field(DENSE, DataType.FLOAT_VECTOR, dim=dimension)
     return schema
 
 

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import grpc
 from pymilvus import AnnSearchRequest, MilvusException
 
+from core.index_sides import NO_INDEX_KEY, is_keyword_only
 from storage.index import collection_schema as cs
 from storage.index.client_calls import query_all, with_reload
 from storage.index.collection_schema import DenseIndex, collection_name, legacy_collection_name
@@ -108,10 +110,11 @@ class MilvusIndex:
 
     def ensure_collection(self, model_key: str, dimension: int) -> str:
         """Create (if missing) and load the collection for `model_key`; returns its name.
+        The keyword-only key's collection has no vectors (dimension 0).
 
         Idempotent, and safe when several processes race to create the same collection."""
-        if dimension <= 0:
-            raise IndexStoreError(f"invalid vector dimension {dimension}")
+        if (dimension != 0) if is_keyword_only(model_key) else (dimension <= 0):
+            raise IndexStoreError(f"invalid vector dimension {dimension} for {model_key!r}")
         name = collection_name(model_key)
         with self._ready_lock:
             known = self._ready.get(name)
@@ -145,9 +148,10 @@ class MilvusIndex:
 
     def _create_missing_indexes(self, name: str) -> None:
         present = set(self._client.list_indexes(name))
+        fields = {field["name"] for field in self._client.describe_collection(name)["fields"]}
         dense = DenseIndex.FLAT if self.is_lite else DenseIndex.AUTOINDEX
         for field in cs.INDEXED_FIELDS:
-            if field in present:
+            if field in present or field not in fields:
                 continue
             try:
                 # Indexes on an empty collection are ready at once; waiting for them
@@ -194,10 +198,13 @@ class MilvusIndex:
         for field in description["fields"]:
             if field["name"] == cs.DENSE:
                 return int(field["params"]["dim"])
-        raise IndexStoreError(f"collection {name} has no {cs.DENSE} field")
+        return 0  # keyword-only
 
     def _existing(self, model_key: str) -> str | None:
-        """The loaded collection for `model_key`, or None when nothing was ever indexed for it."""
+        """The loaded collection for `model_key`, or None when nothing was ever indexed for it
+        (always for NO_INDEX_KEY: a knowledge base that indexes nothing)."""
+        if model_key == NO_INDEX_KEY:
+            return None
         name = collection_name(model_key)
         with self._ready_lock:
             if name in self._ready:
@@ -212,9 +219,13 @@ class MilvusIndex:
     # ── writes ───────────────────────────────────────────────────────────────────────────
 
     def upsert(self, model_key: str, rows: Sequence[IndexRow]) -> None:
-        """Insert or replace rows by id, so a retried batch never duplicates."""
-        if not rows:
+        """Insert or replace rows by id, so a retried batch never duplicates. Nothing is
+        written for NO_INDEX_KEY; the keyword-only collection keeps no vectors, so rows a
+        caller embedded anyway are written without theirs."""
+        if not rows or model_key == NO_INDEX_KEY:
             return
+        if is_keyword_only(model_key):
+            rows = [replace(row, vector=()) for row in rows]
         dimension = len(rows[0].vector)
         for row in rows:
             if len(row.vector) != dimension:
@@ -319,7 +330,9 @@ class MilvusIndex:
         excluded_knowledge_ids: Sequence[str] = (),
         top_k: int = 10,
     ) -> list[IndexHit]:
-        """Nearest enabled rows by cosine similarity (score in [-1, 1])."""
+        """Nearest enabled rows by cosine similarity (score in [-1, 1]); not for the
+        keyword-only collection."""
+        _needs_vectors(model_key)
         name, expr = self._search_scope(
             model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
@@ -369,7 +382,8 @@ class MilvusIndex:
         top_k: int = 10,
     ) -> list[IndexHit]:
         """Dense and keyword rankings fused by their scaled scores, each ranking's first hit
-        kept (fusion.fuse)."""
+        kept (fusion.fuse); not for the keyword-only collection."""
+        _needs_vectors(model_key)
         name, expr = self._search_scope(
             model_key, tenant_ids, knowledge_base_ids, knowledge_ids, excluded_knowledge_ids, top_k
         )
@@ -452,6 +466,11 @@ def _request(data: Any, field: str, metric: str, expr: str, limit: int) -> AnnSe
     return AnnSearchRequest(
         data=[data], anns_field=field, param={"metric_type": metric}, limit=limit, expr=expr
     )
+
+
+def _needs_vectors(model_key: str) -> None:
+    if is_keyword_only(model_key):
+        raise IndexStoreError("the keyword-only collection has no vectors to search")
 
 
 def _already_exists(exc: MilvusException) -> bool:

@@ -21,7 +21,10 @@ class IndexRow:
     # What keyword search matches: the title and heading breadcrumbs with the content, as
     # the dense vector embeds them.
     keyword_text: str
+    # Empty in a keyword-only collection (core.index_sides: it has no dense field).
     vector: Sequence[float]
+    # False for a knowledge base with keyword indexing off: the row carries no BM25 terms.
+    keyword_indexed: bool = True
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from storage.index import collection_schema as cs
 from storage.index.records import IndexHit, IndexRow
-from storage.index.row_vectors import sparse_vector
+from storage.index.row_vectors import NO_TERMS, sparse_vector
 
 _T = TypeVar("_T")
 
@@ -15,8 +15,9 @@ HIT_FIELDS = [cs.CHUNK_ID, cs.KNOWLEDGE_ID, cs.KNOWLEDGE_BASE_ID, cs.CONTENT]
 
 
 def row_data(row: IndexRow) -> dict[str, Any]:
+    """The row as its collection stores it: without a dense value in a keyword-only one."""
     content = _cut_utf8(row.content, cs.TEXT_MAX_BYTES)
-    return {
+    data = {
         cs.ID: row.id,
         cs.TENANT_ID: row.tenant_id,
         cs.KNOWLEDGE_BASE_ID: row.knowledge_base_id,
@@ -25,9 +26,11 @@ def row_data(row: IndexRow) -> dict[str, Any]:
         cs.SOURCE_TYPE: row.source_type,
         cs.IS_ENABLED: row.is_enabled,
         cs.CONTENT: content,
-        cs.SPARSE: sparse_vector(row.id, row.keyword_text),
-        cs.DENSE: floats(row.vector),
+        cs.SPARSE: sparse_vector(row.id, row.keyword_text) if row.keyword_indexed else NO_TERMS,
     }
+    if row.vector:
+        data[cs.DENSE] = floats(row.vector)
+    return data
 
 
 def _cut_utf8(text: str, max_bytes: int) -> str:

@@ -26,9 +26,10 @@ _DOTTED_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 class QueueName(StrEnum):
-    """The queues some task is enqueued to, in the workers' default priority order; ``low``
-    is the maintenance queue. The spec's other queues (task.go) join when their first task
-    does, so no worker listens on a queue nothing feeds."""
+    """The spec's queues (task.go), in the workers' default priority order; ``low`` is the
+    maintenance queue. Each is served by a worker pool (storage.queue.pools). Not here: the
+    spec's ``chat_attachment`` (a chat session's temporary documents: Sluice has no chat
+    sessions), ``sync`` and ``memory`` (data-source sync and personal memory, out of scope)."""
 
     DEFAULT = "default"
     # Ahead of the images: a document's post-processing finishes a round already indexed.
@@ -36,6 +37,8 @@ class QueueName(StrEnum):
     MULTIMODAL = "multimodal"
     SUMMARY = "summary"
     QUESTION = "question"
+    GRAPH = "graph"
+    WIKI = "wiki"
     LOW = "low"
 
 

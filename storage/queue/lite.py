@@ -1,6 +1,8 @@
 """In-process :class:`TaskQueue` for lite mode: the same handler paths, run in threads.
 
-Each queue is a FIFO served by its own small pool of threads. Retries, ``attempt_info()``,
+Each queue is a FIFO; the threads of a pool (storage.queue.pools) take tasks from the
+pool's queues, the first non-empty one first, and a queue in no pool given gets a thread of
+its own, so every queue is consumed. Retries, ``attempt_info()``,
 ``on_final_failure`` (once, after the last attempt), job-id dedup and groups behave as in the
 RQ adapter. Payloads go through JSON at enqueue and are decoded afresh for every attempt, as
 they would be from Redis.
@@ -27,7 +29,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from uuid import uuid4
 
@@ -52,10 +54,9 @@ from storage.queue.execution import (
 from storage.queue.execution import (
     shutdown_requested as _shutdown_requested,
 )
+from storage.queue.pools import PoolSpec
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_WORKERS_PER_QUEUE: Mapping[QueueName, int] = {QueueName.DEFAULT: 2}
 
 
 @dataclass(eq=False)
@@ -71,12 +72,19 @@ class _Task:
 
 
 @dataclass(eq=False)
-class _Lane:
-    """One queue: ready tasks in FIFO order, retries waiting for their delay, its threads."""
+class _Queue:
+    """One queue: ready tasks in FIFO order, retries waiting for their delay."""
 
-    wakeup: threading.Condition
     ready: deque[_Task] = field(default_factory=deque)
     delayed: list[tuple[float, int, _Task]] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class _Lane:
+    """One pool: its queues in priority order, its threads (started on the first task)."""
+
+    pool: PoolSpec
+    wakeup: threading.Condition
     threads: list[threading.Thread] = field(default_factory=list)
 
 
@@ -84,14 +92,13 @@ class LiteTaskQueue:
     def __init__(
         self,
         *,
-        workers_per_queue: Mapping[QueueName, int] | None = None,
+        pools: Sequence[PoolSpec] = (),
         shutdown_grace_s: float = 10.0,
         pickup_grace_s: float = PICKUP_GRACE_S,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
-        self._workers = {**DEFAULT_WORKERS_PER_QUEUE, **(workers_per_queue or {})}
-        if any(count < 1 for count in self._workers.values()):
-            raise ValueError("workers_per_queue values must be >= 1")
+        served = {queue for pool in pools for queue in pool.queues}
+        own = [PoolSpec(q.value, (q,), 1) for q in QueueName if q not in served]
         self._shutdown_grace_s = shutdown_grace_s
         self._pickup_grace_s = pickup_grace_s
         # Judges the pickup grace (how long a just-taken task still counts as queued). Retry
@@ -99,7 +106,8 @@ class LiteTaskQueue:
         self._clock = clock
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
-        self._lanes: dict[QueueName, _Lane] = {}
+        self._queues = {queue: _Queue() for queue in QueueName}
+        self._lanes = [_Lane(pool, threading.Condition(self._lock)) for pool in (*pools, *own)]
         # Every task not finished yet (waiting, delayed, running or in its dead letter).
         self._tasks: dict[str, _Task] = {}
         self._running: set[_Task] = set()
@@ -122,28 +130,29 @@ class LiteTaskQueue:
                 return job_id
             task = _Task(spec, job_id, payload_json)
             self._tasks[job_id] = task
-            lane = self._lane(spec.queue)
+            ready = self._queues[spec.queue].ready
             if spec.at_front:
-                lane.ready.appendleft(task)
+                ready.appendleft(task)
             else:
-                lane.ready.append(task)
-            lane.wakeup.notify()
+                ready.append(task)
+            self._wake(spec.queue)
         return job_id
 
-    def _lane(self, queue: QueueName) -> _Lane:
-        """The queue's lane, its threads started on first use (caller holds the lock)."""
-        lane = self._lanes.get(queue)
-        if lane is None:
-            lane = _Lane(wakeup=threading.Condition(self._lock))
-            self._lanes[queue] = lane
-            for index in range(self._workers.get(queue, 1)):
-                thread = threading.Thread(
-                    target=self._work, args=(lane,), name=f"sluice-lite-{queue}-{index}",
-                    daemon=True,
-                )
-                lane.threads.append(thread)
-                thread.start()
-        return lane
+    def _wake(self, queue: QueueName) -> None:
+        """Tell one idle thread of each pool serving ``queue`` (their threads started on
+        its first task) that it has work or a new retry time (caller holds the lock)."""
+        for lane in self._lanes:
+            if queue not in lane.pool.queues:
+                continue
+            if not lane.threads:
+                for index in range(lane.pool.size):
+                    thread = threading.Thread(
+                        target=self._work, args=(lane,), daemon=True,
+                        name=f"sluice-lite-{lane.pool.name}-{index}",
+                    )
+                    lane.threads.append(thread)
+                    thread.start()
+            lane.wakeup.notify()
 
     def is_queued(self, group: str) -> bool:
         with self._lock:
@@ -156,22 +165,22 @@ class LiteTaskQueue:
     def _waiting_tasks(self) -> list[_Task]:
         return [
             task
-            for lane in self._lanes.values()
-            for task in (*lane.ready, *(entry[2] for entry in lane.delayed))
+            for queue in self._queues.values()
+            for task in (*queue.ready, *(entry[2] for entry in queue.delayed))
         ]
 
     def cancel_group(self, group: str) -> int:
         with self._lock:
             removed = 0
-            for lane in self._lanes.values():
-                kept = deque(task for task in lane.ready if task.spec.group != group)
-                kept_delayed = [entry for entry in lane.delayed if entry[2].spec.group != group]
-                removed += len(lane.ready) - len(kept) + len(lane.delayed) - len(kept_delayed)
-                for task in (*lane.ready, *(entry[2] for entry in lane.delayed)):
+            for queue in self._queues.values():
+                kept = deque(task for task in queue.ready if task.spec.group != group)
+                kept_delayed = [entry for entry in queue.delayed if entry[2].spec.group != group]
+                removed += len(queue.ready) - len(kept) + len(queue.delayed) - len(kept_delayed)
+                for task in (*queue.ready, *(entry[2] for entry in queue.delayed)):
                     if task.spec.group == group:
                         del self._tasks[task.job_id]
                 heapq.heapify(kept_delayed)
-                lane.ready, lane.delayed = kept, kept_delayed
+                queue.ready, queue.delayed = kept, kept_delayed
             running = [task for task in self._running if task.spec.group == group]
             for task in running:
                 task.cancelled.set()
@@ -207,10 +216,11 @@ class LiteTaskQueue:
             # shutdown flag look at it first, and hand their round back.
             for task in self._running:
                 task.cancelled.set()
+            for queue in self._queues.values():
+                queue.ready.clear()
+                queue.delayed.clear()
             threads = []
-            for lane in self._lanes.values():
-                lane.ready.clear()
-                lane.delayed.clear()
+            for lane in self._lanes:
                 lane.wakeup.notify_all()
                 threads.extend(lane.threads)
             if not self._tasks:
@@ -232,17 +242,24 @@ class LiteTaskQueue:
                 task.taken_at = self._clock.monotonic()
                 self._running.add(task)
             error = self._attempt(task)
-            self._settle(lane, task, error)
+            self._settle(task, error)
 
     def _take(self, lane: _Lane) -> _Task | None:
-        """Next ready task of the lane, waiting as needed; None once closed (lock held)."""
+        """Next ready task of the pool's queues, the first queue first, waiting as needed;
+        None once closed (lock held)."""
         while not self._closed:
             now = time.monotonic()
-            while lane.delayed and lane.delayed[0][0] <= now:
-                lane.ready.append(heapq.heappop(lane.delayed)[2])
-            if lane.ready:
-                return lane.ready.popleft()
-            lane.wakeup.wait(lane.delayed[0][0] - now if lane.delayed else None)
+            next_due: float | None = None
+            for name in lane.pool.queues:
+                queue = self._queues[name]
+                while queue.delayed and queue.delayed[0][0] <= now:
+                    queue.ready.append(heapq.heappop(queue.delayed)[2])
+                if queue.ready:
+                    return queue.ready.popleft()
+                if queue.delayed:
+                    due = queue.delayed[0][0]
+                    next_due = due if next_due is None else min(next_due, due)
+            lane.wakeup.wait(None if next_due is None else next_due - now)
         return None
 
     def _attempt(self, task: _Task) -> str | None:
@@ -286,7 +303,7 @@ class LiteTaskQueue:
             return f"TaskTimeout: attempt exceeded its {spec.timeout_s}s time limit"
         return describe_error(errors[0]) if errors else None
 
-    def _settle(self, lane: _Lane, task: _Task, error: str | None) -> None:
+    def _settle(self, task: _Task, error: str | None) -> None:
         spec = task.spec
         with self._lock:
             self._running.discard(task)
@@ -294,12 +311,13 @@ class LiteTaskQueue:
             if error is not None and not stopped and task.attempt < spec.max_attempts:
                 delay = spec.retry_delay(task.attempt)
                 task.attempt += 1
+                queue = self._queues[spec.queue]
                 if delay:
                     entry = (time.monotonic() + delay, next(self._sequence), task)
-                    heapq.heappush(lane.delayed, entry)
+                    heapq.heappush(queue.delayed, entry)
                 else:
-                    lane.ready.append(task)
-                lane.wakeup.notify()
+                    queue.ready.append(task)
+                self._wake(spec.queue)
                 return
         # The dead letter runs before the task counts as finished, so join() covers it.
         if error is not None and not stopped and spec.on_final_failure is not None:

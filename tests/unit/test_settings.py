@@ -168,7 +168,9 @@ def test_the_accepted_boolean_words_in_any_case(word: str, value: bool) -> None:
     [
         ("SLUICE_EMBED_BATCH_SIZE", "-1", "must be >= 1, not '-1'"),
         ("SLUICE_EMBED_BATCH_SIZE", "0", "must be >= 1, not '0'"),
-        ("SLUICE_LITE_WORKERS", "0", "must be >= 1, not '0'"),
+        ("SLUICE_POOL_CORE", "0", "must be >= 1, not '0'"),
+        ("SLUICE_POOL_ENRICHMENT", "-3", "must be >= 1, not '-3'"),
+        ("SLUICE_POOL_WIKI", "many", "must be an integer, not 'many'"),
         ("SLUICE_MAX_UPLOAD_BYTES", "0", "must be > 0, not '0'"),
         ("SLUICE_MAX_MESSAGE_BYTES", "-5", "must be > 0, not '-5'"),
         ("SLUICE_DOCUMENT_PROCESS_TIMEOUT", "0", "must be > 0, not '0'"),

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from core.effective_config import EffectiveConfig, resolve
+from core.index_sides import index_sides
 from core.payloads import SummaryPayload
 from core.statuses import ChunkType
 from core.statuses import Stage as StageName
@@ -159,7 +160,8 @@ def _write(
     ):
         raise Superseded(knowledge.id)
     try:
-        if config.needs_embedding:
+        sides = index_sides(model_key, config)
+        if sides.any:
             indexer = ChunkIndexer(parts.embedders, parts.index, 1)
             indexer.index_chunks(
                 knowledge,
@@ -167,6 +169,7 @@ def _write(
                 config.embedding,
                 [row],
                 check=checkpoint.check,
+                keyword=sides.keyword,
             )
         ended = parts.summaries.complete(knowledge.id, attempt, summary)
         if ended is None:

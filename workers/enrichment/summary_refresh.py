@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from core.effective_config import EmbeddingModel, resolve
+from core.index_sides import IndexSides, index_sides
 from core.payloads import SummaryRefreshPayload
 from storage.db.models import Knowledge
 from storage.db.repositories.chunks import NewChunk
@@ -122,12 +123,13 @@ def _refresh(parts: SummaryRefreshParts, knowledge: Knowledge) -> RefreshWrite:
     row = summary_chunk(snapshot.knowledge, snapshot.knowledge.attempt, summary)
     if current is not None:  # a summary chunk the user disabled stays disabled
         row = replace(row, is_enabled=current.is_enabled)
+    model_key = kb.embedding_model_key
+    sides = index_sides(model_key, config)
     new, old = (
-        _index_rows(parts, snapshot, config.embedding, row)
-        if config.needs_embedding
+        _index_rows(parts, snapshot, config.embedding, row, sides)
+        if sides.any
         else (None, None)
     )
-    model_key = kb.embedding_model_key
     index_written = False
 
     def index_write() -> None:
@@ -154,20 +156,32 @@ def _refresh(parts: SummaryRefreshParts, knowledge: Knowledge) -> RefreshWrite:
 
 
 def _index_rows(
-    parts: SummaryRefreshParts, snapshot: RefreshSnapshot, model: EmbeddingModel, row: NewChunk
+    parts: SummaryRefreshParts,
+    snapshot: RefreshSnapshot,
+    model: EmbeddingModel,
+    row: NewChunk,
+    sides: IndexSides,
 ) -> tuple[IndexRow, IndexRow | None]:
     """The summary chunk's index row with the new text and as it is now (to put it back),
-    embedded in one call before anything is locked."""
+    embedded in one call before anything is locked (not at all without dense vectors)."""
     knowledge, current = snapshot.knowledge, snapshot.summary_chunk
     title = knowledge_title(knowledge)
     texts = [embedding_text(title, row)]
     if current is not None:
         texts.append(embedding_text(title, current))
     try:
-        vectors = parts.embedders.get(model).embed_documents(texts)
+        vectors = (
+            parts.embedders.get(model).embed_documents(texts)
+            if sides.dense
+            else [[] for _ in texts]
+        )
     except EmbeddingEndpointRefused as exc:
         raise _Failed(EMBEDDING_REFUSED, str(exc)) from exc
-    new = chunk_row(knowledge, row, texts[0], vectors[0], enabled=row.is_enabled)
+    new = chunk_row(
+        knowledge, row, texts[0], vectors[0], enabled=row.is_enabled, keyword=sides.keyword
+    )
     if current is None:
         return new, None
-    return new, chunk_row(knowledge, current, texts[1], vectors[1], enabled=current.is_enabled)
+    return new, chunk_row(
+        knowledge, current, texts[1], vectors[1], enabled=current.is_enabled, keyword=sides.keyword
+    )

@@ -13,9 +13,14 @@ import pytest
 from core.clock import ManualClock
 from storage.queue.base import QueueError, QueueName
 from storage.queue.lite import LiteTaskQueue
+from storage.queue.pools import POOL_QUEUES, Pool, PoolSpec
 from tests.integration.queue.contract import H, events, spec
 from tests.integration.queue.handlers import read_log
 from tests.support.waiting import wait_until
+
+
+def _core(threads: int) -> PoolSpec:
+    return PoolSpec("core", (QueueName.DEFAULT,), threads)
 
 
 @pytest.fixture
@@ -100,7 +105,7 @@ def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
     log = tmp_path / "log"
     clock = ManualClock()
     queue = LiteTaskQueue(
-        workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0, pickup_grace_s=0.5,
+        pools=[_core(1)], shutdown_grace_s=2.0, pickup_grace_s=0.5,
         clock=clock,
     )
     try:
@@ -158,7 +163,7 @@ def test_cancelled_tasks_are_neither_retried_nor_dead_lettered(
 
 def test_queues_run_in_parallel_with_their_own_attempt_context(tmp_path: Path) -> None:
     log = tmp_path / "log"
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 2}, shutdown_grace_s=2.0)
+    queue = LiteTaskQueue(pools=[_core(2)], shutdown_grace_s=2.0)
     try:
         for name, job_id in ((QueueName.DEFAULT, "d1"), (QueueName.DEFAULT, "d2"),
                              (QueueName.SUMMARY, "s1")):
@@ -182,7 +187,7 @@ def test_enqueue_rejects_non_json_payloads_and_use_after_close(tmp_path: Path) -
 
 def test_close_drops_waiting_tasks_and_stops_its_threads(tmp_path: Path) -> None:
     log = tmp_path / "log"
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=5.0)
+    queue = LiteTaskQueue(pools=[_core(1)], shutdown_grace_s=5.0)
     queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10}))
     wait_until(lambda: len(events(log, "started")) == 1)
     queue.enqueue(spec("record", {"log": str(log), "value": "never"}))
@@ -197,7 +202,7 @@ def test_close_drops_waiting_tasks_and_stops_its_threads(tmp_path: Path) -> None
 
 def test_close_interrupts_a_running_handler_at_its_checkpoint(tmp_path: Path) -> None:
     log, final_log = tmp_path / "log", tmp_path / "final"
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=10.0)
+    queue = LiteTaskQueue(pools=[_core(1)], shutdown_grace_s=10.0)
     queue.enqueue(
         spec(
             "run_until_shutdown",
@@ -221,7 +226,7 @@ def test_close_interrupts_a_running_handler_at_its_checkpoint(tmp_path: Path) ->
 
 def test_an_at_front_task_runs_before_the_backlog(tmp_path: Path) -> None:
     log = tmp_path / "log"
-    queue = LiteTaskQueue(workers_per_queue={QueueName.DEFAULT: 1}, shutdown_grace_s=2.0)
+    queue = LiteTaskQueue(pools=[_core(1)], shutdown_grace_s=2.0)
     try:
         queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10},
                            group="blocker"))
@@ -234,5 +239,42 @@ def test_an_at_front_task_runs_before_the_backlog(tmp_path: Path) -> None:
 
         assert queue.join(5)
         assert [e["value"] for e in events(log, "ran")] == ["front", "a", "b"]
+    finally:
+        queue.close()
+
+
+def test_every_queue_is_consumed_by_its_pool(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    pools = [PoolSpec(pool.value, POOL_QUEUES[pool], 1) for pool in Pool]
+    queue = LiteTaskQueue(pools=pools, shutdown_grace_s=2.0)
+    try:
+        for name in QueueName:
+            queue.enqueue(spec("record", {"log": str(log), "value": name.value}, queue=name))
+        assert queue.join(10)
+        assert sorted(e["value"] for e in events(log, "ran")) == sorted(q.value for q in QueueName)
+        threads = {t.name.rsplit("-", 1)[0] for t in threading.enumerate()}
+        assert {f"sluice-lite-{pool.value}" for pool in Pool} <= threads
+    finally:
+        queue.close()
+
+
+def test_a_pool_shares_its_threads_between_its_queues_first_queue_first(tmp_path: Path) -> None:
+    """Two threads over two queues: both busy at once whichever queue the tasks are on, and a
+    freed thread takes the first queue's waiting task before the second's."""
+    log = tmp_path / "log"
+    pool = PoolSpec("enrichment", (QueueName.MULTIMODAL, QueueName.SUMMARY), 2)
+    queue = LiteTaskQueue(pools=[pool], shutdown_grace_s=2.0)
+    try:
+        for job_id, sleep_s in (("s1", 0.8), ("s2", 2.0)):
+            queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": sleep_s},
+                               queue=QueueName.SUMMARY, job_id=job_id))
+        wait_until(lambda: len(events(log, "started")) == 2, timeout=0.7)
+        for name, job_id in ((QueueName.SUMMARY, "s3"), (QueueName.MULTIMODAL, "m1")):
+            queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0},
+                               queue=name, job_id=job_id))
+        assert queue.join(5)
+        # s1's thread was freed first, while s2's still ran: it took m1 ahead of s3.
+        order = [e["job_id"] for e in events(log, "started")]
+        assert sorted(order[:2]) == ["s1", "s2"] and order[2:] == ["m1", "s3"]
     finally:
         queue.close()

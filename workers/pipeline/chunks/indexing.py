@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from core.effective_config import EmbeddingModel
+from core.index_sides import NO_INDEX_KEY, is_keyword_only
 from storage.db.models import Knowledge
 from storage.index.milvus_index import IndexRow, MilvusIndex
 from workers.embedding.base import Embedder
@@ -48,7 +49,10 @@ class EmbedderProvider(Protocol):
 @dataclass(frozen=True)
 class ChunkIndexer:
     """Embeds chunks with the model a knowledge base names and writes them to its index
-    collection, ``batch_size`` chunks at a time."""
+    collection, ``batch_size`` chunks at a time. The collection key says which sides the
+    rows have (core.index_sides): the keyword-only collection's rows are written without
+    the model (it is never loaded or called), and nothing at all for a knowledge base that
+    indexes nothing."""
 
     embedders: EmbedderProvider
     index: MilvusIndex
@@ -64,33 +68,39 @@ class ChunkIndexer:
         check: Callable[[], None],
         on_progress: Callable[[int], None] | None = None,
         start: int = 0,
+        keyword: bool = True,
     ) -> IndexOutcome:
         """Embed ``chunks`` from position ``start`` on (those before are indexed already)
         with ``model`` and upsert them into the collection of ``model_key``; ``check``
         raises to stop, ``on_progress`` gets the count indexed so far after each batch's
-        index write. Raises EmbeddingError when the model fails, IndexStoreError when the
-        index does."""
-        embedder = self.embedders.get(model)
-        self.index.ensure_collection(model_key, embedder.dimension)
+        index write; ``keyword`` False leaves the rows without BM25 terms (keyword indexing
+        off). Raises EmbeddingError when the model fails, IndexStoreError when the index does."""
+        if model_key == NO_INDEX_KEY:
+            return IndexOutcome(indexed=0, dimension=0)
+        embedder = None if is_keyword_only(model_key) else self.embedders.get(model)
+        dimension = embedder.dimension if embedder is not None else 0
+        self.index.ensure_collection(model_key, dimension)
         title = knowledge_title(knowledge)
         done = start
         for first in range(start, len(chunks), self.batch_size):
             batch = chunks[first : first + self.batch_size]
             check()
             texts = [embedding_text(title, c) for c in batch]
-            vectors = embedder.embed_documents(texts)
+            vectors: Sequence[Sequence[float]] = (
+                embedder.embed_documents(texts) if embedder is not None else [()] * len(batch)
+            )
             check()
             self.index.upsert(
                 model_key,
                 [
-                    chunk_row(knowledge, c, text, v)
+                    chunk_row(knowledge, c, text, v, keyword=keyword)
                     for c, text, v in zip(batch, texts, vectors, strict=True)
                 ],
             )
             done += len(batch)
             if on_progress is not None:
                 on_progress(done)
-        return IndexOutcome(indexed=done, dimension=embedder.dimension)
+        return IndexOutcome(indexed=done, dimension=dimension)
 
 
 def chunk_row(
@@ -100,9 +110,11 @@ def chunk_row(
     vector: Sequence[float],
     *,
     enabled: bool = True,
+    keyword: bool = True,
 ) -> IndexRow:
     """The index row of a chunk's own text: ``text`` its embedding_text, ``vector`` that
-    text embedded."""
+    text embedded (empty for the keyword-only collection), ``keyword`` whether it carries
+    BM25 terms."""
     return IndexRow(
         id=chunk.id,
         tenant_id=knowledge.tenant_id,
@@ -114,6 +126,7 @@ def chunk_row(
         content=chunk.content,
         keyword_text=text,
         vector=vector,
+        keyword_indexed=keyword,
     )
 
 

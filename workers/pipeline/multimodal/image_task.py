@@ -26,6 +26,7 @@ from typing import Any
 
 from core.effective_config import EffectiveConfig, resolve
 from core.image_bytes import sniff_image_type
+from core.index_sides import index_sides
 from core.payloads import ImageMultimodalPayload, KnowledgePostProcessPayload
 from core.statuses import ChunkType, ParseStatus
 from core.statuses import Stage as StageName
@@ -93,6 +94,7 @@ def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None
         },
     )
     checkpoint = RoundCheckpoint(ctx, knowledge.id, payload.attempt)
+    sides = index_sides(kb.embedding_model_key, config)
     children: list[NewChunk] = []
     try:
         picture, found = _read(ctx, config, payload, checkpoint, ctx.models)
@@ -114,10 +116,11 @@ def describe_image(ctx: ImageTaskParts, payload: ImageMultimodalPayload) -> None
                 config.embedding,
                 children,
                 check=checkpoint.check,
+                keyword=sides.keyword,
             )
         children = written
         if vector is not None:
-            _index_vector(ctx, knowledge, kb.embedding_model_key, vector)
+            _index_vector(ctx, knowledge, kb.embedding_model_key, vector, keyword=sides.keyword)
         # A round ended while we indexed was cleaned by the rows it found, maybe before our
         # index rows existed.
         checkpoint.check(fresh=True)
@@ -258,10 +261,10 @@ def _recorded(found: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _index_vector(
-    ctx: ImageTaskParts, knowledge: Knowledge, model_key: str, vector: ImageVector
+    ctx: ImageTaskParts, knowledge: Knowledge, model_key: str, vector: ImageVector, *, keyword: bool
 ) -> None:
     ctx.index.ensure_collection(model_key, len(vector.vector))
-    ctx.index.upsert(model_key, [vector.index_row(knowledge)])
+    ctx.index.upsert(model_key, [vector.index_row(knowledge, keyword=keyword)])
 
 
 def _remove(ctx: ImageTaskParts, model_key: str, children: list[NewChunk]) -> None:

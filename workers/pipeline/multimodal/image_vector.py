@@ -38,7 +38,8 @@ class ImageVector:
     chunk: NewChunk
     vector: list[float]
 
-    def index_row(self, knowledge: Knowledge) -> IndexRow:
+    def index_row(self, knowledge: Knowledge, *, keyword: bool) -> IndexRow:
+        """``keyword``: whether the row carries BM25 terms (keyword indexing on)."""
         chunk = self.chunk
         return IndexRow(
             id=chunk.id,
@@ -51,6 +52,7 @@ class ImageVector:
             content=chunk.content,
             keyword_text=embedding_text(knowledge_title(knowledge), chunk),
             vector=self.vector,
+            keyword_indexed=keyword,
         )
 
 

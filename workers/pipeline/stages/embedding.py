@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.index_sides import index_sides
 from core.statuses import Stage
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from workers.embedding.base import (
@@ -41,10 +42,17 @@ class EmbeddingStage:
         self._budget = budget
 
     def start(self, work: DocumentWork) -> Mapping[str, Any] | Skip:
-        if not work.config.needs_embedding:
+        sides = index_sides(work.model_key, work.config)
+        if not sides.any:
             return Skip("vector and keyword indexing are both disabled")
         plan = _plan(work)
-        return {"model": work.model_key, "chunks": len(plan.chunks), **_resumed(plan)}
+        return {
+            "model": work.model_key,
+            "vector": sides.dense,
+            "keyword": sides.keyword,
+            "chunks": len(plan.chunks),
+            **_resumed(plan),
+        }
 
     def run(self, work: DocumentWork, progress: Progress) -> Mapping[str, Any]:
         plan = _plan(work)
@@ -64,6 +72,7 @@ class EmbeddingStage:
                 check=self._checkpoint.check,
                 on_progress=batch_indexed,
                 start=plan.indexed,
+                keyword=index_sides(work.model_key, work.config).keyword,
             )
         except EmbeddingEndpointRefused as exc:
             raise ModelEndpointRefused(self.name, str(exc)) from exc

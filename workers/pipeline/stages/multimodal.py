@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.extensions import IMAGE_EXTENSIONS
+from core.index_sides import index_sides
 from core.payloads import ImageMultimodalPayload, KnowledgePostProcessPayload
 from core.statuses import ChunkType, Stage
 from storage.db.repositories.image_chunks import ImageChunkRepository
@@ -109,7 +110,11 @@ class MultimodalStage:
             and config.image_caption
             and self._vision.vision(config.vlm) is not None
         )
-        vector = config.image_vector and config.vector_enabled and config.embedding.accepts_images
+        vector = (
+            config.image_vector
+            and config.embedding.accepts_images
+            and index_sides(work.model_key, config).dense
+        )
         return ocr, caption, vector
 
     def _enqueue(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from core.index_sides import index_sides
 from workers.pipeline.chunks.indexing import ChunkIndexer
 from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.runner import Progress, Skip
@@ -24,12 +25,14 @@ class TableIndexStage:
 
     def run(self, work: TableWork, progress: Progress) -> Mapping[str, Any]:
         indexed = 0
-        if work.planned and work.config.needs_embedding:
+        sides = index_sides(work.model_key, work.config)
+        if work.planned and sides.any:
             indexed = self._indexer.index_chunks(
                 work.knowledge,
                 work.model_key,
                 work.config.embedding,
                 work.planned,
                 check=self._checkpoint.check,
+                keyword=sides.keyword,
             ).indexed
         return {"chunks_indexed": indexed}
