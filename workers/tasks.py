@@ -13,9 +13,12 @@ from core.payloads import (
     ImageMultimodalPayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
+    QuestionBatchPayload,
     SummaryPayload,
 )
 from workers.context import current_context
+from workers.enrichment.questions import QUESTIONS_FAILED, end_batch_failed
+from workers.enrichment.questions import generate_questions as write_question_batch
 from workers.enrichment.summary import SUMMARY_FAILED, end_failed
 from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
 from workers.lifecycle.batches import delete_listed, reparse_batch
@@ -76,3 +79,16 @@ def batch_reparse(payload: dict[str, Any]) -> None:
 def list_delete(payload: dict[str, Any]) -> None:
     """knowledge:list_delete (maintenance queue)."""
     delete_listed(current_context(), KnowledgeListDeletePayload.from_dict(payload))
+
+
+def generate_questions(payload: dict[str, Any]) -> None:
+    """knowledge:question (question queue)."""
+    write_question_batch(current_context(), QuestionBatchPayload.from_dict(payload))
+
+
+def on_question_batch_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:question: its last try crashed or timed out."""
+    ctx, batch = current_context(), QuestionBatchPayload.from_dict(payload)
+    knowledge = ctx.knowledges.get(batch.knowledge_id, None)
+    if knowledge is not None:
+        end_batch_failed(ctx, knowledge, batch, QUESTIONS_FAILED, error)

@@ -16,6 +16,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.subtask_ends import SubtaskEndRepository
 from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
@@ -61,6 +62,7 @@ def build_process_context(
         tags=TagRepository(db),
         edits=KnowledgeEditRepository(db),
         summaries=SummaryRepository(db),
+        subtask_ends=SubtaskEndRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,
