@@ -195,7 +195,13 @@ def _write(
     )
     sources = _sources(parts.chunks, knowledge, payload)
     asked = _ask_all(
-        model, knowledge_title(knowledge), sources, config.question_count, checkpoint, last_try
+        model,
+        knowledge_title(knowledge),
+        sources,
+        config.question_count,
+        checkpoint,
+        last_try=last_try,
+        calls=parts.settings.models.model_concurrency,
     )
     checkpoint.check(fresh=True)
     rows = _question_rows(knowledge, payload, sources, asked.questions)
@@ -254,14 +260,20 @@ def _ask_all(
     sources: Sequence[Chunk],
     count: int,
     checkpoint: RoundCheckpoint,
+    *,
     last_try: bool,
+    calls: int,
 ) -> _Asked:
-    """Every source's questions, the calls issued together; the round's stop points are
-    polled while they run (from this thread: the queue's signals are the task's)."""
+    """Every source's questions, ``calls`` at a time (the model's limit: more would only
+    wait for it, and the calls not started yet are dropped when the batch stops); the
+    round's stop points are polled while they run (from this thread: the queue's signals
+    are the task's)."""
     asked = _Asked()
     if not sources:
         return asked
-    pool = ThreadPoolExecutor(max_workers=len(sources), thread_name_prefix="sluice-questions")
+    pool = ThreadPoolExecutor(
+        max_workers=max(1, min(calls, len(sources))), thread_name_prefix="sluice-questions"
+    )
     futures: dict[Future[list[str]], Chunk] = {
         pool.submit(ask_questions, model, title, s.context_header, s.content, count): s
         for s in sources

@@ -16,7 +16,7 @@ from core.statuses import ParseStatus
 from storage.db.engine import Database
 from storage.db.models import Knowledge, SubtaskEnd, utcnow
 from storage.db.repositories.knowledges import subtask_count_values
-from storage.db.sql import affected_rows, dialect_insert
+from storage.db.sql import dialect_insert
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ class SubtaskEndRepository:
                 ended_at=now,
             )
             .on_conflict_do_nothing()
+            # A row only when it was inserted (rowcount is not reliable for inserts).
+            .returning(SubtaskEnd.subtask_index)
         )
         decrement = (
             update(Knowledge)
@@ -72,7 +74,7 @@ class SubtaskEndRepository:
         with self._db.session() as session:
             if session.scalar(guard) is None:
                 return None
-            if affected_rows(session.execute(record)) == 0:
+            if session.execute(record).one_or_none() is None:
                 return EndOutcome(counted=False)
             row = session.execute(decrement).one_or_none()
         # Completed by this write (it alone sets processed_at to ``now``), not before it.
