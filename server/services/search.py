@@ -37,8 +37,8 @@ class Found:
     score: float
     chunk_index: int
     knowledge_title: str
-    # The child that matched in its stead (an image's OCR text or caption, a child chunk of
-    # parent/child chunking), if one did.
+    # The child that matched in its stead (an image's OCR text or caption, a question
+    # generated for the chunk, a child chunk of parent/child chunking), if one did.
     matched_chunk_id: str = ""
     matched_chunk_type: str = ""
     matched_content: str = ""
@@ -133,8 +133,9 @@ class SearchService:
 
     def _as_parents(self, identity: Identity, hits: list[IndexHit], top_k: int) -> list[_Result]:
         """The best ``top_k`` chunks: a child's hit stands for its parent (the text chunk
-        that shows an image its OCR text or caption is of, or the parent chunk of
-        parent/child chunking), and a chunk found more than once counts once, at its best."""
+        that shows an image its OCR text or caption is of, or a generated question is
+        about, or the parent chunk of parent/child chunking), and a chunk found more than
+        once counts once, at its best."""
         chunks = {
             c.id: c
             for c in self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)

@@ -30,7 +30,9 @@ from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext, install_context
 from workers.enrichment.questions import end_batch_failed, generate_questions
+from workers.lifecycle.deletion import delete_marked, mark_deleting
 from workers.lifecycle.enqueue import document_process_payload
+from workers.lifecycle.reparse import restart_processing
 from workers.pipeline.stages.question_subtask import QuestionSubtask
 from workers.pipeline.stages.work import DocumentWork
 from workers.settings_groups import ModelSettings, OutboundSettings
@@ -424,3 +426,32 @@ def test_a_round_reparsed_meanwhile_gets_nothing(
     assert set(indexed) == texts, "no question of the old round is searchable"
     step = spans_of(ctx, done.id)["postprocess.question.1"]
     assert (step.status, step.error_code) == ("failed", "SUPERSEDED")
+
+
+def test_reparse_and_delete_remove_the_questions_and_their_index_rows(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    with ChatServer(answer=questions_about) as chat:
+        done = processed(ctx, embeddings, {"enabled": True, "model": model_config(chat)}, 2)
+        old = {r.id for r in question_rows(ctx, done.id)}
+        assert len(old) == 4 and old <= set(
+            ctx.index.ids_for_knowledge(embeddings.model_key, done.id)
+        )
+
+        # The new round is told not to ask: what the old one wrote must not outlive it.
+        restarted = restart_processing(
+            ctx, done, overrides={"question_generation": {"enabled": False}}
+        )
+        assert restarted.row is not None
+        assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
+
+    again = ctx.knowledges.get(done.id, None)
+    assert again is not None and (again.attempt, again.parse_status) == (2, ParseStatus.COMPLETED)
+    chunks, _ = ctx.chunks.list_by_knowledge(done.id, 100, tenant_id=None)
+    assert [c for c in chunks if c.chunk_type == ChunkType.QUESTION] == []
+    indexed = set(ctx.index.ids_for_knowledge(embeddings.model_key, done.id))
+    assert indexed and indexed.isdisjoint(old)
+
+    delete_marked(ctx, mark_deleting(ctx, [done.id]))
+    assert ctx.index.ids_for_knowledge(embeddings.model_key, done.id) == []
+    assert ctx.chunks.count_by_knowledge(done.id) == 0
