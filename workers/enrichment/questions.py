@@ -2,11 +2,11 @@
 TypeQuestionGeneration, a batch per 20 chunks), one of its post-processing subtasks.
 
 The question model of the effective configuration (``question_generation.model``) is asked
-for ``question_count`` questions per chunk (``question_text``); the chunks' calls go out at
-once, and the model's concurrency limit (the registry's, shared by every batch) decides how
-many are in flight. Each question is a ``question`` chunk whose parent is its source chunk,
-embedded and indexed like text: a search phrased like the question finds it, and Search
-returns the source chunk for it.
+for ``question_count`` questions per chunk (``question_text``); the chunks' calls are queued
+together on the model's call pool (``ModelRegistry.call_pool``), whose concurrency limit,
+shared by every batch, decides how many are in flight. Each question is a ``question``
+chunk whose parent is its source chunk, embedded and indexed like text: a search phrased
+like the question finds it, and Search returns the source chunk for it.
 
 A chunk the model refuses for good (a rejected request, an answer with no questions) is
 skipped and named in the step's outputs; a refusal of the model itself (credentials, a
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -196,12 +196,12 @@ def _write(
     sources = _sources(parts.chunks, knowledge, payload)
     asked = _ask_all(
         model,
+        parts.models.call_pool(config.question_model),
         knowledge_title(knowledge),
         sources,
         config.question_count,
         checkpoint,
         last_try=last_try,
-        calls=parts.settings.models.model_concurrency,
     )
     checkpoint.check(fresh=True)
     rows = _question_rows(knowledge, payload, sources, asked.questions)
@@ -256,24 +256,19 @@ def _sources(
 
 def _ask_all(
     model: ChatModel,
+    pool: Executor,
     title: str,
     sources: Sequence[Chunk],
     count: int,
     checkpoint: RoundCheckpoint,
     *,
     last_try: bool,
-    calls: int,
 ) -> _Asked:
-    """Every source's questions, ``calls`` at a time (the model's limit: more would only
-    wait for it, and the calls not started yet are dropped when the batch stops); the
-    round's stop points are polled while they run (from this thread: the queue's signals
-    are the task's)."""
+    """Every source's questions, the calls queued together on the model's call pool (its
+    limit decides how many are in flight; the calls not sent yet are dropped when the batch
+    stops); the round's stop points are polled while they run (from this thread: the
+    queue's signals are the task's)."""
     asked = _Asked()
-    if not sources:
-        return asked
-    pool = ThreadPoolExecutor(
-        max_workers=max(1, min(calls, len(sources))), thread_name_prefix="sluice-questions"
-    )
     futures: dict[Future[list[str]], Chunk] = {
         pool.submit(ask_questions, model, title, s.context_header, s.content, count): s
         for s in sources
@@ -286,8 +281,8 @@ def _ask_all(
                 _take(asked, futures[future], future, last_try)
             checkpoint.check()
     finally:
-        # Calls not started yet are dropped; those in flight end on their own.
-        pool.shutdown(wait=False, cancel_futures=True)
+        for future in pending:
+            future.cancel()
     return asked
 
 
