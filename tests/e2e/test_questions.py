@@ -142,3 +142,36 @@ def test_a_question_count_out_of_range_is_refused(client: SluiceClient) -> None:
             client.create_knowledge_base(f"too-many-{uuid.uuid4().hex[:8]}", config=config)
     [(field, _)] = refused.value.field_violations
     assert field == "config.question_generation.question_count"
+
+
+def test_a_question_about_a_child_chunk_finds_its_parent(
+    client: SluiceClient, tmp_path: Path
+) -> None:
+    """Parent/child chunking: questions are asked about the children (the text chunks), and
+    a question's hit returns what a hit on its child would, the parent."""
+    model = QuestionModel()
+    model.seen_finalizing.set()
+    with ChatServer(answer=model.answer) as chat:
+        config = v1.KnowledgeBaseConfig(
+            chunking=v1.ChunkingConfig(
+                chunk_size=80,
+                chunk_overlap=0,
+                enable_parent_child=True,
+                parent_chunk_size=400,
+            ),
+            question_generation=questions_config(chat),
+        )
+        kb = client.create_knowledge_base(f"pc-questions-{uuid.uuid4().hex[:8]}", config=config)
+        upload = client.upload_file(kb.id, document(tmp_path / "notes.md"))
+        finished = done(client, upload.id)
+
+    assert finished.parse_status == v1.ParseStatus.COMPLETED, finished.error_message
+    chunks = {c.id: c for c in client.list_chunks(upload.id, page_size=100)}
+    questions = [c for c in chunks.values() if c.chunk_type == v1.ChunkType.QUESTION]
+    assert questions and all(
+        chunks[q.parent_chunk_id].chunk_type == v1.ChunkType.TEXT for q in questions
+    )
+    [hit, *_] = client.search("which boat carries the letters", [kb.id], top_k=3)
+    assert chunks[hit.chunk_id].chunk_type == v1.ChunkType.PARENT_TEXT
+    assert SECTIONS["ferry"] in hit.content
+    assert hit.matched_chunk_type == v1.ChunkType.QUESTION
