@@ -252,8 +252,8 @@ def test_the_planner_batches_text_chunks_and_skips_image_only_ones(
         kind = QuestionSubtask(ctx.queue, ctx.chunks)
         work = DocumentWork(row, 1, resolve({**kb.config, **config}, None), kb.embedding_model_key)
         count = kind.planned(work)
-        assert count == len(kind._planned_batches(work))
-        return kind._planned_batches(work)
+        assert count == len(kind.batches(work))
+        return kind.batches(work)
 
     batches = planned({})
     assert [len(b) for b in batches] == [20, 20, 5]

@@ -35,12 +35,12 @@ class QuestionSubtask:
         self._batches: dict[tuple[str, int], list[list[str]]] = {}
 
     def planned(self, work: DocumentWork) -> int:
-        return len(self._planned_batches(work))
+        return len(self.batches(work))
 
     def enqueue(self, work: DocumentWork) -> int:
         knowledge = work.knowledge
         queued = 0
-        for index, chunk_ids in enumerate(self._planned_batches(work), start=1):
+        for index, chunk_ids in enumerate(self.batches(work), start=1):
             payload = QuestionBatchPayload(
                 tenant_id=knowledge.tenant_id,
                 knowledge_id=knowledge.id,
@@ -63,8 +63,8 @@ class QuestionSubtask:
             queued += 1
         return queued
 
-    def _planned_batches(self, work: DocumentWork) -> list[list[str]]:
-        """The round's batches of chunk ids, read once per round."""
+    def batches(self, work: DocumentWork) -> list[list[str]]:
+        """The chunk ids of each of the round's batches (read once per round)."""
         key = (work.knowledge.id, work.attempt)
         if key not in self._batches:
             self._batches[key] = self._batches_of(work)
