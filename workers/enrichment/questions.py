@@ -138,7 +138,16 @@ def generate_questions(parts: QuestionParts, payload: QuestionBatchPayload) -> b
                 tracker,
             )
             return False
-        return _write(parts, knowledge, payload, config, model, tracker, queue_try.is_last_attempt)
+        return _write(
+            parts,
+            knowledge,
+            payload,
+            config,
+            model,
+            tracker,
+            model_key=kb.embedding_model_key,
+            last_try=queue_try.is_last_attempt,
+        )
     except Superseded:
         tracker.fail(step, "SUPERSEDED", "the round was reparsed, cancelled or deleted")
         return False
@@ -188,6 +197,8 @@ def _write(
     config: EffectiveConfig,
     model: ChatModel,
     tracker: SpanTracker,
+    *,
+    model_key: str,
     last_try: bool,
 ) -> bool:
     checkpoint = RoundCheckpoint(
@@ -205,8 +216,6 @@ def _write(
     )
     checkpoint.check(fresh=True)
     rows = _question_rows(knowledge, payload, sources, asked.questions)
-    kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
-    model_key = kb.embedding_model_key if kb is not None else ""
     # An earlier try that crashed may have left rows (and their index rows) behind.
     _remove(parts, knowledge, payload, model_key)
     if not parts.chunks.replace_children(
