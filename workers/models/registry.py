@@ -20,6 +20,7 @@ is ModelUnusable at once, before any request.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -49,7 +50,8 @@ class ModelRegistry:
     resolver: Resolver | None = None
     _clients: dict[ChatModelConfig, OpenAIChatModel] = field(default_factory=dict)
     _limits: dict[tuple[str, str], threading.BoundedSemaphore] = field(default_factory=dict)
-    _pools: dict[tuple[str, str], ThreadPoolExecutor] = field(default_factory=dict)
+    # By the process that made them: a forked work horse gets none of its parent's threads.
+    _pools: dict[tuple[int, str, str], ThreadPoolExecutor] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def chat(self, config: ChatModelConfig) -> ChatModel | None:
@@ -64,7 +66,7 @@ class ModelRegistry:
         """The threads that make queued calls to the model ``config`` names, as many as its
         concurrency limit, first queued first sent (cancel a future to drop its call)."""
         with self._lock:
-            key = _limit_key(config)
+            key = (os.getpid(), *_limit_key(config))
             pool = self._pools.get(key)
             if pool is None:
                 pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="sluice-model")
