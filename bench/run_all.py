@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from bench import (
     cancel_latency,
     chunker_speed,
+    enrichment_throughput,
     formats,
     ingest_throughput,
     keyword_search,
@@ -40,6 +41,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("recall", recall.main),
     ("chunker_speed", chunker_speed.main),
     ("model_speed", model_speed.main),
+    ("enrichment_throughput", enrichment_throughput.main),
 )
 
 

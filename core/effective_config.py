@@ -21,6 +21,11 @@ DEFAULT_CHUNK_OVERLAP = 64
 DEFAULT_AUTO_TAGS = 3
 MAX_AUTO_TAGS = 10
 
+# QuestionGenerationConfig.question_count: unset (0) means the reference's default of 3; the
+# API refuses more than MAX_QUESTION_COUNT (each question is a row embedded and indexed).
+DEFAULT_QUESTION_COUNT = 3
+MAX_QUESTION_COUNT = 10
+
 
 @dataclass(frozen=True)
 class EmbeddingModel:
@@ -66,6 +71,8 @@ class EffectiveConfig:
     # SummaryConfig.max_length, in characters (0: the summary task's default).
     summary_max_length: int = 0
     question_model: ChatModelConfig = NO_MODEL
+    # Questions asked per text chunk (1..MAX_QUESTION_COUNT).
+    question_count: int = DEFAULT_QUESTION_COUNT
     extract_model: ChatModelConfig = NO_MODEL
     wiki_model: ChatModelConfig = NO_MODEL
     # ImageProcessingConfig: a knowledge base that names neither switch gets both.
@@ -175,6 +182,7 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         question_model=chosen_model(
             over.get("question_generation"), kb_config.get("question_generation")
         ),
+        question_count=question_count_of(question),
         extract_model=chosen_model(over.get("extract"), kb_config.get("extract")),
         wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
         **_image_switches(kb_config.get("image_processing") or {}),
@@ -193,6 +201,13 @@ def _auto_tag(section: Mapping[str, Any]) -> dict[str, Any]:
         "auto_tag_max_tags": min(MAX_AUTO_TAGS, max(1, wanted)) if wanted else DEFAULT_AUTO_TAGS,
         "auto_tag_retag_tagged": bool(section.get("retag_tagged", False)),
     }
+
+
+def question_count_of(section: Mapping[str, Any]) -> int:
+    """A QuestionGenerationConfig JSON's question_count: the default when unset, held to
+    1..MAX_QUESTION_COUNT (a configuration stored before the API checked it)."""
+    count = int(section.get("question_count") or 0)
+    return min(MAX_QUESTION_COUNT, count) if count > 0 else DEFAULT_QUESTION_COUNT
 
 
 def _image_switches(section: Mapping[str, Any]) -> dict[str, bool]:

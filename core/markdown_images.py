@@ -29,6 +29,7 @@ _ESCAPABLE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}(?=[^`]*$)|~{3,})")
 _BACKTICKS = re.compile(r"`+")
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_WORD = re.compile(r"\w")
 _IMG_TAG = re.compile(r"<img\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(
     r"(?P<name>[^\s\"'>/=]+)(?:\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)'|(?P<bare>[^\s\"'=<>`]+)))?"
@@ -358,3 +359,11 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
         position = end
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def says_more_than_images(markdown: str) -> bool:
+    """Whether ``markdown`` has any word beside its images (links, ``<img>`` tags, inline
+    data): a chunk that is only a scanned page's image links does not."""
+    links = find_image_links(markdown)
+    spans = [(link.start, link.end) for link in links] + find_bare_image_data(markdown, links)
+    return bool(_WORD.search(apply_edits(markdown, [(start, end, "") for start, end in spans])))

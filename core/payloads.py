@@ -144,3 +144,17 @@ class KnowledgeBaseProfilePayload(Payload):
 
     knowledge_base_id: str
     force: bool = False
+
+
+@dataclass(frozen=True)
+class QuestionBatchPayload(Payload):
+    """knowledge:question — search questions for one batch of round ``attempt``'s text
+    chunks (``chunk_ids``, at most 20), batch ``batch_index`` (1-based) of the round's
+    question subtasks: it ends with the round's counter decremented once."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int
+    batch_index: int
+    chunk_ids: list[str]

@@ -27,6 +27,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.subtask_ends import SubtaskEndRepository
 from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
@@ -98,6 +99,8 @@ class ProcessContext:
     kb_profiles: KnowledgeBaseProfileRepository
     # A completed knowledge's summary written again after an edit (or on demand).
     summary_refreshes: SummaryRefreshRepository
+    # The ends of the post-processing subtasks that count themselves down once (questions).
+    subtask_ends: SubtaskEndRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

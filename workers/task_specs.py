@@ -13,6 +13,7 @@ from core.payloads import (
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
+    QuestionBatchPayload,
     SummaryPayload,
     SummaryRefreshPayload,
 )
@@ -35,6 +36,11 @@ PROFILE_RETRIES = 2
 PROFILE_TIMEOUT_S = 900
 # kb:profile's window: the requests of one knowledge base within it share one task.
 PROFILE_WINDOW_S = 30
+
+# knowledge:question: up to 20 model calls (concurrent, each with its own retries) and the
+# embedding of their questions; calls wait their turn behind other batches of the model.
+QUESTION_RETRIES = 2
+QUESTION_TIMEOUT_S = 1800
 # image:multimodal: one image's OCR (or a VLM call) and the embedding of its two chunks.
 IMAGE_RETRIES = 3
 IMAGE_TIMEOUT_S = 600
@@ -103,6 +109,25 @@ def auto_tag(payload: AutoTagPayload) -> TaskSpec:
         retry_intervals=(10, 60),
         timeout_s=AUTO_TAG_TIMEOUT_S,
         on_final_failure="workers.tasks.on_auto_tag_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def question_batch(payload: QuestionBatchPayload) -> TaskSpec:
+    """One batch of a round's question subtasks, on the question queue in the knowledge's
+    group (a cancel or reparse removes it); a try whose model is unavailable is retried, the
+    last one ends the batch with what it has."""
+    return TaskSpec(
+        handler="workers.tasks.generate_questions",
+        payload=payload.to_dict(),
+        queue=QueueName.QUESTION,
+        job_id=(
+            f"knowledge-question-{payload.knowledge_id}-{payload.attempt}-{payload.batch_index}"
+        ),
+        max_retries=QUESTION_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=QUESTION_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_question_batch_failed",
         group=payload.knowledge_id,
     )
 

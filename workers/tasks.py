@@ -15,6 +15,7 @@ from core.payloads import (
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
+    QuestionBatchPayload,
     SummaryPayload,
     SummaryRefreshPayload,
 )
@@ -23,6 +24,8 @@ from workers.enrichment.auto_tags import STEP_SPAN as AUTO_TAG_STEP
 from workers.enrichment.auto_tags import auto_tag_knowledge as link_picked_tags
 from workers.enrichment.auto_tags import tracker_of
 from workers.enrichment.kb_profile import refresh_profile
+from workers.enrichment.questions import QUESTIONS_FAILED, end_batch_failed
+from workers.enrichment.questions import generate_questions as write_question_batch
 from workers.enrichment.summary import SUMMARY_FAILED, end_failed
 from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
 from workers.enrichment.summary_refresh import refresh_failed
@@ -114,3 +117,16 @@ def batch_reparse(payload: dict[str, Any]) -> None:
 def list_delete(payload: dict[str, Any]) -> None:
     """knowledge:list_delete (maintenance queue)."""
     delete_listed(current_context(), KnowledgeListDeletePayload.from_dict(payload))
+
+
+def generate_questions(payload: dict[str, Any]) -> None:
+    """knowledge:question (question queue)."""
+    write_question_batch(current_context(), QuestionBatchPayload.from_dict(payload))
+
+
+def on_question_batch_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:question: its last try crashed or timed out."""
+    ctx, batch = current_context(), QuestionBatchPayload.from_dict(payload)
+    knowledge = ctx.knowledges.get(batch.knowledge_id, None)
+    if knowledge is not None:
+        end_batch_failed(ctx, knowledge, batch, QUESTIONS_FAILED, error)

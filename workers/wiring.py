@@ -17,6 +17,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import StorageResourceRepository
 from storage.db.repositories.spans import SpanRepository
+from storage.db.repositories.subtask_ends import SubtaskEndRepository
 from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
@@ -65,6 +66,7 @@ def build_process_context(
         summaries=SummaryRepository(db),
         kb_profiles=KnowledgeBaseProfileRepository(db),
         summary_refreshes=SummaryRefreshRepository(db),
+        subtask_ends=SubtaskEndRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,

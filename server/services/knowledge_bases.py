@@ -29,6 +29,7 @@ from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
 from server.services.paging import Listing, requested_page
 from server.services.parts import KnowledgeBaseParts
+from server.services.question_checks import check_question_count
 from server.services.request_limits import MAX_DESCRIPTION_CHARS, check_max_chars
 from storage.db.errors import AlreadyExistsError
 from storage.db.models import KnowledgeBase
@@ -114,6 +115,7 @@ def validate_config(config: config_pb2.KnowledgeBaseConfig, policy: UrlPolicy) -
         )
     check_model_endpoints(config, "config", policy)
     check_ocr_languages(config.ocr.languages, "config.ocr.languages")
+    check_question_count(config.question_generation, "config.question_generation")
 
 
 @dataclass(frozen=True)

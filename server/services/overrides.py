@@ -17,6 +17,7 @@ from server.services.chunking_checks import check_effective_chunking
 from server.services.config_json import to_json
 from server.services.model_endpoints import check_model_endpoints
 from server.services.ocr_checks import check_ocr_languages
+from server.services.question_checks import check_question_count
 
 # Every Knowledge message carries its overrides: they stay small, as configs are.
 MAX_PROCESS_CONFIG_BYTES = 16 * 1024
@@ -38,6 +39,7 @@ def checked_overrides(
     check_effective_chunking(kb_config, overrides, f"{field}.chunking")
     check_model_endpoints(config, field, policy)
     check_ocr_languages(config.ocr.languages, f"{field}.ocr.languages")
+    check_question_count(config.question_generation, f"{field}.question_generation")
     return overrides
 
 

@@ -11,6 +11,7 @@ knowledge base reads as "nothing there"."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
 # The most index hits one search reads to fill top_k results.
 MAX_CANDIDATES = 3 * MAX_TOP_K
+# A question about a child chunk of parent/child chunking is the deepest chunk there is.
+MAX_ANCESTRY = 2
 
 
 @dataclass(frozen=True)
@@ -45,8 +48,8 @@ class Found:
     score: float
     chunk_index: int
     knowledge_title: str
-    # The child that matched in its stead (an image's OCR text or caption, a child chunk of
-    # parent/child chunking), if one did.
+    # The child that matched in its stead (an image's OCR text or caption, a question
+    # generated for the chunk, a child chunk of parent/child chunking), if one did.
     matched_chunk_id: str = ""
     matched_chunk_type: str = ""
     matched_content: str = ""
@@ -144,20 +147,21 @@ class SearchService:
 
     def _as_parents(self, identity: Identity, hits: list[IndexHit], top_k: int) -> list[_Result]:
         """The best ``top_k`` chunks: a child's hit stands for its parent (the text chunk
-        that shows an image its OCR text or caption is of, or the parent chunk of
-        parent/child chunking), and a chunk found more than once counts once, at its best."""
+        that shows an image its OCR text or caption is of, or a generated question is
+        about, or the parent chunk of parent/child chunking — for a question about a child
+        chunk, that child's parent), and a chunk found more than once counts once, at its
+        best."""
         chunks = {
             c.id: c
             for c in self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
         }
-        parent_ids = [c.parent_chunk_id for c in chunks.values() if c.parent_chunk_id]
-        parents = {c.id: c for c in self._ctx.chunks.get_many(parent_ids, tenant_id=identity.scope)}
+        ancestors = self._ancestors(identity, chunks.values())
         results: dict[str, _Result] = {}
         for hit in hits:
             chunk = chunks.get(hit.chunk_id)
-            parent = parents.get(chunk.parent_chunk_id or "") if chunk is not None else None
-            if chunk is not None and parent is not None:
-                result = _Result(hit, parent.id, parent.content, parent.chunk_index, chunk)
+            top = _topmost(chunk, ancestors) if chunk is not None else None
+            if chunk is not None and top is not None:
+                result = _Result(hit, top.id, top.content, top.chunk_index, chunk)
             else:
                 index = chunk.chunk_index if chunk is not None else 0
                 result = _Result(hit, hit.chunk_id, hit.content, index, None)
@@ -165,6 +169,18 @@ class SearchService:
             if len(results) == top_k:
                 break
         return list(results.values())
+
+    def _ancestors(self, identity: Identity, chunks: Iterable[Chunk]) -> dict[str, Chunk]:
+        """The parents of ``chunks`` and theirs, by id, up to MAX_ANCESTRY levels."""
+        found: dict[str, Chunk] = {}
+        wanted = {c.parent_chunk_id for c in chunks if c.parent_chunk_id}
+        for _ in range(MAX_ANCESTRY):
+            if not wanted:
+                break
+            rows = self._ctx.chunks.get_many(sorted(wanted), tenant_id=identity.scope)
+            found.update((c.id, c) for c in rows)
+            wanted = {c.parent_chunk_id for c in rows if c.parent_chunk_id} - found.keys()
+        return found
 
     def _results(
         self, identity: Identity, found: list[_Result], tenant_of: dict[str, str]
@@ -229,3 +245,16 @@ def _not_indexed(kb: KnowledgeBase, mode: str, switch: str, other: str) -> Faile
         f"knowledge base {kb.id} has no {mode} index (config.indexing.{switch} is off); "
         f"search it in {other} or hybrid mode",
     )
+
+
+def _topmost(chunk: Chunk, ancestors: dict[str, Chunk]) -> Chunk | None:
+    """The chunk ``chunk`` stands for: its parent's parent, else its parent, else None (it
+    stands for itself)."""
+    top = None
+    current = chunk
+    for _ in range(MAX_ANCESTRY):
+        parent = ancestors.get(current.parent_chunk_id or "")
+        if parent is None:
+            break
+        top = current = parent
+    return top

@@ -3,9 +3,9 @@ completions``): text and ``image_url`` (data: URL) content parts, ``response_for
 json_schema. It records every request (so a test sees the prompt and the image that
 arrived), counts the requests in flight (the concurrency tests), and answers as planned:
 ``fail(n)`` gives request ``n`` (1-based) an error status or a whole raw reply instead of
-an answer, ``delay_s`` slows every answer down, and ``answer(request)`` writes the
-assistant's text — by default an echo of what was asked, or JSON matching the requested
-schema."""
+an answer (``fail_request(request)`` likewise, by what was asked), ``delay_s`` slows every
+answer down, and ``answer(request)`` writes the assistant's text — by default an echo of
+what was asked, or JSON matching the requested schema."""
 
 from __future__ import annotations
 
@@ -98,11 +98,13 @@ class ChatServer(BackgroundHttpServer):
         *,
         answer: Callable[[ChatRequest], str] = echo_answer,
         fail: Callable[[int], int | RawReply | None] = lambda n: None,
+        fail_request: Callable[[ChatRequest], int | RawReply | None] = lambda r: None,
         delay_s: float = 0.0,
         host: str = "127.0.0.1",
     ) -> None:
         self.answer = answer
         self.fail = fail
+        self.fail_request = fail_request
         self.delay_s = delay_s
         self.requests: list[ChatRequest] = []
         self.in_flight = 0
@@ -149,6 +151,8 @@ class ChatServer(BackgroundHttpServer):
         if request.path != "/v1/chat/completions":
             return _error(404, f"no route {request.path}")
         planned = self.fail(request.number)
+        if planned is None:
+            planned = self.fail_request(request)
         if isinstance(planned, RawReply):
             return planned
         if planned is not None:

@@ -7,6 +7,12 @@ with different keys never share one. The concurrency limit is per model at its e
 shared by every client of it: the provider sees at most ``concurrency`` requests of this
 process in flight, however many knowledge bases and threads ask.
 
+Callers with many calls to make at once (a question batch) queue them on the model's call
+pool (``call_pool``): ``concurrency`` threads taking calls in the order they were queued,
+so one caller's calls go out before the next caller's and the limit stays full while the
+first writes its results (per-caller threads contending for the limit would interleave
+the callers, and all of them would wait at once).
+
 The endpoint is SSRF-checked here, when a configuration is first resolved (and again on
 every call, by the client): a refused endpoint, an unknown provider or a missing base_url
 is ModelUnusable at once, before any request.
@@ -14,8 +20,10 @@ is ModelUnusable at once, before any request.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from core.model_configs import CHAT_PROVIDERS, ChatModelConfig, VlmConfig
@@ -42,6 +50,8 @@ class ModelRegistry:
     resolver: Resolver | None = None
     _clients: dict[ChatModelConfig, OpenAIChatModel] = field(default_factory=dict)
     _limits: dict[tuple[str, str], threading.BoundedSemaphore] = field(default_factory=dict)
+    # By the process that made them: a forked work horse gets none of its parent's threads.
+    _pools: dict[tuple[int, str, str], ThreadPoolExecutor] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def chat(self, config: ChatModelConfig) -> ChatModel | None:
@@ -52,15 +62,25 @@ class ModelRegistry:
         """The VLM ``config`` names; None when it names none."""
         return self._client(config.model) if config.model.configured else None
 
+    def call_pool(self, config: ChatModelConfig) -> Executor:
+        """The threads that make queued calls to the model ``config`` names, as many as its
+        concurrency limit, first queued first sent (cancel a future to drop its call)."""
+        with self._lock:
+            key = (os.getpid(), *_limit_key(config))
+            pool = self._pools.get(key)
+            if pool is None:
+                pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="sluice-model")
+                self._pools[key] = pool
+            return pool
+
     def _client(self, config: ChatModelConfig) -> OpenAIChatModel:
         with self._lock:
             client = self._clients.get(config)
             if client is None:
                 policy = self.policy()
                 _check(config, policy, self.resolver)
-                limit_key = (config.base_url.rstrip("/"), config.model)
                 limit = self._limits.setdefault(
-                    limit_key, threading.BoundedSemaphore(self.concurrency)
+                    _limit_key(config), threading.BoundedSemaphore(self.concurrency)
                 )
                 client = OpenAIChatModel(
                     config,
@@ -74,6 +94,11 @@ class ModelRegistry:
                 )
                 self._clients[config] = client
             return client
+
+
+def _limit_key(config: ChatModelConfig) -> tuple[str, str]:
+    """What one concurrency limit covers: a model at an endpoint."""
+    return config.base_url.rstrip("/"), config.model
 
 
 def _check(config: ChatModelConfig, policy: UrlPolicy, resolver: Resolver | None) -> None:

@@ -9,6 +9,7 @@ from storage.db.models.knowledge import Knowledge
 from storage.db.models.knowledge_base import KnowledgeBase, KnowledgeTag, Tag
 from storage.db.models.resources import AccessGrant, StorageResource
 from storage.db.models.span import Span
+from storage.db.models.subtask_end import SubtaskEnd
 from storage.db.models.tenancy import ApiKey, Tenant
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "KnowledgeTag",
     "Span",
     "StorageResource",
+    "SubtaskEnd",
     "Tag",
     "Tenant",
     "UTCDateTime",

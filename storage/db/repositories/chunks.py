@@ -100,6 +100,38 @@ class ChunkRepository:
             chunks,
         )
 
+    def replace_children(
+        self,
+        knowledge_id: str,
+        attempt: int,
+        chunk_type: str,
+        parent_ids: Collection[str],
+        chunks: Sequence[NewChunk],
+        *,
+        statuses: Collection[str],
+    ) -> bool:
+        """Replace the round's ``chunk_type`` children of ``parent_ids`` (one batch of a
+        subtask writing children of many chunks) with ``chunks``, while the knowledge is at
+        ``attempt`` with a parse status in ``statuses``; other parents' children stay."""
+        if any(c.chunk_type != chunk_type or c.parent_chunk_id not in parent_ids for c in chunks):
+            raise ValueError(f"chunks outside the {chunk_type} children of the parents given")
+        replaced = _round_types(knowledge_id, attempt, [chunk_type]) & Chunk.parent_chunk_id.in_(
+            sorted(parent_ids)
+        )
+        return self._replace_guarded(knowledge_id, attempt, statuses, replaced, chunks)
+
+    def delete_children(
+        self, knowledge_id: str, attempt: int, chunk_type: str, parent_ids: Collection[str]
+    ) -> list[str]:
+        """Remove the round's ``chunk_type`` children of ``parent_ids``; their ids."""
+        where = _round_types(knowledge_id, attempt, [chunk_type]) & Chunk.parent_chunk_id.in_(
+            sorted(parent_ids)
+        )
+        with self._db.session() as session:
+            ids = list(session.scalars(select(Chunk.id).where(where)))
+            session.execute(delete(Chunk).where(Chunk.id.in_(ids)))
+        return ids
+
     def list_of_types(
         self, knowledge_id: str, attempt: int, chunk_types: Collection[str]
     ) -> list[Chunk]:

@@ -122,3 +122,57 @@ def test_delete_by_knowledge_removes_only_that_knowledge(database: Database, sco
     assert repo.delete_by_knowledges([knowledge.id]) == 3
     assert repo.count_by_knowledge(knowledge.id) == 0
     assert repo.count_by_knowledge(other.id) == 1
+
+
+def test_replace_children_touches_only_the_parents_named(database: Database, scope: Scope) -> None:
+    repo = ChunkRepository(database)
+    knowledge = knowledge_in(database, scope)
+    knowledges = KnowledgeRepository(database)
+    attempt = knowledges.next_attempt(knowledge.id)
+    assert knowledges.transition(knowledge.id, from_statuses=["pending"], to_status="finalizing")
+    texts = [chunk(scope, knowledge.id, i, attempt=attempt) for i in range(3)]
+    repo.insert_many(texts)
+
+    def question(parent: NewChunk, index: int) -> NewChunk:
+        return chunk(
+            scope,
+            knowledge.id,
+            index,
+            chunk_type="question",
+            attempt=attempt,
+            parent_chunk_id=parent.id,
+        )
+
+    first = [question(texts[0], 0), question(texts[1], 10)]
+    assert repo.replace_children(
+        knowledge.id,
+        attempt,
+        "question",
+        [texts[0].id, texts[1].id],
+        first,
+        statuses=["finalizing"],
+    )
+    other = [question(texts[2], 20)]
+    assert repo.replace_children(
+        knowledge.id, attempt, "question", [texts[2].id], other, statuses=["finalizing"]
+    )
+    again = [question(texts[0], 1)]
+    assert repo.replace_children(
+        knowledge.id,
+        attempt,
+        "question",
+        [texts[0].id, texts[1].id],
+        again,
+        statuses=["finalizing"],
+    )
+    stored = repo.list_of_types(knowledge.id, attempt, ["question"])
+    assert sorted(c.id for c in stored) == sorted([again[0].id, other[0].id])
+    assert not repo.replace_children(
+        knowledge.id, attempt, "question", [texts[2].id], [], statuses=["processing"]
+    ), "not while the knowledge is elsewhere"
+    with pytest.raises(ValueError):
+        repo.replace_children(
+            knowledge.id, attempt, "question", [texts[0].id], other, statuses=["finalizing"]
+        )
+    assert repo.delete_children(knowledge.id, attempt, "question", [texts[2].id]) == [other[0].id]
+    assert [c.id for c in repo.list_of_types(knowledge.id, attempt, ["question"])] == [again[0].id]

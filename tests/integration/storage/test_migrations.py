@@ -8,7 +8,7 @@ from storage.db.engine import Database
 from storage.db.migrate import current_revision, schema_diff, upgrade_to_head
 from storage.db.models import Base
 
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"
 EXPECTED_TABLES = {
     "tenants",
     "api_keys",
@@ -16,6 +16,7 @@ EXPECTED_TABLES = {
     "knowledges",
     "chunks",
     "index_checkpoints",
+    "subtask_ends",
     "knowledge_processing_spans",
     "tags",
     "knowledge_tags",

@@ -2173,11 +2173,23 @@ default_message_pool.register_message("sluice.v1", "ProfileConfig", ProfileConfi
 
 @dataclass(eq=False, repr=False)
 class QuestionGenerationConfig(betterproto2.Message):
+    """
+    Search questions for every text chunk (queue `question`, batches of 20 chunks), each
+    indexed as a QUESTION chunk whose parent is that chunk: Search returns the chunk for a
+    query phrased like one of its questions.
+    """
+
     enabled: "bool" = betterproto2.field(1, betterproto2.TYPE_BOOL)
 
     question_count: "int" = betterproto2.field(2, betterproto2.TYPE_INT32)
+    """
+    Questions per chunk, 1 to 10 (0: 3).
+    """
 
     model: "ModelConfig | None" = betterproto2.field(3, betterproto2.TYPE_MESSAGE, optional=True)
+    """
+    The chat model that writes them (an upload's wins over the knowledge base's).
+    """
 
 
 default_message_pool.register_message(
@@ -2434,9 +2446,10 @@ class SearchResult(betterproto2.Message):
     matched_chunk_id: "str" = betterproto2.field(8, betterproto2.TYPE_STRING)
     """
     Set when what matched is a child of this chunk (the OCR text or the caption of a
-    picture it shows, or a child chunk of parent/child chunking): that child's id and type
-    (IMAGE_OCR, IMAGE_CAPTION, TEXT); the result is this chunk itself (the text chunk, the
-    parent chunk), once however many of its children matched.
+    picture it shows, a question generated for it, or a child chunk of parent/child
+    chunking): that child's id and type (IMAGE_OCR, IMAGE_CAPTION, QUESTION, TEXT); the
+    result is this chunk itself (the text chunk, the parent chunk), once however many of
+    its children matched.
     """
 
     matched_chunk_type: "ChunkType" = betterproto2.field(
@@ -2445,7 +2458,7 @@ class SearchResult(betterproto2.Message):
 
     matched_content: "str" = betterproto2.field(10, betterproto2.TYPE_STRING)
     """
-    That child's text (what the picture says, the passage that matched).
+    That child's text (what the picture says, the question, the passage that matched).
     """
 
 
