@@ -241,9 +241,11 @@ def test_unimplemented_rpcs_say_which_issue_brings_them(stack: Stack) -> None:
     with grpc.insecure_channel(stack.target) as channel:
         stub = knowledge_pb2_grpc.KnowledgeServiceStub(channel)
         with pytest.raises(grpc.RpcError) as refused:
-            stub.RegenerateSummary(knowledge_pb2.RegenerateSummaryRequest(), timeout=10)
+            stub.MoveKnowledge(knowledge_pb2.MoveKnowledgeRequest(), timeout=10)
     assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "not implemented yet" in (refused.value.details() or "")
+    assert "not implemented yet (lands with the clone/move issue)" in (
+        refused.value.details() or ""
+    )
 
 
 def test_file_path_is_sanitised(client: SluiceClient, kb: v1.KnowledgeBase, stack: Stack) -> None:

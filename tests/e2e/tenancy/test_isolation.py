@@ -38,7 +38,6 @@ NOT_BUILT = {
     "sluice.v1.KnowledgeBaseService.CloneKnowledgeBase",
     "sluice.v1.KnowledgeBaseService.GetCloneProgress",
     "sluice.v1.KnowledgeService.MoveKnowledge",
-    "sluice.v1.KnowledgeService.RegenerateSummary",
 }
 
 
