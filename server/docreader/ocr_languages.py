@@ -107,6 +107,8 @@ class OcrLanguages:
         self._requested = tuple(requested)
         self._settled: tuple[str, ...] | None = None
         self._tries = 0
+        # The script OSD named in the image candidates() was last given, if any.
+        self._osd_named: str | None = None
         self._text_scripts: Counter[str] = Counter()
 
     def note_text(self, text: str) -> None:
@@ -124,23 +126,41 @@ class OcrLanguages:
             return (self._requested,)
         if self._settled is not None:
             return (self._settled,)
-        common = self._text_scripts.most_common(1)
-        hinted = languages_for_script(common[0][0] if common else None)
         if self._tries >= _MAX_TRIES:
-            return (hinted,)
+            return (self._hinted(),)
         self._tries += 1
+        self._osd_named = detect_script(image)
+        return self._ordered(self._osd_named)
+
+    def candidates_enlarged(
+        self, image: Image.Image, candidates: tuple[tuple[str, ...], ...]
+    ) -> tuple[tuple[str, ...], ...]:
+        """``candidates`` for ``image``, an enlargement of the image they were given for: OSD
+        often names no script in small text and may in its enlargement."""
+        if len(candidates) == 1 or self._osd_named is not None:
+            return candidates
+        script = detect_script(image)
+        return candidates if script is None else self._ordered(script)
+
+    def _hinted(self) -> tuple[str, ...]:
+        common = self._text_scripts.most_common(1)
+        return languages_for_script(common[0][0] if common else None)
+
+    def _ordered(self, script: str | None) -> tuple[tuple[str, ...], ...]:
+        """Those of OSD's ``script``, of the document's text, then of the other scripts."""
         installed = set(installed_languages())
-        scripts = [detect_script(image), common[0][0] if common else None, *SCRIPT_LANGUAGES]
+        common = self._text_scripts.most_common(1)
+        scripts = [script, common[0][0] if common else None, *SCRIPT_LANGUAGES]
         found = [
-            tuple(code for code in SCRIPT_LANGUAGES.get(script or "", ()) if code in installed)
-            for script in scripts
+            tuple(code for code in SCRIPT_LANGUAGES.get(name or "", ()) if code in installed)
+            for name in scripts
         ]
         ordered: list[tuple[str, ...]] = []
         for languages in found:
             # Languages another candidate reads already add nothing ("eng" after "rus+eng").
             if languages and not any(set(languages) <= set(other) for other in ordered):
                 ordered.append(languages)
-        return tuple(ordered[:_MAX_CANDIDATES]) or (hinted,)
+        return tuple(ordered[:_MAX_CANDIDATES]) or (self._hinted(),)
 
     def settle(self, languages: tuple[str, ...]) -> None:
         """``languages`` read an image of the document well: its later images use them."""

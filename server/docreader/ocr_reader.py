@@ -7,7 +7,8 @@ below ``_MIN_WORD_PX`` the image is enlarged to bring it to ``_TARGET_WORD_PX`` 
 4 times, and to ``_MAX_SIDE_PX``) and read again. An image in which no word was found at all
 is doubled when small, in case its text was too small to find.
 
-Languages: ``OcrLanguages.candidates`` in turn, until a read fits its languages (confident,
+Languages: ``OcrLanguages.candidates`` in turn (chosen again when the image was enlarged and
+OSD had named no script in it), until a read fits its languages (confident,
 in their scripts); when none fits, the best read is kept: one in its languages' scripts
 before one that is not, then the most confident.
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from server.docreader.errors import ParseError
-from server.docreader.ocr import OcrRead, ocr_image
+from server.docreader.ocr import ocr_image
 from server.docreader.ocr_languages import OcrLanguages, fits, in_scripts
 
 _MIN_WORD_PX = 16.0
@@ -41,13 +42,17 @@ class ImageText:
 
 def read_image(image: Image.Image, choice: OcrLanguages) -> ImageText:
     """The text in ``image`` (grayscale, dark text on light), read as the module says."""
+    candidates = choice.candidates(image)
+    read = ocr_image(image, languages=candidates[0])
+    scale = _scale(read.word_height, image.size)
+    if scale > 1.0:
+        image = _enlarged(image, scale)
+        candidates = choice.candidates_enlarged(image, candidates)
+        read = ocr_image(image, languages=candidates[0])
     reads = []
-    scaled: Image.Image | None = None
-    for languages in choice.candidates(image):
-        if scaled is None:
-            scaled, read = _at_readable_scale(image, languages)
-        else:
-            read = ocr_image(scaled, languages=languages)
+    for number, languages in enumerate(candidates):
+        if number:
+            read = ocr_image(image, languages=languages)
         if fits(languages, read.text, read.confidence):
             choice.settle(languages)
             return ImageText(read.text, languages)
@@ -56,24 +61,21 @@ def read_image(image: Image.Image, choice: OcrLanguages) -> ImageText:
     return ImageText(read.text, languages)
 
 
-def _at_readable_scale(
-    image: Image.Image, languages: tuple[str, ...]
-) -> tuple[Image.Image, OcrRead]:
-    """``image`` at the scale its text reads best, and what it reads in ``languages``."""
-    read = ocr_image(image, languages=languages)
-    longer = max(image.size)
-    if read.word_height is None:
+def _scale(word_height: float | None, size: tuple[int, int]) -> float:
+    """How much to enlarge an image of ``size`` whose words are ``word_height`` tall."""
+    longer = max(size)
+    if word_height is None:
         scale = 2.0 if longer < _SMALL_IMAGE_PX else 1.0
-    elif read.word_height < _MIN_WORD_PX:
-        scale = min(_TARGET_WORD_PX / max(read.word_height, 1.0), _MAX_SCALE)
+    elif word_height < _MIN_WORD_PX:
+        scale = min(_TARGET_WORD_PX / max(word_height, 1.0), _MAX_SCALE)
     else:
         scale = 1.0
-    scale = min(scale, _MAX_SIDE_PX / longer)
-    if scale <= 1.0:
-        return image, read
+    return min(scale, _MAX_SIDE_PX / longer)
+
+
+def _enlarged(image: Image.Image, scale: float) -> Image.Image:
     try:
         size = (round(image.width * scale), round(image.height * scale))
-        enlarged = image.resize(size, Image.Resampling.LANCZOS)
+        return image.resize(size, Image.Resampling.LANCZOS)
     except _PILLOW_ERRORS as err:
         raise ParseError(f"cannot enlarge the image for OCR: {err}") from err
-    return enlarged, ocr_image(enlarged, languages=languages)

@@ -123,3 +123,15 @@ def test_a_read_in_the_right_languages_is_confident_and_a_wrong_one_is_not(
     assert chinese.confidence >= 70 > english.confidence
     # The word boxes are about as tall as the glyphs.
     assert chinese.word_height is not None and 30 <= chinese.word_height <= 60
+
+
+def test_small_russian_text_is_read_in_russian_once_enlarged(glyph_font: Path) -> None:
+    lines = ["Водохранилище задерживает паводковые", "воды и снабжает водой три города."]
+    image = picture(glyph_font, lines, 12)
+    # At this size OSD names no script; in the enlarged picture it sees Cyrillic.
+    assert detect_script(image) is None
+
+    read = read_image(image, OcrLanguages())
+
+    assert read.languages == ("rus", "eng")
+    assert similarity(read.text, lines) >= 0.9, read.text
