@@ -1,8 +1,8 @@
 """PNG, JPEG and GIF files: the image itself, plus the text OCR finds in it.
 
 The file becomes one original image (``image-1.<ext>``) linked from the Markdown, with the
-OCR text below it when OCR is enabled and tesseract is installed (in the requested languages,
-or those of the script tesseract detects: see ``ocr_languages``). The pixel count is checked
+OCR text below it when OCR is enabled and tesseract is installed (at the scale and in the
+languages ``ocr_reader`` chooses). The pixel count is checked
 against ``limits.max_image_pixels`` from the header before anything is decoded (Pillow's
 ``open`` is lazy), so a decompression bomb is refused without allocating its pixels; the
 file is then verified and fully decoded once, which is what catches truncated data.
@@ -18,14 +18,13 @@ from PIL import Image, UnidentifiedImageError
 
 from core.image_bytes import image_size
 from server.docreader.errors import ParseError
-from server.docreader.ocr import ocr_image, tesseract_available
+from server.docreader.ocr import tesseract_available
 from server.docreader.ocr_languages import OcrLanguages
+from server.docreader.ocr_reader import read_image
 from server.docreader.parser_contract import DocumentSink, ParsedImage, ParseOptions
 
 # Pillow format → (extension of the ref, MIME type); Pillow may only pick among these.
 _FORMATS = {"PNG": ("png", "image/png"), "JPEG": ("jpg", "image/jpeg"), "GIF": ("gif", "image/gif")}
-# Tesseract reads small glyphs badly: images whose longer side is shorter are doubled in size.
-_OCR_UPSCALE_BELOW = 1000
 # Errors Pillow raises for corrupt or truncated data (SyntaxError: broken PNG chunks).
 _PILLOW_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError)
 _TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
@@ -97,13 +96,11 @@ def _ocr_text(image: Image.Image, choice: OcrLanguages) -> tuple[str, tuple[str,
     """The OCR text and the languages it was read in."""
     try:
         gray = _on_white(image).convert("L")
-        if max(gray.size) < _OCR_UPSCALE_BELOW:
-            gray = gray.resize((gray.width * 2, gray.height * 2), Image.Resampling.LANCZOS)
     except _PILLOW_ERRORS as err:
         raise ParseError(f"cannot prepare the image for OCR: {err}") from err
-    languages = choice.for_image(gray)
-    text = _TRAILING_SPACES.sub("", ocr_image(gray, languages=languages))
-    return _EXTRA_BLANK_LINES.sub("\n\n", text).strip(), languages
+    read = read_image(gray, choice)
+    text = _TRAILING_SPACES.sub("", read.text)
+    return _EXTRA_BLANK_LINES.sub("\n\n", text).strip(), read.languages
 
 
 def _on_white(image: Image.Image) -> Image.Image:

@@ -129,22 +129,29 @@ def test_list_engines_reports_the_installed_ocr_languages(
     assert list(response.ocr_languages) == sorted(response.ocr_languages)
 
 
-def test_without_a_detectable_script_the_documents_text_decides() -> None:
+def test_without_a_detectable_script_the_documents_text_decides_what_is_tried_first() -> None:
     # A blank page gives OSD nothing to detect; the text read so far was Russian.
     blank = Image.new("L", (600, 400), 255)
     choice = OcrLanguages()
     choice.note_text("Отчёт о работе насосной станции за третий квартал. Page 3")
 
-    assert choice.for_image(blank) == ("rus", "eng")
-    assert OcrLanguages().for_image(blank) == ("eng",)
-    assert OcrLanguages(("chi_sim",)).for_image(blank) == ("chi_sim",)
+    assert choice.candidates(blank) == (("rus", "eng"), ("chi_sim",))
+    assert OcrLanguages().candidates(blank) == (("eng",), ("rus", "eng"), ("chi_sim",))
+    assert OcrLanguages(("chi_sim",)).candidates(blank) == (("chi_sim",),)
 
 
-def test_script_detection_stops_after_three_images_it_cannot_tell(glyph_font: Path) -> None:
+def test_languages_are_tried_on_three_images_at_most(glyph_font: Path) -> None:
     blank = Image.new("L", (600, 400), 255)
     choice = OcrLanguages()
     for _ in range(3):
-        assert choice.for_image(blank) == ("eng",)
-    # OSD would see Cyrillic here, but it no longer runs for this document.
-    assert choice.for_image(text_image(glyph_font, RUSSIAN)) == ("eng",)
-    assert OcrLanguages().for_image(text_image(glyph_font, RUSSIAN)) == ("rus", "eng")
+        assert len(choice.candidates(blank)) == 3
+    # OSD would see Cyrillic here, but nothing settled in three tries: the first candidate.
+    assert choice.candidates(text_image(glyph_font, RUSSIAN)) == (("eng",),)
+    assert OcrLanguages().candidates(text_image(glyph_font, RUSSIAN))[0] == ("rus", "eng")
+
+
+def test_settled_languages_read_the_documents_later_images(glyph_font: Path) -> None:
+    choice = OcrLanguages()
+    choice.settle(("chi_sim",))
+
+    assert choice.candidates(text_image(glyph_font, RUSSIAN)) == (("chi_sim",),)

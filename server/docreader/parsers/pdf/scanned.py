@@ -18,8 +18,9 @@ from typing import Any
 from PIL import Image
 
 from server.docreader.errors import ParseError
-from server.docreader.ocr import ocr_image, tesseract_available
+from server.docreader.ocr import tesseract_available
 from server.docreader.ocr_languages import OcrLanguages
+from server.docreader.ocr_reader import read_image
 from server.docreader.parser_contract import ParseOptions
 from server.docreader.parsers.pdf.figures import PdfImages
 from server.docreader.parsers.pdf.geometry import PageFrame
@@ -75,8 +76,8 @@ def read_scanned(
         picture = _render(page, frame, OCR_DPI, options, grayscale=True)
         chosen: tuple[str, ...] = ()
         try:
-            chosen = languages.for_image(picture)
-            text = ocr_image(picture, languages=chosen)
+            read = read_image(picture, languages)
+            text, chosen = read.text, read.languages
         except ParseError:
             text = ""
         finally:
