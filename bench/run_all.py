@@ -1,4 +1,4 @@
-"""`make bench`: the eight benchmarks one after another (each prints its figures and writes
+"""`make bench`: every benchmark, one after another (each prints its figures and writes
 bench/out/<name>.json); `--quick` passes their quick sizes.
 
     .venv/bin/python -m bench.run_all [--quick]

@@ -10,6 +10,7 @@ what was asked, or JSON matching the requested schema."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import threading
 import time
@@ -125,12 +126,16 @@ class ChatServer(BackgroundHttpServer):
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 try:
                     time.sleep(server.delay_s)
-                    self._reply(server._reply_to(request))
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test)
+                    reply = server._reply_to(request)
                 finally:
+                    # Answered once the reply is ready, before it is sent: the client may
+                    # send its next request the moment the reply arrives, and that one must
+                    # not be counted beside this one.
                     with server._lock:
                         server.in_flight -= 1
+                # The client may have given up (a timeout test).
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self._reply(reply)
 
             def _reply(self, reply: RawReply) -> None:
                 payload = reply.body.encode("utf-8")
