@@ -51,9 +51,11 @@ def transport_failure(exc: httpx.TransportError) -> str:
         if text.startswith("peer closed connection without sending complete message body"):
             return "the connection closed before the whole body arrived"
         return "the server did not answer in HTTP (a protocol error)"
-    cause = exc.__cause__
+    # The socket's or TLS's error is down the chain (httpcore's pool drops its __cause__,
+    # the context stays).
+    cause = exc.__context__
     while cause is not None and not isinstance(cause, OSError):
-        cause = cause.__cause__
+        cause = cause.__context__
     return type(exc).__name__ if cause is None else connection_failure(cause)
 
 
