@@ -51,6 +51,8 @@ class Request:
     images: tuple[bytes, ...] = ()
     # The client's (address, port): the connection the request came on.
     peer: tuple[str, int] = ("", 0)
+    # The Host header as sent.
+    host: str = ""
 
 
 def vector(text: str) -> list[float]:
@@ -142,6 +144,7 @@ class EmbeddingServer(BackgroundHttpServer):
                             embedded=reply is None,
                             images=tuple(i for i in images if i is not None),
                             peer=(str(self.client_address[0]), int(self.client_address[1])),
+                            host=self.headers.get("Host", ""),
                         )
                     )
                 if reply is not None:

@@ -207,7 +207,8 @@ def _default_tls() -> ssl.SSLContext:
 
 
 class PinnedClient:
-    """Thread-safe. One per endpoint: its pool keeps connections alive between calls."""
+    """Thread-safe. One per endpoint, so for one host (its pool tells connections apart by
+    address only); the pool keeps them alive between calls."""
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self._tls = tls

@@ -96,6 +96,8 @@ def test_each_attempt_goes_to_the_address_validated_for_it() -> None:
         assert [r.inputs for r in first.log()] == [("text 0",), ("text 1",)]
         assert len({r.peer for r in first.log()}) == 1
         assert [r.inputs for r in second.log()] == [("text 2",)]
+        hosts = {r.host for r in first.log() + second.log()}
+        assert hosts == {f"models.test:{first.port}"}, "the Host header names the host"
 
 
 def test_a_second_address_is_tried_when_the_first_refuses_the_connection(
