@@ -2,12 +2,13 @@
 provider), against real servers on loopback: each attempt goes to the address the SSRF guard
 validated for it, kept-alive connections are reused only for that address, HTTPS checks the
 endpoint's name, redirects are not followed, ``Retry-After`` is honoured, and an attempt ends
-when its whole time is up, however a server drips its bytes or stalls on an upload."""
+when its whole time is up, however a server drips its bytes or reads an upload."""
 
 from __future__ import annotations
 
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,5 +201,30 @@ def test_a_server_that_never_reads_the_upload_cannot_hold_the_attempt() -> None:
         url = f"http://127.0.0.1:{stalled.getsockname()[1]}/v1/audio/transcriptions"
         started = time.monotonic()
         with pytest.raises(ProviderCallError, match=r"timed out after 0.5 s"):
-            endpoint(url, timeout_s=0.5).post(b"\0" * (64 << 20), "application/octet-stream")
+            endpoint(url, timeout_s=0.5).post(b"\0" * (16 << 20), "application/octet-stream")
         assert 0.5 <= time.monotonic() - started < 1.5
+
+
+def test_a_server_reading_the_upload_slowly_cannot_hold_the_attempt() -> None:
+    """Each send makes progress well within a per-operation timeout (64 KiB every 20 ms):
+    only the whole-attempt bound ends an upload that would take a quarter of a minute."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        done = threading.Event()
+
+        def read_slowly() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                while not done.wait(0.02) and conn.recv(65536):
+                    pass
+
+        reader = threading.Thread(target=read_slowly, daemon=True)
+        reader.start()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1/audio/transcriptions"
+        started = time.monotonic()
+        try:
+            with pytest.raises(ProviderCallError, match=r"timed out after 0.5 s"):
+                endpoint(url, timeout_s=0.5).post(b"\0" * (48 << 20), "application/octet-stream")
+            assert 0.5 <= time.monotonic() - started < 1.5
+        finally:
+            done.set()
+            reader.join(5)
