@@ -13,15 +13,16 @@ Reply = Callable[[BaseHTTPRequestHandler], None]
 
 
 class BackgroundHttpServer:
-    """Serves ``handler`` on a free port of ``host`` until closed."""
+    """Serves ``handler`` on ``port`` (by default a free one) of ``host`` until closed."""
 
     def __init__(
         self,
         handler: type[BaseHTTPRequestHandler],
         host: str = "127.0.0.1",
         tls: ssl.SSLContext | None = None,
+        port: int = 0,
     ) -> None:
-        self._httpd = ThreadingHTTPServer((host, 0), handler)
+        self._httpd = ThreadingHTTPServer((host, port), handler)
         self._httpd.daemon_threads = True
         if tls is not None:
             self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)

@@ -6,14 +6,16 @@ body (a malformed answer, a rate limit), and count exactly which batches it was 
 pictures sent as ``{"image": "data:...;base64,..."}`` inputs (a multimodal model) are
 embedded as the text ``image_text(picture)`` names, so a test decides where a picture lands
 in the text space; it also records the path of every request it gets, which makes it the
-canary of the SSRF tests of model endpoints. Every test that needs an embedding endpoint
-uses this one."""
+canary of the SSRF tests of model endpoints, and the client's address of each (which
+connection it came on). It closes each connection after its answer unless ``keep_alive``;
+with ``tls`` it speaks HTTPS. Every test that needs an embedding endpoint uses this one."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+import ssl
 import threading
 import time
 from collections import deque
@@ -47,6 +49,10 @@ class Request:
     embedded: bool = False
     # The pictures among the inputs, decoded (their inputs read "<image/png image>").
     images: tuple[bytes, ...] = ()
+    # The client's (address, port): the connection the request came on.
+    peer: tuple[str, int] = ("", 0)
+    # The Host header as sent.
+    host: str = ""
 
 
 def vector(text: str) -> list[float]:
@@ -86,6 +92,9 @@ class EmbeddingServer(BackgroundHttpServer):
         delay_s: float = 0.0,
         image_text: Callable[[bytes], str] = lambda data: hashlib.sha256(data).hexdigest(),
         host: str = "127.0.0.1",
+        port: int = 0,
+        keep_alive: bool = False,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.requests: list[Request] = []
         # The path of every request, whatever it asked for.
@@ -98,14 +107,20 @@ class EmbeddingServer(BackgroundHttpServer):
         server = self
 
         class _Handler(BaseHTTPRequestHandler):
+            # HTTP/1.1 keeps the connection open; without Nagle, as servers of models run.
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+            disable_nagle_algorithm = True
+
             def do_POST(self) -> None:
                 with server._lock:
                     server.paths.append(self.path)
+                # Read whatever the route: on a kept-alive connection the next request follows.
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 if self.path != "/v1/embeddings":
                     message = f"no route {self.path}"
                     self._answer(Reply(404, json.dumps({"error": {"message": message}})))
                     return
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+                body = json.loads(raw)
                 images = [_picture(item) for item in body["input"]]
                 inputs = tuple(
                     f"<{_picture_type(item)} image>" if picture is not None else str(item)
@@ -128,6 +143,8 @@ class EmbeddingServer(BackgroundHttpServer):
                             self.headers.get("Authorization"),
                             embedded=reply is None,
                             images=tuple(i for i in images if i is not None),
+                            peer=(str(self.client_address[0]), int(self.client_address[1])),
+                            host=self.headers.get("Host", ""),
                         )
                     )
                 if reply is not None:
@@ -159,7 +176,7 @@ class EmbeddingServer(BackgroundHttpServer):
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        super().__init__(_Handler, host)
+        super().__init__(_Handler, host, tls, port)
         # Embedders are cached per model key: each server gets a model name of its own.
         self.model = f"test-model-{self.port}"
 

@@ -3,7 +3,6 @@ addresses the guard passed: redirects, sizes and time are bounded."""
 
 from __future__ import annotations
 
-import datetime
 import socket
 import ssl
 import time
@@ -17,6 +16,7 @@ from core.ssrf.guard import validate_url
 from core.ssrf.hosts import SsrfBlocked
 from core.ssrf.url_policy import UrlPolicy
 from tests.support.http_server import RecordingServer, Reply
+from tests.support.tls import tls_pair
 from workers.net.safe_fetch import FetchError, fetch
 
 REFUSED = [
@@ -400,7 +400,7 @@ def test_http_errors_and_bad_redirects_are_fetch_errors(server: RecordingServer)
 
 
 def test_https_goes_to_the_validated_address_but_verifies_the_host_name(tmp_path: Path) -> None:
-    server_tls, client_tls = _tls_pair(tmp_path, "images.test")
+    server_tls, client_tls = tls_pair(tmp_path, "images.test")
     local = _local_server({"/a.png": _reply(200, b"\x89PNG-over-tls")}, tls=server_tls)
     try:
         policy = UrlPolicy(allow_hosts=frozenset({"images.test", "other.test"}))
@@ -419,40 +419,3 @@ def test_https_goes_to_the_validated_address_but_verifies_the_host_name(tmp_path
         assert len(local.requests) == 1
     finally:
         local.close()
-
-
-def _tls_pair(tmp_path: Path, name: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
-    """A server context with a self-signed certificate for ``name``, a client trusting it."""
-    from cryptography import x509 as cx509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = cx509.Name([cx509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        cx509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(cx509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(cx509.SubjectAlternativeName([cx509.DNSName(name)]), critical=False)
-        .add_extension(cx509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(cert_file, key_file)
-    client = ssl.create_default_context(cafile=str(cert_file))
-    return server, client

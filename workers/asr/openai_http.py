@@ -32,7 +32,7 @@ _AUDIO_TYPES = {
 
 
 class OpenAITranscriber:
-    """Thread-safe; each request opens its own connection."""
+    """Thread-safe; its requests share kept-alive connections (ProviderEndpoint)."""
 
     def __init__(
         self,

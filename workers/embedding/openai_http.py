@@ -31,7 +31,7 @@ from workers.net.provider_http import RetryPolicy
 
 
 class OpenAIEmbedder:
-    """Thread-safe; each request opens its own connection."""
+    """Thread-safe; its requests share kept-alive connections (ProviderEndpoint)."""
 
     def __init__(
         self,

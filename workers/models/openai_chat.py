@@ -32,7 +32,7 @@ _SCHEMA_NAME = "answer"
 
 class OpenAIChatModel:
     """One model at one endpoint: a ChatModel, and a VisionModel when the model sees
-    images. Thread-safe; each request opens its own connection."""
+    images. Thread-safe; its requests share kept-alive connections (ProviderEndpoint)."""
 
     def __init__(
         self,

@@ -2,8 +2,8 @@
 ``ValidatedUrl.addresses`` — never to a fresh DNS answer, so a second answer cannot swap in an
 internal address (DNS rebinding) — while HTTPS verifies the certificate of the host the URL
 names (SNI and hostname check use the name, not the IP) and the Host header carries the name.
-Shared by the fetcher (GET) and the model-provider POST, with the watchdog that ends a
-request when its time is up.
+The fetcher's (safe_fetch), with the watchdog that ends a request when its time is up; model
+providers get the same guarantees over httpx from pinned_client.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import ssl
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +20,7 @@ from core.errors import SluiceError
 from core.ssrf.guard import Resolver
 from core.ssrf.hosts import SsrfBlocked
 from core.ssrf.url_policy import UrlPolicy
+from workers.net.pinned_client import PinnedClient
 from workers.net.provider_http import (
     ProviderHttpError,
     ProviderResponse,
@@ -68,8 +70,9 @@ class ProviderCallError(SluiceError):
 
 
 class ProviderEndpoint:
-    """Thread-safe; each request opens its own connection. ``kind`` names the endpoint in
-    messages and logs ("embedding", "ASR", "chat model"...)."""
+    """Thread-safe; its requests share a pool of kept-alive connections. ``kind`` names the
+    endpoint in messages and logs ("embedding", "ASR", "chat model"...); ``tls`` replaces
+    the system's CAs (a private CA's endpoint)."""
 
     def __init__(
         self,
@@ -83,6 +86,7 @@ class ProviderEndpoint:
         timeout_s: float,
         retry: RetryPolicy,
         limit: threading.Semaphore | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.url = url
         self.kind = kind
@@ -93,6 +97,7 @@ class ProviderEndpoint:
         self._timeout_s = timeout_s
         self._retry = retry
         self._limit = limit
+        self._client = PinnedClient(tls)
 
     def post(
         self, body: bytes, content_type: str, *, accept: str = "application/json"
@@ -109,6 +114,7 @@ class ProviderEndpoint:
                 timeout_s=self._timeout_s,
                 retry=self._retry,
                 policy=self._policy,
+                client=self._client,
                 resolver=self._resolver,
                 limit=self._limit,
             )

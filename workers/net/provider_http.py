@@ -5,36 +5,29 @@ answer is final at once. Each failed try that is retried is reported as a retry 
 
 A model endpoint is an outbound request like any fetch: before every attempt the URL passes
 the SSRF policy (``validate_url``: scheme, ports, allow-list, addresses) and the request goes
-to the addresses that passed, pinned (``workers.net.pinned``), so no DNS answer between the
-check and the connection can swap in an internal address. A refusal is ``SsrfBlocked``,
-raised before anything is sent and never retried. Redirects are not followed: an endpoint
-answers itself. ``timeout_s`` bounds each attempt as a whole; ``limit``, when given, is held
-for each attempt (not during the backoff), which caps the requests in flight to a model.
-
-Why http.client and not httpx: the request must go to the validated addresses while TLS
-checks the name, and end when its whole time is up (a server dripping bytes must not keep
-it alive). httpx's transport offers neither (its timeouts are per read and its connection
-pool has no public way to pin addresses), so it would need the same pinned socket and
-watchdog under a hand-written transport; one POST per attempt gains nothing from its pool.
+over httpx to the addresses that passed, pinned (``workers.net.pinned_client``), so no DNS
+answer between the check and the connection can swap in an internal address. A refusal is
+``SsrfBlocked``, raised before anything is sent and never retried. Redirects are not
+followed: an endpoint answers itself. ``timeout_s`` bounds each attempt as a whole; ``limit``,
+when given, is held for each attempt (not during the backoff), which caps the requests in
+flight to a model. The endpoint's PinnedClient keeps connections alive between calls.
 """
 
 from __future__ import annotations
 
-import http.client
 import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from email.message import Message
 
+import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_base, wait_random_exponential
 
 from core.errors import SluiceError
 from core.ssrf.guard import Resolver, ValidatedUrl, validate_url
 from core.ssrf.url_policy import UrlPolicy
-from workers.net.failures import connection_failure, status_text
-from workers.net.pinned import Watchdog, pinned_connection
+from workers.net.failures import status_text, transport_failure
+from workers.net.pinned_client import PinnedClient
 from workers.net.retry_notices import RetryNotice, report_retry
 
 USER_AGENT = "sluice-models/1.0"
@@ -78,7 +71,7 @@ class _FailedTry(Exception):
         reason: str,
         *,
         status: int | None = None,
-        headers: Message | None = None,
+        headers: httpx.Headers | None = None,
         body: bytes = b"",
         timed_out: bool = False,
     ) -> None:
@@ -122,11 +115,12 @@ def post_with_retries(
     timeout_s: float,
     retry: RetryPolicy,
     policy: UrlPolicy,
+    client: PinnedClient,
     resolver: Resolver | None = None,
     limit: threading.Semaphore | None = None,
 ) -> ProviderResponse:
-    """The 2xx answer to POST ``data`` to ``url``; ProviderHttpError when the last attempt
-    failed, SsrfBlocked when the policy refuses ``url`` (nothing sent)."""
+    """The 2xx answer to POST ``data`` to ``url`` through ``client``; ProviderHttpError when
+    the last attempt failed, SsrfBlocked when the policy refuses ``url`` (nothing sent)."""
 
     def report(state: RetryCallState) -> None:
         failure = state.outcome.exception() if state.outcome else None
@@ -153,7 +147,9 @@ def post_with_retries(
         reraise=True,
     )
     try:
-        return retrying(_try_once, url, data, headers, timeout_s, policy, resolver, limit)
+        return retrying(
+            _try_once, client, url, data, headers, timeout_s, policy, resolver, limit
+        )
     except _FailedTry as failure:
         attempts = int(retrying.statistics.get("attempt_number", 1))
         body = failure.body.decode("utf-8", errors="replace")
@@ -163,6 +159,7 @@ def post_with_retries(
 
 
 def _try_once(
+    client: PinnedClient,
     url: str,
     data: bytes,
     headers: Mapping[str, str],
@@ -174,45 +171,33 @@ def _try_once(
     # Checked again on every attempt: the name may resolve elsewhere by now.
     target = validate_url(url, policy, resolver=resolver)
     if limit is None:
-        return _send(target, data, headers, timeout_s)
+        return _send(client, target, data, headers, timeout_s)
     with limit:
-        return _send(target, data, headers, timeout_s)
+        return _send(client, target, data, headers, timeout_s)
 
 
 def _send(
-    target: ValidatedUrl, data: bytes, headers: Mapping[str, str], timeout_s: float
+    client: PinnedClient,
+    target: ValidatedUrl,
+    data: bytes,
+    headers: Mapping[str, str],
+    timeout_s: float,
 ) -> ProviderResponse:
-    started = time.monotonic()
+    # Uncompressed, as an answer is read whole: a compressed one could expand far beyond
+    # what the endpoint sent in its time.
+    request_headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity", **headers}
     try:
-        status, answer_headers, body = _post_once(target, data, headers, timeout_s)
-        if time.monotonic() - started >= timeout_s:
-            # The watchdog shut the socket: a body read to "the end" may be cut short.
-            raise TimeoutError
-    except (OSError, http.client.HTTPException) as exc:
-        timed_out = isinstance(exc, TimeoutError) or time.monotonic() - started >= timeout_s
-        reason = f"timed out after {timeout_s:g} s" if timed_out else connection_failure(exc)
+        answer = client.post(target, data, request_headers, timeout_s)
+    except httpx.TransportError as exc:
+        timed_out = isinstance(exc, httpx.TimeoutException)
+        reason = f"timed out after {timeout_s:g} s" if timed_out else transport_failure(exc)
         raise _FailedTry(reason, timed_out=timed_out) from exc
+    status = answer.status_code
     if 200 <= status < 300:
-        return ProviderResponse(body, status, answer_headers.get("Content-Type", ""))
-    raise _FailedTry(status_text(status), status=status, headers=answer_headers, body=body)
-
-
-def _post_once(
-    target: ValidatedUrl, data: bytes, headers: Mapping[str, str], timeout_s: float
-) -> tuple[int, Message, bytes]:
-    connection = pinned_connection(target, timeout_s, None, None)
-    with Watchdog(connection, timeout_s):
-        try:
-            connection.request(
-                "POST",
-                target.target,
-                body=data,
-                headers={"User-Agent": USER_AGENT, **headers, "Connection": "close"},
-            )
-            response = connection.getresponse()
-            return response.status, response.headers, response.read()
-        finally:
-            connection.close()
+        return ProviderResponse(answer.content, status, answer.headers.get("Content-Type", ""))
+    raise _FailedTry(
+        status_text(status), status=status, headers=answer.headers, body=answer.content
+    )
 
 
 def retryable_status(status: int) -> bool:
