@@ -39,7 +39,7 @@ from workers.models.registry import ModelRegistry
 from workers.pipeline.document import queue_try_of
 from workers.pipeline.round.checkpoint import row_is_current
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
-from workers.pipeline.round.spans import SpanTracker, stage_span_id
+from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
 
 log = logging.getLogger(__name__)
 
@@ -156,10 +156,4 @@ def ended_failed(tracker: SpanTracker, knowledge: Knowledge, code: str, message:
 
 
 def tracker_of(parts: RoundSpanParts, knowledge: Knowledge, attempt: int) -> SpanTracker:
-    return SpanTracker(
-        parts.spans,
-        parts.publisher,
-        tenant_id=knowledge.tenant_id,
-        knowledge_id=knowledge.id,
-        attempt=attempt,
-    )
+    return round_tracker(parts, knowledge, attempt)

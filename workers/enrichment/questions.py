@@ -54,7 +54,7 @@ from workers.pipeline.parts import IndexingParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
-from workers.pipeline.round.spans import SpanTracker, stage_span_id
+from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
 from workers.pipeline.round.subtasks import close_completed_round
 from workers.pipeline.stages.chunking import chunk_id
 
@@ -374,11 +374,4 @@ def _remove(
 
 
 def _tracker(parts: QuestionParts, knowledge: Knowledge, attempt: int) -> SpanTracker:
-    return SpanTracker(
-        parts.spans,
-        parts.publisher,
-        tenant_id=knowledge.tenant_id,
-        knowledge_id=knowledge.id,
-        attempt=attempt,
-        queue_try=queue_try_of(parts).attempt_number,
-    )
+    return round_tracker(parts, knowledge, attempt, queue_try=queue_try_of(parts).attempt_number)

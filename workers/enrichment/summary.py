@@ -42,7 +42,7 @@ from workers.pipeline.parts import IndexingParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
-from workers.pipeline.round.spans import SpanTracker, stage_span_id
+from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
 from workers.pipeline.round.subtasks import close_completed_round
 from workers.pipeline.stages.chunking import chunk_id
 from workers.profile_request import request_profile_refresh
@@ -219,10 +219,4 @@ def _remove(
 
 
 def _tracker(parts: SummaryParts, knowledge: Knowledge, attempt: int) -> SpanTracker:
-    return SpanTracker(
-        parts.spans,
-        parts.publisher,
-        tenant_id=knowledge.tenant_id,
-        knowledge_id=knowledge.id,
-        attempt=attempt,
-    )
+    return round_tracker(parts, knowledge, attempt)

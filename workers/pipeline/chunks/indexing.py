@@ -111,6 +111,7 @@ def chunk_row(
     *,
     enabled: bool = True,
     keyword: bool = True,
+    source_type: str = CHUNK_SOURCE,
 ) -> IndexRow:
     """The index row of a chunk's own text: ``text`` its embedding_text, ``vector`` that
     text embedded (empty for the keyword-only collection), ``keyword`` whether it carries
@@ -121,7 +122,7 @@ def chunk_row(
         knowledge_base_id=knowledge.knowledge_base_id,
         knowledge_id=knowledge.id,
         chunk_id=chunk.id,
-        source_type=CHUNK_SOURCE,
+        source_type=source_type,
         is_enabled=enabled,
         content=chunk.content,
         keyword_text=text,

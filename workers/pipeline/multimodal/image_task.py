@@ -48,7 +48,7 @@ from workers.pipeline.parts import ImageTaskParts
 from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.cleanup import stop_reason
 from workers.pipeline.round.errors import Superseded
-from workers.pipeline.round.spans import SpanTracker, stage_span_id
+from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
 
 log = logging.getLogger(__name__)
 
@@ -306,11 +306,4 @@ def _tracker(
         queue_try = ctx.queue.attempt_info().attempt_number
     except NotInTaskError:
         queue_try = 1
-    return SpanTracker(
-        ctx.spans,
-        ctx.publisher,
-        tenant_id=knowledge.tenant_id,
-        knowledge_id=knowledge.id,
-        attempt=payload.attempt,
-        queue_try=queue_try,
-    )
+    return round_tracker(ctx, knowledge, payload.attempt, queue_try=queue_try)

@@ -25,7 +25,12 @@ from storage.db.repositories.chunks import NewChunk
 from storage.index.records import IndexRow
 from workers.embedding.base import EmbeddingError, image_embedder
 from workers.embedding.image_prep import prepare_image
-from workers.pipeline.chunks.indexing import EmbedderProvider, embedding_text, knowledge_title
+from workers.pipeline.chunks.indexing import (
+    EmbedderProvider,
+    chunk_row,
+    embedding_text,
+    knowledge_title,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,19 +45,9 @@ class ImageVector:
 
     def index_row(self, knowledge: Knowledge, *, keyword: bool) -> IndexRow:
         """``keyword``: whether the row carries BM25 terms (keyword indexing on)."""
-        chunk = self.chunk
-        return IndexRow(
-            id=chunk.id,
-            tenant_id=knowledge.tenant_id,
-            knowledge_base_id=knowledge.knowledge_base_id,
-            knowledge_id=knowledge.id,
-            chunk_id=chunk.id,
-            source_type=IMAGE_SOURCE,
-            is_enabled=True,
-            content=chunk.content,
-            keyword_text=embedding_text(knowledge_title(knowledge), chunk),
-            vector=self.vector,
-            keyword_indexed=keyword,
+        text = embedding_text(knowledge_title(knowledge), self.chunk)
+        return chunk_row(
+            knowledge, self.chunk, text, self.vector, keyword=keyword, source_type=IMAGE_SOURCE
         )
 
 

@@ -64,6 +64,37 @@ class SpanLister(Protocol):
     def list(self, knowledge_id: str, attempt: int, *, tenant_id: str | None) -> Sequence[Any]: ...
 
 
+class TrackedRound(Protocol):
+    """Where a round's spans go: its knowledge's tenant and id."""
+
+    @property
+    def tenant_id(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+
+
+class TrackerParts(Protocol):
+    @property
+    def spans(self) -> SpanStore: ...
+    @property
+    def publisher(self) -> EventPublisher: ...
+
+
+def round_tracker(
+    parts: TrackerParts, knowledge: TrackedRound, attempt: int, *, queue_try: int = 1
+) -> SpanTracker:
+    """The span tracker of round ``attempt`` of ``knowledge`` (``queue_try``: the task's
+    try, recorded on the spans it writes)."""
+    return SpanTracker(
+        parts.spans,
+        parts.publisher,
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        attempt=attempt,
+        queue_try=queue_try,
+    )
+
+
 def stage_span_id(spans: SpanLister, knowledge_id: str, attempt: int, stage: str) -> str | None:
     """The id of round ``attempt``'s span of ``stage`` (the parent of a task's step spans);
     None for a round without one."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from core.statuses import SpanStatus
 from core.statuses import Stage as StageName
 from workers.pipeline.round.parts import RoundSpanParts
-from workers.pipeline.round.spans import SpanTracker
+from workers.pipeline.round.spans import round_tracker
 from workers.pipeline.round.state import KnowledgeState
 
 
@@ -30,13 +30,7 @@ def close_completed_round(ctx: RoundSpanParts, knowledge_id: str, attempt: int) 
     if row is None:  # deleted at this moment: its spans went with it
         return
     spans = ctx.spans.list(knowledge_id, attempt, tenant_id=None)
-    tracker = SpanTracker(
-        ctx.spans,
-        ctx.publisher,
-        tenant_id=row.tenant_id,
-        knowledge_id=knowledge_id,
-        attempt=attempt,
-    )
+    tracker = round_tracker(ctx, row, attempt)
     tracker.adopt(spans)
     stage = next((s for s in spans if s.name == StageName.POSTPROCESS), None)
     tracker.end(StageName.POSTPROCESS, dict(stage.output or {}) if stage is not None else {})
