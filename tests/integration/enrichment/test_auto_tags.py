@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import pytest
 
 from core.payloads import AutoTagPayload
 from core.statuses import ParseStatus
@@ -20,33 +18,14 @@ from storage.db.models import Knowledge
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
-from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.enrichment.auto_tags import auto_tag_knowledge
 from workers.lifecycle.enqueue import document_process_payload
-from workers.settings_groups import ModelSettings, OutboundSettings
 
 TAGS = ("finance", "hydraulics", "pumps", "safety", "valves")
 TEXT = "How to service the pump room: bleed the valves, check the pressure, log it."
 
-
-@pytest.fixture(scope="module")
-def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
-    settings = local_settings(
-        database_url,
-        tmp_path_factory.mktemp("auto-tags"),
-        models=ModelSettings(embed_batch_size=8, model_max_retries=1),
-        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
-    )
-    with worker_context(settings, install=True) as context:
-        yield context
-
-
-@pytest.fixture(scope="module")
-def embeddings() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as server:
-        yield server
 
 
 def picking(*names: str) -> Any:

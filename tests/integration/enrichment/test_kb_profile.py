@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import pytest
 from sqlalchemy import update
 
 from core.payloads import KnowledgeBaseProfilePayload
@@ -20,13 +19,11 @@ from storage.db.models import Knowledge, KnowledgeBase
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
-from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.deletion import delete_marked, mark_deleting
 from workers.lifecycle.enqueue import document_process_payload
 from workers.profile_request import request_profile_refresh
-from workers.settings_groups import ModelSettings, OutboundSettings
 
 SUMMARY = "A field guide to the tidal pools of Merrow Bay and the crabs that live in them."
 PROFILE = "Guides to the shore life of Merrow Bay: tidal pools, crabs and when to visit."
@@ -38,23 +35,6 @@ def window_time() -> Callable[[], float]:
     at = next(WINDOWS) * task_specs.PROFILE_WINDOW_S
     return lambda: float(at)
 
-
-@pytest.fixture(scope="module")
-def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
-    settings = local_settings(
-        database_url,
-        tmp_path_factory.mktemp("kb-profile"),
-        models=ModelSettings(embed_batch_size=8, model_max_retries=1),
-        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
-    )
-    with worker_context(settings, install=True) as context:
-        yield context
-
-
-@pytest.fixture(scope="module")
-def embeddings() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as server:
-        yield server
 
 
 def is_profile(request: ChatRequest) -> bool:

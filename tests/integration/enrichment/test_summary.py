@@ -8,11 +8,9 @@ failed, exactly once."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import pytest
 from sqlalchemy import update
 
 from core.payloads import SummaryPayload
@@ -21,33 +19,13 @@ from storage.db.models import Knowledge
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
-from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
-from workers.settings_groups import ModelSettings, OutboundSettings
 
 FACT = "The Varnholt lighthouse keeper logs 412 passing ships a year."
 SUMMARY = "A report on the Varnholt lighthouse: its keeper logs 412 ships a year."
 
-
-@pytest.fixture(scope="module")
-def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
-    data_dir = tmp_path_factory.mktemp("summary")
-    settings = local_settings(
-        database_url,
-        data_dir,
-        models=ModelSettings(embed_batch_size=8, model_max_retries=1),
-        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
-    )
-    with worker_context(settings, install=True) as context:
-        yield context
-
-
-@pytest.fixture(scope="module")
-def embeddings() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as server:
-        yield server
 
 
 def processed(

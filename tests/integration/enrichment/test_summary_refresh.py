@@ -32,13 +32,11 @@ from storage.db.repositories.chunks import NewChunk
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
-from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import RestartOutcome, restart_processing
 from workers.pipeline.chunks.indexing import ChunkIndexer
-from workers.settings_groups import ModelSettings, OutboundSettings
 
 OLD_FACT = "Fact: the keeper logs 412 ships a year."
 NEW_FACT = "Fact: the keeper logs 977 ships a year."
@@ -50,23 +48,6 @@ def summary_answer(request: ChatRequest) -> str:
     facts = re.findall(r"Fact: [^.]*\.", request.texts[-1] if request.texts else "")
     return " ".join(["The Varnholt lighthouse report.", *facts])
 
-
-@pytest.fixture(scope="module")
-def ctx(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerContext]:
-    settings = local_settings(
-        database_url,
-        tmp_path_factory.mktemp("refresh"),
-        models=ModelSettings(embed_batch_size=8, model_max_retries=1),
-        outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
-    )
-    with worker_context(settings, install=True) as context:
-        yield context
-
-
-@pytest.fixture(scope="module")
-def embeddings() -> Iterator[EmbeddingServer]:
-    with EmbeddingServer() as server:
-        yield server
 
 
 @pytest.fixture
