@@ -309,15 +309,22 @@ class MilvusIndex:
         return int(result[0]["count(*)"])
 
     def ids_for_knowledge(self, model_key: str, knowledge_id: str) -> list[str]:
+        return self._values_for_knowledge(model_key, knowledge_id, cs.ID)
+
+    def chunk_ids_for_knowledge(self, model_key: str, knowledge_id: str) -> list[str]:
+        """The chunks the knowledge's rows belong to (each once; derived rows share one)."""
+        return self._values_for_knowledge(model_key, knowledge_id, cs.CHUNK_ID)
+
+    def _values_for_knowledge(self, model_key: str, knowledge_id: str, field: str) -> list[str]:
         name = self._existing(model_key)
         if name is None:
             return []
-        with self._errors(f"list ids in {name}"):
+        with self._errors(f"list {field} in {name}"):
             rows = query_all(
-                self._client, name, field_eq(cs.KNOWLEDGE_ID, knowledge_id), [cs.ID],
+                self._client, name, field_eq(cs.KNOWLEDGE_ID, knowledge_id), [field],
                 lite=self.is_lite,
             )
-        return sorted(str(row[cs.ID]) for row in rows)
+        return sorted({str(row[field]) for row in rows})
 
     def search_dense(
         self,

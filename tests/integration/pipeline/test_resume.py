@@ -15,12 +15,14 @@ import pytest
 
 from storage.db.models import Knowledge
 from storage.queue.lite import LiteTaskQueue
-from tests.support.openai_embeddings import EmbeddingServer
+from tests.support.openai_embeddings import EmbeddingServer, vector
 from tests.support.worker_context import local_settings, worker_context
 from workers import task_specs
 from workers.context import WorkerContext
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import restart_processing
+from workers.pipeline.chunks.indexing import chunk_row
+from workers.pipeline.round.cleanup import remove_round_products
 from workers.settings_groups import ModelSettings, OutboundSettings, QueueSettings
 
 BATCH = 4
@@ -242,6 +244,33 @@ def test_a_reparse_starts_over(ctx: WorkerContext) -> None:
         assert len(server.embedded()) == 2 * PARAGRAPHS, "the new round embedded everything"
         assert_indexed_once(ctx, server, done)
         assert not before & {c.id for c in texts(ctx, row.id)}
+
+
+def test_a_batch_the_old_round_indexed_after_the_reparse_removed_it_goes_too(
+    ctx: WorkerContext,
+) -> None:
+    # The reparse removes round 1's products, then the old task's embedding batch it was
+    # writing lands (its chunk rows are gone by then), and only then does the new attempt
+    # open: the old task, stopped before that, counted as current and kept its rows.
+    with EmbeddingServer() as server:
+        row = manual_knowledge(ctx, server, paragraphs())
+        first = process(ctx, row)
+        old = texts(ctx, row.id)
+        remove_round_products(ctx, row.id, 1, server.model_key, and_older=True)
+        late = [
+            chunk_row(first, c, text, vector(text))
+            for c, text in zip(old[:BATCH], embedding_inputs(old[:BATCH]), strict=True)
+        ]
+        ctx.index.upsert(server.model_key, late)
+        assert len(ctx.index.ids_for_knowledge(server.model_key, row.id)) == BATCH
+
+        restart = restart_processing(ctx, first)
+        assert restart.row is not None and restart.row.attempt == 2
+        assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=120)
+
+        done = ctx.knowledges.get(row.id, None)
+        assert done is not None and (done.parse_status, done.attempt) == ("completed", 2)
+        assert_indexed_once(ctx, server, done)
 
 
 def _wait_for(condition: Callable[[], bool], timeout: float) -> None:

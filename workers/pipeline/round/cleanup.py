@@ -50,10 +50,19 @@ class RoundProducts:
         index rows, then the chunk rows they were found by, so a failure in between leaves
         both for the next cleanup rather than orphaned index rows. ``known_chunk_ids`` are
         ids the caller wrote to the index itself, whose chunk rows may already be gone — or
-        taken over by a newer round that resumed from them, whose index rows they are now."""
+        taken over by a newer round that resumed from them, whose index rows they are now.
+
+        With ``and_older`` every index row of the knowledge that no newer round owns goes
+        too, found in the index itself: a reparse removes the old rounds' products before
+        it opens the new attempt (spec), so a batch the old round's task was indexing then
+        lands after that removal, with its chunk rows gone; and a task that saw its stop
+        before the new attempt opened still counted as current and kept what it wrote. The
+        new round's own removal (chunking) finds those rows here."""
         self.index_checkpoints.delete(knowledge_id, attempt, and_older=and_older)
         chunk_ids = set(self.chunks.ids_of_attempt(knowledge_id, attempt, and_older=and_older))
         known = set(known_chunk_ids) - chunk_ids
+        if and_older and model_key:
+            known.update(self.index.chunk_ids_for_knowledge(model_key, knowledge_id))
         chunk_ids.update(known - self.chunks.owned_by_newer_rounds(knowledge_id, attempt, known))
         if chunk_ids and model_key:
             self.index.delete_by_chunk_ids(model_key, sorted(chunk_ids))
