@@ -1,0 +1,1 @@
+"""The knowledge graph: its store protocol (store.py) and the SQL store behind it."""
