@@ -112,6 +112,11 @@ class SqlGraphReads:
         entities = sorted(others.values(), key=lambda e: (-e.chunk_count, e.name, e.id))
         return Neighbourhood(center, entities, list(relations.values()), truncated)
 
+    def get_relation(self, knowledge_base_ids: Sequence[str], relation_id: str) -> Relation | None:
+        with self._db.session() as session:
+            found = _load_relations(session, knowledge_base_ids, GraphRelation.id == relation_id)
+        return found[0] if found else None
+
     def relation_sources(
         self, knowledge_base_ids: Sequence[str], relation_id: str
     ) -> list[RelationSource] | None:

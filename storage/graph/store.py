@@ -170,6 +170,10 @@ class GraphStore(Protocol):
         relations first); None when the entity is not there."""
         ...
 
+    def get_relation(
+        self, knowledge_base_ids: Sequence[str], relation_id: str
+    ) -> Relation | None: ...
+
     def relation_sources(
         self, knowledge_base_ids: Sequence[str], relation_id: str
     ) -> list[RelationSource] | None:

@@ -134,6 +134,8 @@ def test_the_chunks_behind_a_relation(
     assert sources is not None
     assert [(s.chunk_id, s.description) for s in sources] == [("b2", "operates in b2")]
     assert store.relation_sources(kb, "no-such-relation") is None
+    assert store.get_relation(kb, operates.id) == operates
+    assert store.get_relation([new_scope(database).knowledge_base_id], operates.id) is None
     assert store.relation_knowledge_base(operates.id) == scope.knowledge_base_id
     assert store.relation_knowledge_base("no-such-relation") is None
 
