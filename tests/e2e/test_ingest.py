@@ -222,6 +222,7 @@ def test_health_and_reflection_answer_for_every_service(stack: Stack) -> None:
             "sluice.v1.KnowledgeBaseService",
             "sluice.v1.SearchService",
             "sluice.v1.TagService",
+            "sluice.v1.GraphService",
         ):
             reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
             assert reply.status == health_pb2.HealthCheckResponse.SERVING
@@ -234,6 +235,7 @@ def test_health_and_reflection_answer_for_every_service(stack: Stack) -> None:
             "sluice.v1.KnowledgeService",
             "sluice.v1.SearchService",
             "sluice.v1.TagService",
+            "sluice.v1.GraphService",
         } <= names
 
 
