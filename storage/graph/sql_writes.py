@@ -226,25 +226,23 @@ class SqlGraphWrites:
         def insert(missing: Collection[EntityKey]) -> None:
             now = utcnow()
             session.execute(
-                dialect_insert(self._db.dialect_name, GraphEntity)
-                .values(
-                    [
-                        {
-                            "id": new_id(),
-                            "tenant_id": tenant_id,
-                            "knowledge_base_id": knowledge_base_id,
-                            "normalized_name": key[0],
-                            "type": key[1],
-                            "name": entities[key].name,
-                            "description": entities[key].description,
-                            "created_at": now,
-                        }
-                        # One order for every writer: concurrent inserts of the same keys
-                        # wait for each other instead of deadlocking.
-                        for key in sorted(missing)
-                    ]
-                )
-                .on_conflict_do_nothing()
+                # Executemany of one cached statement, not a VALUES list compiled anew.
+                dialect_insert(self._db.dialect_name, GraphEntity).on_conflict_do_nothing(),
+                [
+                    {
+                        "id": new_id(),
+                        "tenant_id": tenant_id,
+                        "knowledge_base_id": knowledge_base_id,
+                        "normalized_name": key[0],
+                        "type": key[1],
+                        "name": entities[key].name,
+                        "description": entities[key].description,
+                        "created_at": now,
+                    }
+                    # One order for every writer: concurrent inserts of the same keys
+                    # wait for each other instead of deadlocking.
+                    for key in sorted(missing)
+                ],
             )
 
         # FOR KEY SHARE (what a foreign key to the row takes): only a prune conflicts.
@@ -276,23 +274,21 @@ class SqlGraphWrites:
         def insert(missing: Collection[RelationKey]) -> None:
             now = utcnow()
             session.execute(
-                dialect_insert(self._db.dialect_name, GraphRelation)
-                .values(
-                    [
-                        {
-                            "id": new_id(),
-                            "tenant_id": tenant_id,
-                            "knowledge_base_id": knowledge_base_id,
-                            "source_entity_id": key[0],
-                            "target_entity_id": key[1],
-                            "relation": key[2],
-                            "description": relations[key].description,
-                            "created_at": now,
-                        }
-                        for key in sorted(missing)
-                    ]
-                )
-                .on_conflict_do_nothing()
+                # Executemany of one cached statement, not a VALUES list compiled anew.
+                dialect_insert(self._db.dialect_name, GraphRelation).on_conflict_do_nothing(),
+                [
+                    {
+                        "id": new_id(),
+                        "tenant_id": tenant_id,
+                        "knowledge_base_id": knowledge_base_id,
+                        "source_entity_id": key[0],
+                        "target_entity_id": key[1],
+                        "relation": key[2],
+                        "description": relations[key].description,
+                        "created_at": now,
+                    }
+                    for key in sorted(missing)
+                ],
             )
 
         read = (
