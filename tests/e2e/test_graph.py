@@ -163,6 +163,20 @@ def test_search_expands_its_hits_through_the_graph(client: SluiceClient, graph: 
     assert [r.chunk_id for r in wide] == [graph.pumps_chunk, graph.rota_chunk]
 
 
+def test_expansion_adds_only_what_search_could_find(client: SluiceClient, graph: Graph) -> None:
+    expansion = v1.GraphExpansion(hops=1)
+    client.set_chunk_enabled(graph.rota_chunk, False)
+    try:
+        found = client.search("basin", [graph.kb_id], top_k=1, graph_expansion=expansion)
+        assert [r.chunk_id for r in found] == [graph.pumps_chunk]
+    finally:
+        client.set_chunk_enabled(graph.rota_chunk, True)
+    # The rota is a hit itself when top_k reaches it: it is not added a second time.
+    found = client.search("basin north valve", [graph.kb_id], top_k=3, graph_expansion=expansion)
+    assert [r.chunk_id for r in found].count(graph.rota_chunk) == 1
+    assert all(r.graph_match is None for r in found if r.chunk_id == graph.rota_chunk)
+
+
 def test_the_cli_reads_the_graph(
     client: SluiceClient, graph: Graph, stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
