@@ -15,6 +15,7 @@ from bench import (
     chunker_speed,
     enrichment_throughput,
     formats,
+    graph_extraction,
     ingest_throughput,
     keyword_search,
     lite_memory,
@@ -42,6 +43,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("chunker_speed", chunker_speed.main),
     ("model_speed", model_speed.main),
     ("enrichment_throughput", enrichment_throughput.main),
+    ("graph_extraction", graph_extraction.main),
 )
 
 
