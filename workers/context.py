@@ -35,6 +35,7 @@ from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
+from storage.graph.store import GraphStore
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from workers.docreader_client import DocReaderClient
@@ -91,6 +92,8 @@ class ProcessContext:
     index_checkpoints: IndexCheckpointRepository
     resources: StorageResourceRepository
     enrichment: EnrichmentRepository
+    # The knowledge graph: what graph extraction found, merged per knowledge base.
+    graph: GraphStore
     tags: TagRepository
     # Edits of processed knowledges: metadata, chunk content and enabled flags.
     edits: KnowledgeEditRepository

@@ -26,6 +26,7 @@ from storage.events.base import EventPublisher
 from storage.events.redis_bus import RedisEventBus
 from storage.files.backends import build_file_service
 from storage.files.resource_catalog import ResourceCatalog
+from storage.graph.sql_store import SqlGraphStore
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from storage.queue.rq_queue import RQTaskQueue
@@ -61,6 +62,7 @@ def build_process_context(
         index_checkpoints=IndexCheckpointRepository(db),
         resources=resources,
         enrichment=EnrichmentRepository(db),
+        graph=SqlGraphStore(db),
         tags=TagRepository(db),
         edits=KnowledgeEditRepository(db),
         summaries=SummaryRepository(db),

@@ -115,7 +115,9 @@ class GraphStore(Protocol):
         """Merge one chunk's entities and relations into the knowledge base's graph,
         replacing what this chunk wrote before (a retried task), in one transaction that
         holds the knowledge row: nothing is written and False is returned when the
-        knowledge is no longer finalizing at ``attempt`` (a newer round began)."""
+        knowledge is no longer finalizing at ``attempt`` (a newer round began). Names are
+        merged by storage.graph.names.normalize_name; a relation is kept only when both of
+        its ends are among the chunk's entities (by normalised name)."""
         ...
 
     def remove_rounds(self, knowledge_id: str, attempt: int, *, and_older: bool = False) -> int:
@@ -150,7 +152,8 @@ class GraphStore(Protocol):
         self, knowledge_base_ids: Sequence[str], entity_id: str, *, depth: int, limit: int
     ) -> Neighbourhood | None:
         """The entity and every entity and relation within ``depth`` relations of it (either
-        direction), at most ``limit`` entities; None when the entity is not there."""
+        direction), at most ``limit`` entities besides it (those behind the heaviest
+        relations first); None when the entity is not there."""
         ...
 
     def relation_sources(

@@ -62,7 +62,7 @@ def delete_marked(ctx: DeletionParts, rows: Sequence[Knowledge]) -> None:
     ]
     steps += [
         (ctx.chunks.delete_by_knowledges, (ids,)),
-        (ctx.enrichment.delete_graph, (ids,)),
+        (ctx.graph.remove_knowledges, (ids,)),
         (ctx.enrichment.delete_wiki_ops, (ids,)),
     ]
     with ThreadPoolExecutor(_CLEANUP_THREADS, thread_name_prefix="knowledge-delete") as pool:

@@ -18,6 +18,7 @@ from storage.db.repositories.tenants import TenantRepository
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
+from storage.graph.store import GraphStore
 from storage.index.milvus_index import MilvusIndex
 from workers.pipeline.round.parts import QueueParts, RoundProductParts, RoundSpanParts
 from workers.settings import Settings
@@ -77,6 +78,8 @@ class DeletionParts(KnowledgeFileParts, QueueParts, Protocol):
     def index(self) -> MilvusIndex: ...
     @property
     def enrichment(self) -> EnrichmentRepository: ...
+    @property
+    def graph(self) -> GraphStore: ...
 
 
 class TenantDeletionParts(DeletionParts, ImageCleanupParts, Protocol):

@@ -2,7 +2,8 @@
 
 from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
 from storage.db.models.chunk import Chunk
-from storage.db.models.enrichment import GraphEdge, GraphNode, WikiPage, WikiPendingOp
+from storage.db.models.enrichment import WikiPage, WikiPendingOp
+from storage.db.models.graph import GraphEntity, GraphMention, GraphRelation, GraphRelationSource
 from storage.db.models.index_checkpoint import IndexCheckpoint
 from storage.db.models.jobs import FaqImportJob, KbCloneJob
 from storage.db.models.knowledge import Knowledge
@@ -18,8 +19,10 @@ __all__ = [
     "Base",
     "Chunk",
     "FaqImportJob",
-    "GraphEdge",
-    "GraphNode",
+    "GraphEntity",
+    "GraphMention",
+    "GraphRelation",
+    "GraphRelationSource",
     "IndexCheckpoint",
     "JSONType",
     "KbCloneJob",

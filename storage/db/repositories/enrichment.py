@@ -1,5 +1,5 @@
-"""What enrichment derived from knowledges (graph nodes and edges, queued wiki operations),
-removed when the knowledges go (spec: «Цепочка очистки при удалении»)."""
+"""What enrichment derived from knowledges (queued wiki operations), removed when the
+knowledges go (spec: «Цепочка очистки при удалении»; the graph's share is storage/graph)."""
 
 from __future__ import annotations
 
@@ -8,23 +8,13 @@ from collections.abc import Sequence
 from sqlalchemy import delete
 
 from storage.db.engine import Database
-from storage.db.models import GraphEdge, GraphNode, WikiPendingOp
+from storage.db.models import WikiPendingOp
 from storage.db.sql import affected_rows
 
 
 class EnrichmentRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
-
-    def delete_graph(self, knowledge_ids: Sequence[str]) -> int:
-        """The knowledges' graph nodes and edges; returns how many rows went."""
-        if not knowledge_ids:
-            return 0
-        ids = list(knowledge_ids)
-        with self._db.session() as session:
-            edges = session.execute(delete(GraphEdge).where(GraphEdge.knowledge_id.in_(ids)))
-            nodes = session.execute(delete(GraphNode).where(GraphNode.knowledge_id.in_(ids)))
-            return affected_rows(edges) + affected_rows(nodes)
 
     def delete_wiki_ops(self, knowledge_ids: Sequence[str]) -> int:
         """Wiki operations still waiting for the knowledges: nothing is left to ingest."""

@@ -8,7 +8,7 @@ from storage.db.engine import Database
 from storage.db.migrate import current_revision, schema_diff, upgrade_to_head
 from storage.db.models import Base
 
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 EXPECTED_TABLES = {
     "tenants",
     "api_keys",
@@ -22,8 +22,10 @@ EXPECTED_TABLES = {
     "knowledge_tags",
     "storage_resources",
     "access_grants",
-    "graph_nodes",
-    "graph_edges",
+    "graph_entities",
+    "graph_mentions",
+    "graph_relations",
+    "graph_relation_sources",
     "wiki_pages",
     "wiki_pending_ops",
     "faq_import_jobs",

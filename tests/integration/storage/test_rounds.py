@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from storage.db.engine import Database
-from storage.db.models import GraphEdge, GraphNode, Knowledge, KnowledgeTag, Tag, WikiPendingOp
+from storage.db.models import Knowledge, KnowledgeTag, Tag, WikiPendingOp
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
 from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE, StorageResourceRepository
 from storage.db.repositories.tags import TagRepository
+from storage.graph.sql_store import SqlGraphStore
+from storage.graph.store import ChunkExtraction, ExtractedEntity
 from tests.integration.storage.conftest import Scope, run_together
 
 
@@ -124,26 +126,29 @@ def test_mark_deleting_marks_each_row_once_and_returns_it_as_it_was(
 
 def test_the_delete_chain_rows(database: Database, scope: Scope) -> None:
     rows, enrichment = KnowledgeRepository(database), EnrichmentRepository(database)
-    doomed, kept = knowledge(database, scope), knowledge(database, scope)
+    graph = SqlGraphStore(database)
+    doomed = knowledge(database, scope, parse_status="finalizing")
+    kept = knowledge(database, scope, parse_status="finalizing")
     with database.session() as session:
         tag = Tag(tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id, name="t")
         session.add(tag)
         session.flush()
         for row in (doomed, kept):
             common = {"tenant_id": scope.tenant_id, "knowledge_base_id": scope.knowledge_base_id}
-            session.add(GraphNode(**common, knowledge_id=row.id, name="pump"))
-            session.add(GraphEdge(**common, knowledge_id=row.id, source="pump", target="gate"))
             session.add(WikiPendingOp(**common, knowledge_id=row.id, op="ingest"))
             session.add(KnowledgeTag(knowledge_id=row.id, tag_id=tag.id))
+    for row in (doomed, kept):
+        pump = ChunkExtraction(f"{row.id[:8]}-0", [ExtractedEntity("pump", "device")])
+        assert graph.write_chunk(scope.tenant_id, scope.knowledge_base_id, row.id, 1, pump)
 
-    assert enrichment.delete_graph([doomed.id]) == 2
+    assert graph.remove_knowledges([doomed.id]) == 1
     assert enrichment.delete_wiki_ops([doomed.id]) == 1
     assert rows.delete_tag_links([doomed.id]) == 1
     assert rows.delete_many([doomed.id, "no-such-id"]) == 1
 
     assert rows.get(doomed.id, None) is None
     assert TagRepository(database).tags_of([kept.id], tenant_id=None) == {kept.id: [tag.id]}
-    assert enrichment.delete_graph([kept.id]) == 2
+    assert graph.remove_knowledges([kept.id]) == 1
 
 
 def test_extracted_images_are_recorded_per_knowledge(database: Database, scope: Scope) -> None:
