@@ -218,8 +218,8 @@ def test_two_documents_sharing_entities_build_one_merged_graph(
     assert works is not None and [s.chunk_id for s in works] == [a1.id]
 
     spans = spans_of(ctx, first.id)
-    postprocess = spans["postprocess"].output or {}
-    assert postprocess["expected_subtasks"] == 2 and postprocess["graph_subtasks"] == 2
+    assert (spans["postprocess"].output or {})["expected_subtasks"] == 2
+    assert spans["postprocess"].input["graph_subtasks"] == 2
     for index, (entities, relations_found) in ((1, (2, 1)), (2, (2, 1))):
         step = spans[f"postprocess.graph.{index}"]
         assert (step.status, step.kind, step.parent_id) == ("done", "step", spans["postprocess"].id)
@@ -414,7 +414,7 @@ def test_no_extraction_model_fails_its_one_task_and_says_why(
 
     assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.COMPLETED, 0)
     spans = spans_of(ctx, done.id)
-    assert (spans["postprocess"].output or {})["graph_subtasks"] == 1
+    assert spans["postprocess"].input["graph_subtasks"] == 1
     step = spans["postprocess.graph.1"]
     assert (step.status, step.error_code) == ("failed", "NO_EXTRACT_MODEL")
 
