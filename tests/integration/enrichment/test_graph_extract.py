@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import delete, update
 
 from core.effective_config import resolve
 from core.payloads import GraphExtractPayload
 from core.statuses import ChunkType, ParseStatus
-from storage.db.models import Knowledge
+from storage.db.models import Knowledge, SubtaskEnd
 from storage.db.repositories.chunks import NewChunk
 from storage.graph.store import ChunkExtraction, Entity, ExtractedEntity
 from storage.queue.lite import LiteTaskQueue
@@ -28,7 +28,7 @@ from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
 from workers import task_specs
 from workers.context import WorkerContext, install_context
-from workers.enrichment.graph_extract import MALFORMED_ASKS, extract_graph
+from workers.enrichment.graph_extract import MALFORMED_ASKS, end_failed, extract_graph
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import restart_processing
 from workers.pipeline.stages.graph_subtask import GraphSubtask
@@ -515,3 +515,62 @@ def test_reparse_removes_the_old_rounds_graph_rows(
     for relation in around.relations:
         sources = ctx.graph.relation_sources([kb.id], relation.id)
         assert sources is not None and [s.chunk_id for s in sources] == [b1.id]
+
+
+def test_expected_subtasks_add_the_graph_chunks_to_the_other_kinds(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    def answer(request: ChatRequest) -> str:
+        schema = request.schema or {}
+        if "questions" in schema.get("properties", {}):
+            return json.dumps({"questions": ["Who runs the harbour crane?"]})
+        return graph_of(request)
+
+    with ChatServer(answer=answer) as chat:
+        kb = new_kb(ctx, embeddings, extract_config(chat))
+        questions = {"enabled": True, "question_count": 1, "model": model_config(chat)}
+        ctx.knowledge_bases.update(
+            None, kb.id, config={**kb.config, "question_generation": questions}
+        )
+        done = processed(ctx, kb, f"{DOC_A}\n\n{DOC_B}")
+
+    assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.COMPLETED, 0)
+    texts = texts_of(ctx, done)
+    assert len(texts) == 3
+    postprocess = spans_of(ctx, done.id)["postprocess"]
+    assert postprocess.input["question_subtasks"] == 1
+    assert postprocess.input["graph_subtasks"] == len(texts)
+    assert (postprocess.output or {})["expected_subtasks"] == 1 + len(texts)
+    assert entity(ctx, kb, "Varnholt Harbour").chunk_count == 3
+
+
+def test_a_dead_letter_removes_what_the_chunk_wrote_and_ends_it(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    with ChatServer(answer=graph_of) as chat:
+        kb = new_kb(ctx, embeddings, extract_config(chat), graph=False)
+        done = processed(ctx, kb, DOC_B)
+        graph_on = {"vector_enabled": True, "graph_enabled": True}
+        ctx.knowledge_bases.update(None, kb.id, config={**kb.config, "indexing": graph_on})
+        [b1] = texts_of(ctx, done)
+        finalizing(ctx, done.id, 2)
+        assert extract_graph(ctx, payload_of(done, b1.id, 1)) is True
+    assert entity(ctx, kb, "Osk Trading").chunk_count == 1
+    # As if the last try had crashed after its write, before its end.
+    with ctx.db.session() as session:
+        session.execute(delete(SubtaskEnd).where(SubtaskEnd.knowledge_id == done.id))
+    finalizing(ctx, done.id, 1)
+    end_failed(ctx, done, payload_of(done, b1.id, 1), "GRAPH_EXTRACT_FAILED", "crashed: boom")
+
+    assert ctx.graph.entity_counts(kb.id) == {"entities": 0, "relations": 0}
+    row = ctx.knowledges.get(done.id, None)
+    assert row is not None and row.parse_status == ParseStatus.COMPLETED
+    step = spans_of(ctx, done.id)["postprocess.graph.1"]
+    assert (step.status, step.error_code, step.error_message) == (
+        "failed",
+        "GRAPH_EXTRACT_FAILED",
+        "crashed: boom",
+    )
+    # Once ended, a later dead letter changes nothing.
+    end_failed(ctx, done, payload_of(done, b1.id, 1), "GRAPH_EXTRACT_FAILED", "again")
+    assert spans_of(ctx, done.id)["postprocess.graph.1"].error_message == "crashed: boom"
