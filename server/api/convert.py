@@ -10,6 +10,7 @@ from google.protobuf import struct_pb2, timestamp_pb2
 from sluice.v1 import (
     common_pb2,
     config_pb2,
+    graph_pb2,
     knowledge_base_pb2,
     knowledge_pb2,
     resource_pb2,
@@ -18,6 +19,7 @@ from sluice.v1 import (
 )
 
 from server.services.config_json import from_json
+from server.services.graph_expansion import GraphVia
 from server.services.knowledge_bases import CountedKnowledgeBase
 from server.services.knowledge_reads import ReadChunk
 from server.services.progress import SpanReading, Stall
@@ -26,6 +28,7 @@ from server.services.search import Found
 from server.services.tags import TaggedKnowledge
 from storage.db.models import Tag
 from storage.db.repositories.resources import KNOWLEDGE_FILES, KNOWLEDGE_IMAGE, KNOWLEDGE_ORIGINAL
+from storage.graph.store import Entity
 from workers.pipeline.round.spans import span_to_dict
 
 
@@ -250,6 +253,7 @@ def search_result(found: Found) -> search_pb2.SearchResult:
         knowledge_title=found.knowledge_title,
         matched_chunk_id=found.matched_chunk_id,
         matched_content=found.matched_content,
+        graph_match=_graph_match(found.graph),
         # Unspecified ("" → UNSPECIFIED) when the chunk matched itself.
         matched_chunk_type=_enum(
             knowledge_pb2.ChunkType,
@@ -257,6 +261,24 @@ def search_result(found: Found) -> search_pb2.SearchResult:
             found.matched_chunk_type,
             knowledge_pb2.ChunkType,
         ),
+    )
+
+
+def _graph_match(via: GraphVia | None) -> search_pb2.GraphMatch | None:
+    if via is None:
+        return None
+    return search_pb2.GraphMatch(hops=via.hops, entities=[graph_entity(e) for e in via.entities])
+
+
+def graph_entity(found: Entity) -> graph_pb2.Entity:
+    return graph_pb2.Entity(
+        id=found.id,
+        knowledge_base_id=found.knowledge_base_id,
+        name=found.name,
+        type=found.type,
+        description=found.description,
+        chunk_count=found.chunk_count,
+        knowledge_count=found.knowledge_count,
     )
 
 

@@ -9,6 +9,7 @@ from server.api.auth import Authenticator
 from server.services.cancel import CancelService
 from server.services.chunk_edits import ChunkEditService
 from server.services.deletion import DeletionService
+from server.services.graph import GraphReadService
 from server.services.ingest import IngestService
 from server.services.kb_profile import KnowledgeBaseProfileService
 from server.services.knowledge_bases import KnowledgeBaseService
@@ -47,6 +48,7 @@ class ApiDeps:
     tags: TagManagementService
     kb_profiles: KnowledgeBaseProfileService
     summary_refresh: SummaryRefreshService
+    graph: GraphReadService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -76,4 +78,5 @@ class ApiDeps:
             TagManagementService(ctx, kbs),
             KnowledgeBaseProfileService(ctx, kbs),
             SummaryRefreshService(ctx),
+            GraphReadService(ctx, kbs),
         )

@@ -7,6 +7,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sluice.v1 import (
+    graph_pb2,
+    graph_pb2_grpc,
     knowledge_base_pb2,
     knowledge_base_pb2_grpc,
     knowledge_pb2,
@@ -21,6 +23,7 @@ from sluice.v1 import (
 
 from server.api.auth_interceptor import AuthInterceptor
 from server.api.deps import ApiDeps
+from server.api.graph import GraphServicer
 from server.api.knowledge import KnowledgeServicer
 from server.api.knowledge_bases import KnowledgeBaseServicer
 from server.api.resources import ResourceServicer
@@ -37,6 +40,7 @@ SERVICE_NAMES = (
     search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name,
     resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name,
     tag_pb2.DESCRIPTOR.services_by_name["TagService"].full_name,
+    graph_pb2.DESCRIPTOR.services_by_name["GraphService"].full_name,
 )
 
 # A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
@@ -74,6 +78,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     search_pb2_grpc.add_SearchServiceServicer_to_server(SearchServicer(deps), server)
     resource_pb2_grpc.add_ResourceServiceServicer_to_server(ResourceServicer(deps), server)
     tag_pb2_grpc.add_TagServiceServicer_to_server(TagServicer(deps), server)
+    graph_pb2_grpc.add_GraphServiceServicer_to_server(GraphServicer(deps), server)
     health_servicer = AsyncListingHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):

@@ -20,6 +20,7 @@ from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tags import TagRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
+from storage.graph.store import GraphStore
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from workers.context import EmbedderCache
@@ -88,9 +89,21 @@ class KnowledgeBaseParts(Protocol):
     def files(self) -> BackendScopedFileService: ...
 
 
-class SearchParts(KnowledgeParts, StoredFileParts, Protocol):
-    """SearchService: the index, the embedders for a query and the chunks it finds (their
+class GraphParts(KnowledgeParts, StoredFileParts, Protocol):
+    """GraphReadService: the knowledge graph, and the chunks behind its relations (their
     images made URLs through the catalog)."""
+
+    @property
+    def graph(self) -> GraphStore: ...
+    @property
+    def chunks(self) -> ChunkRepository: ...
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+
+
+class SearchParts(GraphParts, Protocol):
+    """SearchService: the index, the embedders for a query and the chunks it finds (their
+    images made URLs through the catalog), and the graph it may expand them through."""
 
     @property
     def settings(self) -> Settings: ...
@@ -98,8 +111,6 @@ class SearchParts(KnowledgeParts, StoredFileParts, Protocol):
     def index(self) -> MilvusIndex: ...
     @property
     def embedders(self) -> EmbedderCache: ...
-    @property
-    def chunks(self) -> ChunkRepository: ...
 
 
 class ResourceParts(KnowledgeParts, StoredFileParts, Protocol):

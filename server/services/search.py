@@ -11,7 +11,7 @@ knowledge base reads as "nothing there"."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,12 @@ from sluice.v1 import search_pb2
 from core.effective_config import embedding_model_of, resolve
 from core.errors import FailedPrecondition, InvalidArgument
 from core.index_sides import IndexSides, index_sides
+from server.services.graph_expansion import (
+    Expansion,
+    GraphVia,
+    related_to_hits,
+    requested_expansion,
+)
 from server.services.identity import Identity
 from server.services.image_links import with_image_urls
 from server.services.knowledge_bases import KnowledgeBaseService
@@ -53,6 +59,8 @@ class Found:
     matched_chunk_id: str = ""
     matched_chunk_type: str = ""
     matched_content: str = ""
+    # Set on a result graph expansion added after the hits: how it was reached.
+    graph: GraphVia | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,7 @@ class SearchService:
         if request.mode not in search_pb2.SearchMode.values():
             raise InvalidArgument.field("mode", f"unknown search mode {request.mode}")
         top_k = request.top_k or DEFAULT_TOP_K
+        expansion = requested_expansion(request)
         # (collection key, the mode it is searched in) → its knowledge bases
         by_model: dict[tuple[str, int], list[KnowledgeBase]] = defaultdict(list)
         tenant_of: dict[str, str] = {}  # knowledge base id → its tenant's id
@@ -102,7 +111,10 @@ class SearchService:
             hits.sort(key=lambda h: h.score, reverse=True)
             found = self._as_parents(identity, hits[:fetch], top_k)
             if len(found) >= top_k or len(hits) < fetch or fetch >= MAX_CANDIDATES:
-                return self._results(identity, found, tenant_of)
+                results = self._results(identity, found, tenant_of)
+                if expansion is not None:
+                    results += self._expanded(identity, expansion, request, found, tenant_of)
+                return results
             fetch = min(fetch * 3, MAX_CANDIDATES)
 
     def _search_space(
@@ -181,6 +193,54 @@ class SearchService:
             found.update((c.id, c) for c in rows)
             wanted = {c.parent_chunk_id for c in rows if c.parent_chunk_id} - found.keys()
         return found
+
+    def _expanded(
+        self,
+        identity: Identity,
+        expansion: Expansion,
+        request: search_pb2.SearchRequest,
+        found: list[_Result],
+        tenant_of: dict[str, str],
+    ) -> list[Found]:
+        """The results graph expansion adds after ``found`` (server.services.graph_expansion)."""
+        hit_ids = [r.chunk_id for r in found] + [r.matched.id for r in found if r.matched]
+        related = related_to_hits(
+            self._ctx,
+            identity,
+            expansion,
+            knowledge_base_ids=list(tenant_of),
+            knowledge_ids=list(request.knowledge_ids),
+            hit_chunk_ids=list(dict.fromkeys(hit_ids)),
+            lowest_hit_score=min((r.hit.score for r in found), default=0.0),
+            stands_for=lambda chunks: self._standing_for(identity, chunks),
+        )
+        rows = self._ctx.knowledges.get_many(
+            sorted({r.chunk.knowledge_id for r in related}), tenant_id=identity.scope
+        )
+        titles = {row.id: row.title or row.file_name or "" for row in rows}
+        contents = with_image_urls(
+            self._ctx.catalog,
+            self._ctx.files,
+            [(tenant_of[r.chunk.knowledge_base_id], r.chunk.content) for r in related],
+        )
+        return [
+            Found(
+                chunk_id=r.chunk.id,
+                knowledge_id=r.chunk.knowledge_id,
+                knowledge_base_id=r.chunk.knowledge_base_id,
+                content=content,
+                score=r.score,
+                chunk_index=r.chunk.chunk_index,
+                knowledge_title=titles.get(r.chunk.knowledge_id, ""),
+                graph=r.via,
+            )
+            for r, content in zip(related, contents, strict=True)
+        ]
+
+    def _standing_for(self, identity: Identity, chunks: Sequence[Chunk]) -> dict[str, Chunk]:
+        """Each chunk's id → the chunk it is a result as (its topmost parent, or itself)."""
+        ancestors = self._ancestors(identity, chunks)
+        return {c.id: _topmost(c, ancestors) or c for c in chunks}
 
     def _results(
         self, identity: Identity, found: list[_Result], tenant_of: dict[str, str]

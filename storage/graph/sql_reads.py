@@ -39,14 +39,7 @@ class SqlGraphReads:
         order for paging)."""
         if not knowledge_base_ids or limit <= 0:
             return []
-        statement = _entities(knowledge_base_ids)
-        wanted = normalize_name(name)
-        if wanted:
-            statement = statement.where(
-                GraphEntity.normalized_name.contains(wanted, autoescape=True)
-            )
-        if type:
-            statement = statement.where(GraphEntity.type == type)
+        statement = _entities(knowledge_base_ids).where(*_filters(name, type))
         statement = (
             statement.order_by(
                 _CHUNKS.desc(), GraphEntity.normalized_name, GraphEntity.type, GraphEntity.id
@@ -57,10 +50,31 @@ class SqlGraphReads:
         with self._db.session() as session:
             return [_entity(row) for row in session.execute(statement)]
 
+    def count_entities(
+        self, knowledge_base_ids: Sequence[str], *, name: str = "", type: str = ""
+    ) -> int:
+        if not knowledge_base_ids:
+            return 0
+        statement = select(func.count(GraphEntity.id)).where(
+            GraphEntity.knowledge_base_id.in_(list(knowledge_base_ids)), *_filters(name, type)
+        )
+        with self._db.session() as session:
+            return session.scalar(statement) or 0
+
     def get_entity(self, knowledge_base_ids: Sequence[str], entity_id: str) -> Entity | None:
         with self._db.session() as session:
             found = _load_entities(session, knowledge_base_ids, [entity_id])
         return found.get(entity_id)
+
+    def entity_knowledge_base(self, entity_id: str) -> str | None:
+        statement = select(GraphEntity.knowledge_base_id).where(GraphEntity.id == entity_id)
+        with self._db.session() as session:
+            return session.scalar(statement)
+
+    def relation_knowledge_base(self, relation_id: str) -> str | None:
+        statement = select(GraphRelation.knowledge_base_id).where(GraphRelation.id == relation_id)
+        with self._db.session() as session:
+            return session.scalar(statement)
 
     def neighbourhood(
         self, knowledge_base_ids: Sequence[str], entity_id: str, *, depth: int, limit: int
@@ -98,6 +112,11 @@ class SqlGraphReads:
         entities = sorted(others.values(), key=lambda e: (-e.chunk_count, e.name, e.id))
         return Neighbourhood(center, entities, list(relations.values()), truncated)
 
+    def get_relation(self, knowledge_base_ids: Sequence[str], relation_id: str) -> Relation | None:
+        with self._db.session() as session:
+            found = _load_relations(session, knowledge_base_ids, GraphRelation.id == relation_id)
+        return found[0] if found else None
+
     def relation_sources(
         self, knowledge_base_ids: Sequence[str], relation_id: str
     ) -> list[RelationSource] | None:
@@ -134,7 +153,8 @@ class SqlGraphReads:
             return []
         kbs = list(knowledge_base_ids)
         seeds = (
-            select(distinct(GraphMention.entity_id))
+            select(GraphMention.entity_id)
+            .distinct()
             .join(GraphEntity, GraphEntity.id == GraphMention.entity_id)
             .where(
                 GraphMention.chunk_id.in_(list(chunk_ids)),
@@ -183,6 +203,17 @@ class SqlGraphReads:
 
 _CHUNKS = func.count(GraphMention.id)
 _KNOWLEDGES = func.count(distinct(GraphMention.knowledge_id))
+
+
+def _filters(name: str, type: str) -> list[ColumnElement[bool]]:
+    """Name contains ``name`` (both normalised), type is ``type``; empty: any."""
+    filters = []
+    wanted = normalize_name(name)
+    if wanted:
+        filters.append(GraphEntity.normalized_name.contains(wanted, autoescape=True))
+    if type:
+        filters.append(GraphEntity.type == type)
+    return filters
 
 
 def _entities(knowledge_base_ids: Iterable[str]) -> Select[GraphEntity, int, int]:

@@ -146,7 +146,21 @@ class GraphStore(Protocol):
         mentioned first."""
         ...
 
+    def count_entities(
+        self, knowledge_base_ids: Sequence[str], *, name: str = "", type: str = ""
+    ) -> int:
+        """How many entities ``find_entities`` with the same filters pages through."""
+        ...
+
     def get_entity(self, knowledge_base_ids: Sequence[str], entity_id: str) -> Entity | None: ...
+
+    def entity_knowledge_base(self, entity_id: str) -> str | None:
+        """The knowledge base an entity belongs to (what the caller's access is checked on)."""
+        ...
+
+    def relation_knowledge_base(self, relation_id: str) -> str | None:
+        """The knowledge base a relation belongs to."""
+        ...
 
     def neighbourhood(
         self, knowledge_base_ids: Sequence[str], entity_id: str, *, depth: int, limit: int
@@ -155,6 +169,10 @@ class GraphStore(Protocol):
         direction), at most ``limit`` entities besides it (those behind the heaviest
         relations first); None when the entity is not there."""
         ...
+
+    def get_relation(
+        self, knowledge_base_ids: Sequence[str], relation_id: str
+    ) -> Relation | None: ...
 
     def relation_sources(
         self, knowledge_base_ids: Sequence[str], relation_id: str

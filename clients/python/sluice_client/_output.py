@@ -83,6 +83,9 @@ def search_hit_line(result: v1.SearchResult) -> str:
     if len(snippet) > _SNIPPET_CHARS:
         snippet = snippet[: _SNIPPET_CHARS - 1] + "…"
     title = result.knowledge_title or result.knowledge_id
+    if result.graph_match is not None:
+        names = ", ".join(entity.name for entity in result.graph_match.entities)
+        title = f"{title}  [graph: {names}]"
     return f"{result.score:.4f}  {title}  {snippet}"
 
 

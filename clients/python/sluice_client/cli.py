@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sluice_client._arguments import key_value
 from sluice_client._edit_commands import EDIT_COMMANDS, add_edit_commands
+from sluice_client._graph_commands import GRAPH_COMMANDS, add_graph_commands
 from sluice_client._output import (
     UNSUCCESSFUL,
     SpanChangePrinter,
@@ -132,7 +133,11 @@ def _chunks(client: SluiceClient, args: argparse.Namespace) -> int:
 def _search(client: SluiceClient, args: argparse.Namespace) -> int:
     kb_ids = [kb_id for kb_id in args.kb_ids.split(",") if kb_id]
     mode = _SEARCH_MODES[args.mode] if args.mode else None
-    for result in client.search(args.query, kb_ids, top_k=args.top_k, mode=mode):
+    expansion = None if args.graph_hops is None else v1.GraphExpansion(hops=args.graph_hops)
+    found = client.search(
+        args.query, kb_ids, top_k=args.top_k, mode=mode, graph_expansion=expansion
+    )
+    for result in found:
         _out(search_hit_line(result))
     return 0
 
@@ -227,6 +232,7 @@ COMMANDS: dict[str, Command] = {
     "revoke-grant": _revoke_grant,
     "fetch": _fetch,
     **EDIT_COMMANDS,
+    **GRAPH_COMMANDS,
 }
 
 
@@ -350,6 +356,12 @@ def _add_knowledge_commands(commands: argparse._SubParsersAction[argparse.Argume
     search.add_argument("query", metavar="QUERY")
     search.add_argument("--top-k", type=int, default=10)
     search.add_argument("--mode", choices=sorted(_SEARCH_MODES))
+    search.add_argument(
+        "--graph-hops",
+        type=int,
+        metavar="N",
+        help="add chunks related through the knowledge graph, N (0 to 2) relations away",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -366,6 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_kb_commands(commands)
     _add_knowledge_commands(commands)
     add_edit_commands(commands)
+    add_graph_commands(commands)
     return parser
 
 

@@ -17,6 +17,7 @@ from sluice_client._calls import pages as _pages
 from sluice_client._calls import required as _required
 from sluice_client._channel import open_channel
 from sluice_client._edits import EditingMethods
+from sluice_client._graph import GraphMethods
 from sluice_client._proto.google.protobuf import FieldMask
 from sluice_client._proto.sluice import v1
 from sluice_client._resources import write_resource
@@ -44,7 +45,7 @@ def _manual_status(publish: bool | None) -> v1.ManualStatus:
     return v1.ManualStatus.PUBLISH if publish else v1.ManualStatus.DRAFT
 
 
-class SluiceClient(EditingMethods):
+class SluiceClient(EditingMethods, GraphMethods):
     """A connection to a Sluice API server; use it as a context manager to close it.
 
     `timeout` is the deadline in seconds of every call that returns one response (uploads
@@ -70,6 +71,7 @@ class SluiceClient(EditingMethods):
         self._search = v1.SearchServiceStub(self._channel)
         self._resources = v1.ResourceServiceStub(self._channel)
         self._tags = v1.TagServiceStub(self._channel)
+        self._graph = v1.GraphServiceStub(self._channel)
         self._watch_spans = self._channel.unary_stream(
             _WATCH_SPANS_METHOD,
             request_serializer=v1.WatchSpansRequest.SerializeToString,
@@ -483,13 +485,17 @@ class SluiceClient(EditingMethods):
         *,
         top_k: int = 10,
         mode: v1.SearchMode | None = None,
+        graph_expansion: v1.GraphExpansion | None = None,
     ) -> list[v1.SearchResult]:
-        """The best `top_k` chunks; `mode=None` lets the server choose (hybrid)."""
+        """The best `top_k` chunks; `mode=None` lets the server choose (hybrid). With
+        `graph_expansion`, chunks related to them through the knowledge graph follow (their
+        `graph_match` set)."""
         ids = [knowledge_base_ids] if isinstance(knowledge_base_ids, str) else knowledge_base_ids
         request = v1.SearchRequest(
             query=query,
             knowledge_base_ids=list(ids),
             top_k=top_k,
             mode=mode if mode is not None else v1.SearchMode.UNSPECIFIED,
+            graph_expansion=graph_expansion,
         )
         return _call(self._search.search, request).results

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 from sluice_client import SluiceClient
 
+from tests.e2e.graph_support import stack_database, write_graph
 from tests.e2e.lifecycle_support import done, html_with_image
 from tests.e2e.stacks import Stack, full_stack
 from tests.support.processes import PYTHONPATH, REPO, Process, python
@@ -49,6 +50,9 @@ class TenantData:
     # One of the knowledge's chunks, and a tag of the knowledge base linked to it.
     chunk_id: str
     tag_id: str
+    # An entity of the knowledge base's graph and a relation from it, in that chunk.
+    entity_id: str
+    relation_id: str
     markers: tuple[str, ...]
 
 
@@ -102,6 +106,12 @@ def tenant_with_data(deployment: Deployment, name: str) -> TenantData:
         chunk = next(iter(client.list_chunks(knowledge.id)))
         tag = client.create_tag(kb.id, f"tag-{secret}")
         client.set_knowledge_tags(knowledge.id, [tag.id])
+        with stack_database(deployment.stack) as db:
+            entities = [(f"{secret} pump", "DEVICE"), (f"{secret} valve", "DEVICE")]
+            relations = [(f"{secret} pump", "feeds", f"{secret} valve")]
+            write_graph(db, knowledge.id, {chunk.id: (entities, relations)})
+        [entity, _] = client.list_entities(kb.id)
+        [relation] = client.get_neighbourhood(entity.id).relations
     return TenantData(
         key,
         kb.id,
@@ -111,5 +121,7 @@ def tenant_with_data(deployment: Deployment, name: str) -> TenantData:
         grant.token,
         chunk.id,
         tag.id,
+        entity.id,
+        relation.id,
         (secret.lower(),),
     )

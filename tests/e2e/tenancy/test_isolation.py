@@ -20,7 +20,14 @@ import pytest
 from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
-from sluice.v1 import knowledge_base_pb2, knowledge_pb2, resource_pb2, search_pb2, tag_pb2
+from sluice.v1 import (
+    graph_pb2,
+    knowledge_base_pb2,
+    knowledge_pb2,
+    resource_pb2,
+    search_pb2,
+    tag_pb2,
+)
 from sluice_client import PermissionDenied, SluiceClient
 from sluice_client.cli import main as cli
 
@@ -28,7 +35,7 @@ from tests.e2e.tenancy.conftest import Deployment, TenantData, create_key, tenan
 
 SERVICES = [
     service
-    for module in (knowledge_base_pb2, knowledge_pb2, search_pb2, resource_pb2, tag_pb2)
+    for module in (knowledge_base_pb2, knowledge_pb2, search_pb2, resource_pb2, tag_pb2, graph_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 ]
 REFUSED = {grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED}
@@ -71,6 +78,8 @@ def _ids(a: TenantData, method: MethodDescriptor) -> dict[str, str]:
         "chunk_id": a.chunk_id,
         "tag_id": a.tag_id,
         "tag_ids": a.tag_id,
+        "entity_id": a.entity_id,
+        "relation_id": a.relation_id,
         # ReadResource's token is a bearer credential by design (whoever holds it reads):
         # B presents one of A's ids as a token; RevokeAccessGrant's is A's real token.
         "token": a.knowledge_id if method.name == "ReadResource" else a.token,
@@ -220,6 +229,9 @@ def _untouched(deployment: Deployment, a: TenantData) -> None:
         assert any(hit.knowledge_id == a.knowledge_id for hit in client.search("gauges", [a.kb_id]))
         meta = next(iter(client.read_resource(a.token))).meta
         assert meta is not None and meta.ref == a.original_ref
+        assert client.get_entity(a.entity_id).chunk_count == 1
+        [source] = client.get_relation_sources(a.relation_id)
+        assert source.chunk_id == a.chunk_id
 
 
 def test_grants_are_revoked_by_token_resource_or_knowledge(
