@@ -76,7 +76,7 @@ def picture_round(
     work = DocumentWork(
         row, 1, resolve(config, None), kb.embedding_model_key, markdown=stored.markdown
     )
-    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index, ctx.graph)
     chunking = ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products)
     run_stage(spans, chunking, work)
     KnowledgeState(ctx, row.id, 1).enable()

@@ -78,21 +78,26 @@ def answer(request: ChatRequest) -> str:
     return CAPTION if request.images else QUESTIONS
 
 
-def serve_chat(latency_s: float, conn: Connection) -> None:
+def serve_chat(
+    latency_s: float, conn: Connection, reply: Callable[[ChatRequest], str] = answer
+) -> None:
     """The chat server, in a process of its own (as a model server is): its base URL is
     sent when it listens, its request count and peak in flight when told to stop."""
-    with ChatServer(answer=answer, delay_s=latency_s) as chat:
+    with ChatServer(answer=reply, delay_s=latency_s) as chat:
         conn.send(chat.base_url)
         conn.recv()
         conn.send((len(chat.log()), chat.max_in_flight))
 
 
 @contextmanager
-def chat_process(latency_s: float) -> Iterator[tuple[str, Counts]]:
-    """The chat server's base URL, and what stops it and returns its counts."""
+def chat_process(
+    latency_s: float, reply: Callable[[ChatRequest], str] = answer
+) -> Iterator[tuple[str, Counts]]:
+    """The chat server's base URL, and what stops it and returns its counts; ``reply``
+    writes its answers (a forked process: any function will do)."""
     ours, theirs = multiprocessing.get_context("fork").Pipe()
     process = multiprocessing.get_context("fork").Process(
-        target=serve_chat, args=(latency_s, theirs), daemon=True
+        target=serve_chat, args=(latency_s, theirs, reply), daemon=True
     )
     process.start()
     try:

@@ -15,6 +15,7 @@ from bench import (
     chunker_speed,
     enrichment_throughput,
     formats,
+    graph_extraction,
     graph_store,
     ingest_throughput,
     keyword_search,
@@ -44,6 +45,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("model_speed", model_speed.main),
     ("enrichment_throughput", enrichment_throughput.main),
     ("graph_store", graph_store.main),
+    ("graph_extraction", graph_extraction.main),
 )
 
 

@@ -74,6 +74,10 @@ class EffectiveConfig:
     # Questions asked per text chunk (1..MAX_QUESTION_COUNT).
     question_count: int = DEFAULT_QUESTION_COUNT
     extract_model: ChatModelConfig = NO_MODEL
+    # ExtractConfig's entity and relation types, which graph extraction is held to (empty:
+    # any); the upload's lists replace the knowledge base's when it names any.
+    extract_entity_types: tuple[str, ...] = ()
+    extract_relation_types: tuple[str, ...] = ()
     wiki_model: ChatModelConfig = NO_MODEL
     # ImageProcessingConfig: a knowledge base that names neither switch gets both.
     image_ocr: bool = True
@@ -184,6 +188,10 @@ def resolve(kb_config: Mapping[str, Any], overrides: Mapping[str, Any] | None) -
         ),
         question_count=question_count_of(question),
         extract_model=chosen_model(over.get("extract"), kb_config.get("extract")),
+        extract_entity_types=_listed(over.get("extract"), kb_config.get("extract"), "entity_types"),
+        extract_relation_types=_listed(
+            over.get("extract"), kb_config.get("extract"), "relation_types"
+        ),
         wiki_model=chosen_model(None, kb_config.get("wiki"), "synthesis_model"),
         **_image_switches(kb_config.get("image_processing") or {}),
         image_vector=bool((kb_config.get("image_processing") or {}).get("image_vector_enabled")),
@@ -201,6 +209,19 @@ def _auto_tag(section: Mapping[str, Any]) -> dict[str, Any]:
         "auto_tag_max_tags": min(MAX_AUTO_TAGS, max(1, wanted)) if wanted else DEFAULT_AUTO_TAGS,
         "auto_tag_retag_tagged": bool(section.get("retag_tagged", False)),
     }
+
+
+def _listed(
+    over: Mapping[str, Any] | None, kb: Mapping[str, Any] | None, name: str
+) -> tuple[str, ...]:
+    """A list of ExtractConfig: the upload's when it names any, else the knowledge base's;
+    blanks and repeats dropped."""
+    for section in (over, kb):
+        found = [str(v).strip() for v in (section or {}).get(name) or ()]
+        kept = tuple(dict.fromkeys(v for v in found if v))
+        if kept:
+            return kept
+    return ()
 
 
 def question_count_of(section: Mapping[str, Any]) -> int:

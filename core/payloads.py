@@ -158,3 +158,18 @@ class QuestionBatchPayload(Payload):
     attempt: int
     batch_index: int
     chunk_ids: list[str]
+
+
+@dataclass(frozen=True)
+class GraphExtractPayload(Payload):
+    """knowledge:graph_extract — the entities and relations of one chunk of round
+    ``attempt`` (``chunk_id``; "" when the configuration names no extraction model), graph
+    subtask ``index`` (1-based) of the round: it ends with the round's counter decremented
+    once."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int
+    chunk_id: str
+    index: int

@@ -9,6 +9,7 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    GraphExtractPayload,
     ImageMultimodalPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
@@ -41,6 +42,10 @@ PROFILE_WINDOW_S = 30
 # embedding of their questions; calls wait their turn behind other batches of the model.
 QUESTION_RETRIES = 2
 QUESTION_TIMEOUT_S = 1800
+# knowledge:graph_extract: one chunk's model call (its own retries inside, and the asks
+# again of an answer that is not the JSON asked for) and one graph write.
+GRAPH_RETRIES = 2
+GRAPH_TIMEOUT_S = 900
 # image:multimodal: one image's OCR (or a VLM call) and the embedding of its two chunks.
 IMAGE_RETRIES = 3
 IMAGE_TIMEOUT_S = 600
@@ -128,6 +133,23 @@ def question_batch(payload: QuestionBatchPayload) -> TaskSpec:
         retry_intervals=(10, 60),
         timeout_s=QUESTION_TIMEOUT_S,
         on_final_failure="workers.tasks.on_question_batch_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def graph_extract(payload: GraphExtractPayload) -> TaskSpec:
+    """One chunk of a round's graph subtasks, on the graph queue in the knowledge's group (a
+    cancel or reparse removes it); a try whose model is unavailable is retried, the last
+    one ends the subtask with the error."""
+    return TaskSpec(
+        handler="workers.tasks.extract_graph",
+        payload=payload.to_dict(),
+        queue=QueueName.GRAPH,
+        job_id=f"knowledge-graph-{payload.knowledge_id}-{payload.attempt}-{payload.index}",
+        max_retries=GRAPH_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=GRAPH_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_graph_extract_failed",
         group=payload.knowledge_id,
     )
 

@@ -11,6 +11,7 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    GraphExtractPayload,
     ImageMultimodalPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
@@ -23,6 +24,9 @@ from workers.context import current_context
 from workers.enrichment.auto_tags import STEP_SPAN as AUTO_TAG_STEP
 from workers.enrichment.auto_tags import auto_tag_knowledge as link_picked_tags
 from workers.enrichment.auto_tags import tracker_of
+from workers.enrichment.graph_extract import GRAPH_EXTRACT_FAILED
+from workers.enrichment.graph_extract import end_failed as end_graph_failed
+from workers.enrichment.graph_extract import extract_graph as write_chunk_graph
 from workers.enrichment.kb_profile import refresh_profile
 from workers.enrichment.questions import QUESTIONS_FAILED, end_batch_failed
 from workers.enrichment.questions import generate_questions as write_question_batch
@@ -130,3 +134,16 @@ def on_question_batch_failed(payload: dict[str, Any], error: str) -> None:
     knowledge = ctx.knowledges.get(batch.knowledge_id, None)
     if knowledge is not None:
         end_batch_failed(ctx, knowledge, batch, QUESTIONS_FAILED, error)
+
+
+def extract_graph(payload: dict[str, Any]) -> None:
+    """knowledge:graph_extract (graph queue)."""
+    write_chunk_graph(current_context(), GraphExtractPayload.from_dict(payload))
+
+
+def on_graph_extract_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:graph_extract: its last try crashed or timed out."""
+    ctx, task = current_context(), GraphExtractPayload.from_dict(payload)
+    knowledge = ctx.knowledges.get(task.knowledge_id, None)
+    if knowledge is not None:
+        end_graph_failed(ctx, knowledge, task, GRAPH_EXTRACT_FAILED, error)

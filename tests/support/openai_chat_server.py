@@ -74,7 +74,9 @@ class ChatRequest:
 
 
 def example_of(schema: Mapping[str, Any]) -> Any:
-    """A value that matches a (simple) JSON schema."""
+    """A value that matches a (simple) JSON schema (an enum's first value)."""
+    if schema.get("enum"):
+        return schema["enum"][0]
     kind = schema.get("type")
     if kind == "object":
         return {name: example_of(sub) for name, sub in schema.get("properties", {}).items()}

@@ -67,7 +67,7 @@ def document_stages(
     parts: DocumentStageParts, checkpoint: RoundCheckpoint, budget: TimeBudget
 ) -> Sequence[Stage[DocumentWork]]:
     """The document pipeline: its stages in order, each given what it uses."""
-    products = RoundProducts(parts.index_checkpoints, parts.chunks, parts.index)
+    products = RoundProducts(parts.index_checkpoints, parts.chunks, parts.index, parts.graph)
     indexer = ChunkIndexer(parts.embedders, parts.index, parts.settings.models.embed_batch_size)
     return (
         DocReaderStage(parts, checkpoint),
@@ -126,7 +126,9 @@ class DocumentRound(RoundRunner[DocumentWork, DocumentRoundParts]):
         )
         super().__init__(parts, knowledge.id, work.attempt, self.tracker, stages)
         self.state = state
-        self.products = RoundProducts(parts.index_checkpoints, parts.chunks, parts.index)
+        self.products = RoundProducts(
+            parts.index_checkpoints, parts.chunks, parts.index, parts.graph
+        )
         self.queue_try = queue_try
         self.checkpoint = checkpoint
         self.budget = budget

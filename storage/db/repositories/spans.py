@@ -148,6 +148,14 @@ class SpanRepository:
         with self._db.session() as session:
             return list(session.scalars(query))
 
+    def id_of(self, knowledge_id: str, attempt: int, name: str) -> str | None:
+        """The id of the attempt's span ``name``; None when it has none."""
+        query = select(Span.id).where(
+            Span.knowledge_id == knowledge_id, Span.attempt == attempt, Span.name == name
+        )
+        with self._db.session() as session:
+            return session.scalar(query)
+
     def latest_attempt(self, knowledge_id: str) -> int:
         """The highest attempt with spans; 0 when there are none."""
         query = select(func.max(Span.attempt)).where(Span.knowledge_id == knowledge_id)

@@ -67,7 +67,7 @@ def round_with_one_picture(
     )
     tracker.open({"file_name": "notes.docx"})
     work = DocumentWork(row, 1, resolve(config, None), model_key, markdown=stored.markdown)
-    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index, ctx.graph)
     chunking = ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products)
     run_stage(tracker, chunking, work)
     KnowledgeState(ctx, row.id, 1).enable()

@@ -121,7 +121,7 @@ def processed_knowledge(
         ctx.spans, ctx.publisher, tenant_id=tenant, knowledge_id=row.id, attempt=1
     )
     tracker.open({"file_name": file_name})
-    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index)
+    products = RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index, ctx.graph)
     chunking = ChunkingStage(ctx.knowledges, ctx.chunks, ctx.index_checkpoints, products)
     work = DocumentWork(row, 1, resolve(kb.config, None), model_key, markdown=markdown)
     run_stage(tracker, chunking, work)

@@ -1,7 +1,7 @@
-"""Ending one processing round without a trace: its chunks and index rows removed, its open
-spans closed. Everything here names the round (attempt) it clears, so ending an old round
-never touches a newer one, and every step may run twice (the API and a stopping worker both
-clean up after a cancel)."""
+"""Ending one processing round without a trace: its chunks, their index rows and what graph
+extraction wrote of it removed, its open spans closed. Everything here names the round
+(attempt) it clears, so ending an old round never touches a newer one, and every step may
+run twice (the API and a stopping worker both clean up after a cancel)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from core.statuses import ParseStatus, SpanStatus
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.events.base import ProgressEvent
+from storage.graph.store import GraphStore
 from storage.index.milvus_index import MilvusIndex
 from workers.pipeline.round.parts import RoundProductParts, RoundSpanParts
 from workers.pipeline.round.spans import publish_spans
@@ -31,11 +32,13 @@ STOP_GRACE_S = 5.0
 
 @dataclass(frozen=True)
 class RoundProducts:
-    """A round's chunks, their index rows and its index checkpoint: what ending it removes."""
+    """A round's chunks, their index rows, its index checkpoint and its graph rows (the
+    entity mentions and relation sources of its chunks): what ending it removes."""
 
     index_checkpoints: IndexCheckpointRepository
     chunks: ChunkRepository
     index: MilvusIndex
+    graph: GraphStore
 
     def remove(
         self,
@@ -57,7 +60,11 @@ class RoundProducts:
         it opens the new attempt (spec), so a batch the old round's task was indexing then
         lands after that removal, with its chunk rows gone; and a task that saw its stop
         before the new attempt opened still counted as current and kept what it wrote. The
-        new round's own removal (chunking) finds those rows here."""
+        new round's own removal (chunking) finds those rows here, as it finds the graph rows
+        an old round's extraction wrote after the reparse removed them.
+
+        The graph rows go first: they name the chunks, never the other way round."""
+        self.graph.remove_rounds(knowledge_id, attempt, and_older=and_older)
         self.index_checkpoints.delete(knowledge_id, attempt, and_older=and_older)
         chunk_ids = set(self.chunks.ids_of_attempt(knowledge_id, attempt, and_older=and_older))
         known = set(known_chunk_ids) - chunk_ids
@@ -79,7 +86,7 @@ def remove_round_products(
     known_chunk_ids: Iterable[str] = (),
 ) -> None:
     """RoundProducts.remove for callers holding a context's parts (API, housekeeping)."""
-    RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index).remove(
+    RoundProducts(ctx.index_checkpoints, ctx.chunks, ctx.index, ctx.graph).remove(
         knowledge_id, attempt, model_key, and_older=and_older, known_chunk_ids=known_chunk_ids
     )
 

@@ -11,6 +11,7 @@ from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.events.base import EventPublisher
+from storage.graph.store import GraphStore
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 
@@ -48,7 +49,8 @@ class RoundSpanParts(StateParts, Protocol):
 
 
 class RoundProductParts(Protocol):
-    """Where a round's products are: its chunks, their index rows, its index checkpoint."""
+    """Where a round's products are: its chunks, their index rows, its index checkpoint,
+    its graph rows."""
 
     @property
     def index_checkpoints(self) -> IndexCheckpointRepository: ...
@@ -56,3 +58,5 @@ class RoundProductParts(Protocol):
     def chunks(self) -> ChunkRepository: ...
     @property
     def index(self) -> MilvusIndex: ...
+    @property
+    def graph(self) -> GraphStore: ...

@@ -60,8 +60,8 @@ class SpanStore(Protocol):
     ) -> Sequence[Any]: ...
 
 
-class SpanLister(Protocol):
-    def list(self, knowledge_id: str, attempt: int, *, tenant_id: str | None) -> Sequence[Any]: ...
+class SpanFinder(Protocol):
+    def id_of(self, knowledge_id: str, attempt: int, name: str) -> str | None: ...
 
 
 class TrackedRound(Protocol):
@@ -95,11 +95,11 @@ def round_tracker(
     )
 
 
-def stage_span_id(spans: SpanLister, knowledge_id: str, attempt: int, stage: str) -> str | None:
+def stage_span_id(spans: SpanFinder, knowledge_id: str, attempt: int, stage: str) -> str | None:
     """The id of round ``attempt``'s span of ``stage`` (the parent of a task's step spans);
-    None for a round without one."""
-    rows = spans.list(knowledge_id, attempt, tenant_id=None)
-    return next((s.id for s in rows if s.name == stage), None)
+    None for a round without one. Looked up by name: a round of a thousand graph chunks has
+    a thousand step spans, which every one of its tasks would read again."""
+    return spans.id_of(knowledge_id, attempt, stage)
 
 
 def utcnow() -> datetime:

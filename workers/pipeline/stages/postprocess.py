@@ -28,6 +28,7 @@ from workers.pipeline.round.parts import QueueParts, StateParts
 from workers.pipeline.round.runner import HandOff, Progress, Skip
 from workers.pipeline.round.state import KnowledgeState
 from workers.pipeline.stages.after_planning import after_planning
+from workers.pipeline.stages.graph_subtask import GraphSubtask
 from workers.pipeline.stages.question_subtask import QuestionSubtask
 from workers.pipeline.stages.summary_subtask import SummarySubtask
 from workers.pipeline.stages.work import DocumentWork
@@ -61,11 +62,12 @@ class EnrichmentParts(StateParts, QueueParts, Protocol):
 
 def enrichment_kinds(parts: EnrichmentParts) -> Sequence[SubtaskKind]:
     """The kinds a round plans from, in the order they are queued: the summary (0/1), the
-    question batches of 20 text chunks (image-only chunks skipped); graph chunks and wiki
-    (0/1) join here as they are implemented."""
+    question batches of 20 text chunks (image-only chunks skipped), one per graph chunk
+    (selectGraphChunks); wiki (0/1) joins here as it is implemented."""
     return (
         SummarySubtask(parts.queue, parts.summaries, parts.chunks),
         QuestionSubtask(parts.queue, parts.chunks),
+        GraphSubtask(parts.queue, parts.chunks),
     )
 
 
