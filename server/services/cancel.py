@@ -4,7 +4,9 @@ The row moves to cancelled first (a guarded UPDATE on the status and attempt jus
 every later write of the round's worker fails its guard; then its queued tasks are removed
 and a running one is told to stop, an open summary closes as none and watchers hear the new
 state. Chunks and index rows of a round cancelled before it finished indexing are removed
-(the worker removes whatever it still writes after this, when it stops).
+(the worker removes whatever it still writes after this, when it stops); of a round cancelled
+in post-processing, only the graph rows its extraction wrote (a later write fails the store's
+attempt guard).
 
 The round's open spans are closed by the worker when it actually stops, so the timeline
 shows when the work ended; a round no worker holds (still pending) is closed here at once,
@@ -70,6 +72,10 @@ class CancelService:
             kb = ctx.knowledge_bases.get(before.tenant_id, before.knowledge_base_id)
             model_key = kb.embedding_model_key if kb is not None else ""
             remove_round_products(ctx, before.id, attempt, model_key)
+        else:
+            # Indexing was done, so the chunks stay searchable; the graph the round's
+            # extraction was still building is dropped rather than left half-made.
+            ctx.graph.remove_rounds(before.id, attempt)
         held: HeldRound | None = HeldRound(before.id, attempt)
         if before.parse_status == ParseStatus.PENDING:
             close_round_spans(ctx, before.id, attempt, CANCELLED, _MESSAGE)

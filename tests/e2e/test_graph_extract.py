@@ -3,11 +3,13 @@ knowledge base with the graph on and typed extraction, set over gRPC, a Markdown
 two sections. Each section is one graph subtask: the model is asked in structured output
 whose schema holds the configured types, the round goes through finalizing and completes,
 and each step span says what it found and what it dropped. An upload with the graph off
-plans none."""
+plans none; a cancel during the extraction leaves no graph."""
 
 from __future__ import annotations
 
 import json
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +19,10 @@ import pytest
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
-from tests.e2e.lifecycle_support import done
+from tests.e2e.lifecycle_support import WAIT_S, done
 from tests.e2e.stacks import Stack, lite_stack
 from tests.support.openai_chat_server import ChatRequest, ChatServer
+from tests.support.waiting import wait_until
 
 # The chat server lets the test's own requests in (the SSRF rules refuse loopback).
 ENV = {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1"}
@@ -143,3 +146,32 @@ def test_an_upload_with_the_graph_off_plans_no_extraction(
 
     assert finished.parse_status == v1.ParseStatus.COMPLETED, finished.error_message
     assert graph_steps(client, upload.id) == {}
+
+
+def test_a_cancel_in_post_processing_drops_the_graph_the_round_was_building(
+    client: SluiceClient, tmp_path: Path
+) -> None:
+    # The crane section is answered at once; the trade section's answer waits until the
+    # knowledge was cancelled, so its write comes after the cancel.
+    cancelled = threading.Event()
+
+    def held_extraction(request: ChatRequest) -> str:
+        if SECTIONS["trade"] in request.texts[-1]:
+            assert cancelled.wait(WAIT_S)
+        return extraction(request)
+
+    with ChatServer(answer=held_extraction) as chat:
+        kb = client.create_knowledge_base(
+            f"graph-cancel-{uuid.uuid4().hex[:8]}", config=graph_config(chat)
+        )
+        upload = client.upload_file(kb.id, document(tmp_path / "notes.md"))
+        wait_until(lambda: bool(list(client.list_entities(kb.id, name_contains="ada"))), WAIT_S)
+        client.cancel_parse(upload.id)
+        cancelled.set()
+        wait_until(lambda: len(chat.log()) == 2, WAIT_S)
+        # The late answer's task has had its chance to write.
+        time.sleep(1.0)
+        names = {entity.name for entity in client.list_entities(kb.id)}
+
+    assert client.get_knowledge(upload.id).parse_status == v1.ParseStatus.CANCELLED
+    assert names == set()
