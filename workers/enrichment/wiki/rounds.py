@@ -40,7 +40,9 @@ def current_round(parts: WikiParts, op: WikiPendingOp) -> Knowledge | None:
 
 
 def begin(parts: WikiParts, row: Knowledge, attempt: int, inputs: Mapping[str, Any]) -> SpanTracker:
-    tracker = round_tracker(parts, row, attempt, queue_try=queue_try_of(parts).attempt_number)
+    queue_try = queue_try_of(parts).attempt_number
+    tracker = round_tracker(parts, row, attempt, queue_try=queue_try)
+    inputs = {**inputs, "queue_try": queue_try}
     parent = stage_span_id(parts.spans, row.id, attempt, StageName.POSTPROCESS)
     tracker.begin_step(STEP, stage=StageName.POSTPROCESS, parent_id=parent, inputs=inputs)
     return tracker
