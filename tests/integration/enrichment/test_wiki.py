@@ -333,3 +333,36 @@ def test_a_synthesis_model_the_ssrf_rules_refuse_releases_on_the_last_try(
     assert (step.status, step.error_code) == ("failed", "MODEL_ENDPOINT_REFUSED")
     assert step.input["queue_try"] == spec.max_attempts
     assert ctx.wiki_ops.oldest_ingest(row.id, 2) is None
+
+
+def test_an_unreadable_answer_on_the_last_try_ends_the_round_with_the_error(
+    ctx: WorkerContext, embeddings: EmbeddingServer, chat: ChatServer
+) -> None:
+    kb = new_kb(ctx, embeddings, model_config(chat), wiki_enabled=False)
+    row = upload(ctx, kb, "Crane log", "The Varnholt harbour crane lifted 12 crates of salt.")
+    settle(ctx)
+    finalizing_round(ctx, row, 2)
+    ctx.knowledge_bases.update(None, kb.id, config={**kb.config, **WIKI_ON})
+    chat.answer = lambda request: "not json"
+
+    # Called outside a queue: its one try is the last.
+    assert ingest_wiki(ctx, WikiIngestPayload(kb.id)) == 1
+
+    done = fresh(ctx, row.id)
+    assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.COMPLETED, 0)
+    step = wiki_step(ctx, row.id, 2)
+    assert (step.status, step.error_code) == ("failed", "MODEL_UNAVAILABLE")
+    assert pages(ctx, kb.id) == {}
+
+
+def test_an_answer_with_no_topics_ends_the_round_with_no_page(
+    ctx: WorkerContext, embeddings: EmbeddingServer, chat: ChatServer
+) -> None:
+    chat.answer = lambda request: '{"topics": []}'
+    kb = new_kb(ctx, embeddings, model_config(chat))
+    row = upload(ctx, kb, "Crane log", "The Varnholt harbour crane lifted 12 crates of salt.")
+    settle(ctx)
+
+    assert fresh(ctx, row.id).parse_status == ParseStatus.COMPLETED
+    assert wiki_step(ctx, row.id).output == {"topics": 0, "created": [], "updated": []}
+    assert pages(ctx, kb.id) == {}
