@@ -163,9 +163,11 @@ class QuestionBatchPayload(Payload):
 @dataclass(frozen=True)
 class WikiIngestPayload(Payload):
     """wiki:ingest — write the knowledge base's pending wiki ingests into its pages, in
-    batches (each ingest carries its round; the task is debounced per knowledge base)."""
+    batches (each ingest carries its round). Debounced: it starts at ``not_before`` (epoch
+    seconds), the end of the window it was queued in."""
 
     knowledge_base_id: str
+    not_before: float = 0.0
 
 
 @dataclass(frozen=True)

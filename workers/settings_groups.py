@@ -125,6 +125,9 @@ class QueueSettings(SettingsGroup):
     # On SIGTERM a worker hands its running round back to the queue and exits within this
     # many seconds (lite mode: the executor's shutdown waits as long).
     worker_shutdown_grace_s: float = Field(default=30.0, gt=0)
+    # wiki:ingest's debounce: the ingests a knowledge base's rounds queue within one window
+    # are written by one task, which starts once the window is over.
+    wiki_debounce_s: float = Field(default=10.0, gt=0, validation_alias="SLUICE_WIKI_DEBOUNCE")
 
     def pool_size(self, pool: Pool) -> int:
         size: int = getattr(self, f"pool_{pool.value}")

@@ -47,11 +47,9 @@ QUESTION_TIMEOUT_S = 1800
 IMAGE_RETRIES = 3
 IMAGE_TIMEOUT_S = 600
 # wiki:ingest: a model call per document and one per page it adds to, for every document
-# of the batch; wiki:retract: one call per page rebuilt. The window debounces a batch of
-# uploads into one task.
+# of the batch; wiki:retract: one call per page rebuilt.
 WIKI_RETRIES = 2
 WIKI_TIMEOUT_S = 3600
-WIKI_WINDOW_S = 10
 # knowledge:post_process: database writes and enqueues only.
 POST_PROCESS_RETRIES = 3
 POST_PROCESS_TIMEOUT_S = 300
@@ -176,11 +174,10 @@ def kb_profile(payload: KnowledgeBaseProfilePayload, now_s: float) -> TaskSpec:
     )
 
 
-def wiki_ingest(payload: WikiIngestPayload, now_s: float) -> TaskSpec:
-    """On the wiki queue, its id bucketed by knowledge base and ``WIKI_WINDOW_S`` window of
-    ``now_s`` (epoch seconds): the rounds of a batch of uploads queued while it waits join
-    it. Not in a knowledge's group: it serves many; a round's stop is its attempt check."""
-    window = int(now_s // WIKI_WINDOW_S)
+def wiki_ingest(payload: WikiIngestPayload, window: int) -> TaskSpec:
+    """On the wiki queue, its id bucketed by knowledge base and debounce ``window`` (its
+    number since the epoch): the rounds of a batch of uploads queued within it join it.
+    Not in a knowledge's group: it serves many; a round's stop is its attempt check."""
     return TaskSpec(
         handler="workers.tasks.wiki_ingest",
         payload=payload.to_dict(),

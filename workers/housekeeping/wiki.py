@@ -40,7 +40,9 @@ def sweep_wiki(ctx: HousekeepingParts, repo: HousekeepingRepository, now: dateti
         if not ops.mark_triggered(kb_id, now, not_since=now - threshold):
             report[Outcome.WIKI_THROTTLED] += 1
             continue
-        queued = request_wiki_ingest(ctx.queue, kb_id, now=now.timestamp)
+        queued = request_wiki_ingest(
+            ctx.queue, kb_id, ctx.settings.queue.wiki_debounce_s, now=now.timestamp
+        )
         report[Outcome.WIKI_RETRIGGERED if queued is not None else Outcome.ERRORS] += 1
     ops.purge_tombstones(now - timedelta(seconds=ctx.settings.housekeeping.wiki_op_max_age_s))
     return report

@@ -27,7 +27,7 @@ from workers.pipeline.round.parts import (
     RoundSpanParts,
     StateParts,
 )
-from workers.settings_groups import ModelSettings
+from workers.settings_groups import ModelSettings, QueueSettings
 
 
 class ModelRules(Protocol):
@@ -37,7 +37,14 @@ class ModelRules(Protocol):
     def models(self) -> ModelSettings: ...
 
 
-class PipelineSettings(OutboundRules, ModelRules, Protocol):
+class QueueRules(Protocol):
+    """The queue settings (the wiki subtask's debounce window)."""
+
+    @property
+    def queue(self) -> QueueSettings: ...
+
+
+class PipelineSettings(OutboundRules, ModelRules, QueueRules, Protocol):
     """The settings the document stages read: the outbound rules of reading and fetching,
     the embedding batch size of indexing."""
 

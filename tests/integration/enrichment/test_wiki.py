@@ -33,6 +33,7 @@ from workers.enrichment.wiki.ingest import ingest_wiki
 from workers.lifecycle.deletion import delete_marked, mark_deleting
 from workers.lifecycle.enqueue import document_process_payload
 from workers.lifecycle.reparse import restart_processing
+from workers.wiki_request import request_wiki_ingest
 
 HARBOUR = "Varnholt Harbour"
 PIER = "North Pier"
@@ -324,7 +325,7 @@ def test_a_synthesis_model_the_ssrf_rules_refuse_releases_on_the_last_try(
 
     # The queue's own tries, without their waits: tries 1 and 2 fail, the last releases.
     spec = replace(
-        task_specs.wiki_ingest(WikiIngestPayload(kb.id), time.time()), retry_intervals=()
+        task_specs.wiki_ingest(WikiIngestPayload(kb.id), int(time.time())), retry_intervals=()
     )
     ctx.queue.enqueue(spec)
     settle(ctx)
@@ -413,3 +414,17 @@ def test_a_batch_of_uploads_loses_no_document_on_a_shared_page(
         assert f"lifted {n + 10} crates" in harbour.page.content
     # Each document merged once, none over another's merge.
     assert harbour.page.version == 4
+
+
+def test_the_ingest_requests_of_one_window_share_one_task(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    kb = new_kb(ctx, embeddings, None)
+    # Windows long past: their tasks start at once (and find nothing pending).
+    first = request_wiki_ingest(ctx.queue, kb.id, 10.0, now=lambda: 1_000.0)
+    same = request_wiki_ingest(ctx.queue, kb.id, 10.0, now=lambda: 1_009.9)
+    after = request_wiki_ingest(ctx.queue, kb.id, 10.0, now=lambda: 1_010.0)
+    settle(ctx)
+
+    assert first == same == f"wiki-ingest-{kb.id}-100"
+    assert after == f"wiki-ingest-{kb.id}-101"

@@ -18,6 +18,7 @@ knowledge was deleted). Its end counts the round's wiki slot down once (``rounds
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -56,7 +57,11 @@ class PageContended(Exception):
 
 
 def ingest_wiki(parts: WikiParts, payload: WikiIngestPayload) -> int:
-    """Write the base's pending ingests; how many rounds this try ended or released."""
+    """Write the base's pending ingests; how many rounds this try ended or released. Waits
+    for the end of its debounce window first."""
+    wait_s = payload.not_before - time.time()
+    if wait_s > 0:
+        time.sleep(wait_s)
     kb = parts.knowledge_bases.get(None, payload.knowledge_base_id)
     if kb is None:  # its operations went with it
         return 0

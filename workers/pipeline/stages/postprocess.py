@@ -24,6 +24,7 @@ from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.wiki_ops import WikiOpRepository
+from workers.pipeline.parts import QueueRules
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import QueueParts, StateParts
 from workers.pipeline.round.runner import HandOff, Progress, Skip
@@ -61,6 +62,8 @@ class EnrichmentParts(StateParts, QueueParts, Protocol):
     def knowledge_bases(self) -> KnowledgeBaseRepository: ...
     @property
     def wiki_ops(self) -> WikiOpRepository: ...
+    @property
+    def settings(self) -> QueueRules: ...
 
 
 def enrichment_kinds(parts: EnrichmentParts) -> Sequence[SubtaskKind]:
@@ -70,7 +73,9 @@ def enrichment_kinds(parts: EnrichmentParts) -> Sequence[SubtaskKind]:
     return (
         SummarySubtask(parts.queue, parts.summaries, parts.chunks),
         QuestionSubtask(parts.queue, parts.chunks),
-        WikiSubtask(parts.queue, parts.wiki_ops, parts.chunks),
+        WikiSubtask(
+            parts.queue, parts.wiki_ops, parts.chunks, parts.settings.queue.wiki_debounce_s
+        ),
     )
 
 

@@ -20,8 +20,15 @@ from workers.wiki_request import request_wiki_ingest
 class WikiSubtask:
     name = "wiki"
 
-    def __init__(self, queue: TaskQueue, ops: WikiOpRepository, chunks: ChunkRepository) -> None:
+    def __init__(
+        self,
+        queue: TaskQueue,
+        ops: WikiOpRepository,
+        chunks: ChunkRepository,
+        debounce_s: float,
+    ) -> None:
         self._queue = queue
+        self._debounce_s = debounce_s
         self._ops = ops
         self._chunks = chunks
 
@@ -40,5 +47,5 @@ class WikiSubtask:
         self._ops.add_ingest(
             knowledge.tenant_id, knowledge.knowledge_base_id, knowledge.id, work.attempt
         )
-        request_wiki_ingest(self._queue, knowledge.knowledge_base_id)
+        request_wiki_ingest(self._queue, knowledge.knowledge_base_id, self._debounce_s)
         return 1
