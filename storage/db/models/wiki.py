@@ -70,7 +70,7 @@ class WikiPageLink(Base):
 
 
 class WikiPendingOp(Base):
-    """An ingest or retract of one knowledge, waiting for the debounced wiki task."""
+    """An ingest of one knowledge's round, waiting for the debounced wiki task."""
 
     __tablename__ = "wiki_pending_ops"
     __table_args__ = (Index(None, "knowledge_base_id", "created_at"),)
@@ -81,7 +81,8 @@ class WikiPendingOp(Base):
         String(36), ForeignKey("knowledge_bases.id", ondelete="CASCADE")
     )
     knowledge_id: Mapped[str] = mapped_column(String(36), index=True)
-    # "ingest" or "retract" (workers.enrichment.wiki.ops.WikiOpKind).
+    # "ingest" (storage.db.repositories.wiki_ops.INGEST): a delete's retract runs at once,
+    # then as its own task, and needs no pending row.
     op: Mapped[str] = mapped_column(String(16))
     # The knowledge's attempt when the op was queued; a newer attempt supersedes it.
     attempt: Mapped[int] = mapped_column(default=0)
