@@ -22,6 +22,7 @@ from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.events.base import ProgressEvent
 from storage.queue.base import QueueError
 from workers import task_specs
+from workers.enrichment.wiki.retract import retract_round
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.stall_site import StallSite
@@ -69,6 +70,8 @@ def recover_round(
             _close_spans(ctx, stuck)
             if not _resumable(ctx, row):
                 _remove_products(ctx, row)
+            # The new round's ingest writes the wiki anew; the old round can write no more.
+            retract_round(ctx, row.id, row.attempt)
             _enqueue(ctx, row, attempt)
             _publish(ctx, row.id, attempt, ParseStatus.PENDING, note)
             log.warning("knowledge %s: %s", row.id, note)

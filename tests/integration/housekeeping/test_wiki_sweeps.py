@@ -14,6 +14,8 @@ from sqlalchemy import update
 from core.payloads import WikiIngestPayload
 from core.statuses import ParseStatus
 from storage.db.models import Knowledge, WikiPendingOp
+from storage.db.repositories.wiki_pages import WikiPageRepository
+from storage.db.repositories.wiki_writes import Contribution, WriteOutcome
 from storage.queue.base import QueueName
 from storage.queue.rq_queue import SERIALIZER, RQTaskQueue, rq_queue_name
 from tests.integration.housekeeping.conftest import (
@@ -105,3 +107,31 @@ def test_a_wiki_operation_protects_a_document_for_48_hours_then_sweep_a_fails_it
     assert failed is not None and "wiki" in (failed.error_message or "")
     assert ctx.wiki_ops.oldest_ingest(expired.id, 1) is None, "its wiki operations are removed"
     assert ctx.wiki_ops.oldest_ingest(protected.id, 1) is not None
+
+
+def test_a_requeued_round_takes_its_wiki_contributions_out(
+    ctx: WorkerContext, scope: Scope
+) -> None:
+    row = add_knowledge(ctx, scope, parse_status="finalizing", pending_subtasks_count=1)
+    open_round(ctx, row, 1, running=None)
+    written = ctx.wiki_writes.write(
+        Contribution(
+            tenant_id=row.tenant_id,
+            knowledge_base_id=row.knowledge_base_id,
+            knowledge_id=row.id,
+            attempt=1,
+            slug="pumps",
+            title="Pumps",
+            body="Hold the red button.",
+            contribution="Hold the red button.",
+        ),
+        0,
+    )
+    assert written is WriteOutcome.WRITTEN
+    backdate(ctx, row.id, QUIET_S)
+
+    report = run_round(ctx)
+
+    assert report.stalled["requeued"] == 1
+    assert status_of(ctx, row.id) == (ParseStatus.PENDING, 2)
+    assert WikiPageRepository(ctx.db).get_page(row.knowledge_base_id, "pumps") is None
