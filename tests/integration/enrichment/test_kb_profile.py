@@ -36,6 +36,7 @@ def window_time() -> Callable[[], float]:
     return lambda: float(at)
 
 
+
 def is_profile(request: ChatRequest) -> bool:
     return "describe a knowledge base" in request.texts[0]
 
@@ -220,3 +221,5 @@ def test_a_forced_profile_is_written_again_unchanged(
 
         assert len(profile_calls(chat)) == 2, "the on-demand one ignores the hash"
         assert stored(ctx, kb).profile_description == PROFILE
+
+
