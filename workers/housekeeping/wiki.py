@@ -19,6 +19,7 @@ from enum import StrEnum
 from core.statuses import ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
 from workers.wiki_request import request_wiki_ingest
@@ -33,7 +34,7 @@ class WikiHold(StrEnum):
 
 def sweep_wiki(ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime) -> Counter[str]:
     threshold = timedelta(seconds=ctx.settings.stale_threshold_s)
-    ops = ctx.wiki_ops
+    ops = WikiOpRepository(ctx.db)
     report: Counter[str] = Counter()
     for kb_id in ops.waiting_bases(now - threshold):
         if not ops.mark_triggered(kb_id, now, not_since=now - threshold):
@@ -51,7 +52,7 @@ def wiki_hold(ctx: HousekeepingParts, row: Knowledge, now: datetime) -> WikiHold
     """Whether a pending wiki ingest of the row's round protects it; None when none waits."""
     if row.parse_status != ParseStatus.FINALIZING:
         return None
-    queued_at = ctx.wiki_ops.oldest_ingest(row.id, row.attempt)
+    queued_at = WikiOpRepository(ctx.db).oldest_ingest(row.id, row.attempt)
     if queued_at is None:
         return None
     max_age = timedelta(seconds=ctx.settings.housekeeping.wiki_op_max_age_s)
@@ -60,4 +61,4 @@ def wiki_hold(ctx: HousekeepingParts, row: Knowledge, now: datetime) -> WikiHold
 
 def drop_wiki_ops(ctx: HousekeepingParts, knowledge_id: str) -> None:
     """A document failed for its expired wiki ingest: its wiki operations go with it."""
-    ctx.wiki_ops.drop_for_knowledges([knowledge_id])
+    WikiOpRepository(ctx.db).drop_for_knowledges([knowledge_id])
