@@ -173,3 +173,26 @@ class GraphExtractPayload(Payload):
     attempt: int
     chunk_id: str
     index: int
+
+
+@dataclass(frozen=True)
+class WikiIngestPayload(Payload):
+    """wiki:ingest — write the knowledge base's pending wiki ingests into its pages, in
+    batches (each ingest carries its round). Debounced: it starts at ``not_before`` (epoch
+    seconds), the end of the window it was queued in."""
+
+    knowledge_base_id: str
+    not_before: float = 0.0
+
+
+@dataclass(frozen=True)
+class WikiRetractPayload(Payload):
+    """wiki:retract — write again, with the synthesis model, the pages of a knowledge base
+    that a retract rebuilt from their remaining sources (``slugs``), after taking the
+    knowledges' contributions (of rounds up to ``up_to_attempt``; 0: all) out again, in
+    case an ingest wrote some after the retract."""
+
+    knowledge_base_id: str
+    knowledge_ids: list[str]
+    slugs: list[str]
+    up_to_attempt: int = 0

@@ -20,7 +20,6 @@ from core.ssrf.url_policy import UrlPolicy
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
-from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.kb_profiles import KnowledgeBaseProfileRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -32,6 +31,8 @@ from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
+from storage.db.repositories.wiki_writes import WikiPageWriter
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
@@ -91,7 +92,6 @@ class ProcessContext:
     # How far each round's indexing got (what a retried round resumes from).
     index_checkpoints: IndexCheckpointRepository
     resources: StorageResourceRepository
-    enrichment: EnrichmentRepository
     # The knowledge graph: what graph extraction found, merged per knowledge base.
     graph: GraphStore
     tags: TagRepository
@@ -104,6 +104,9 @@ class ProcessContext:
     summary_refreshes: SummaryRefreshRepository
     # The ends of the post-processing subtasks that count themselves down once (questions).
     subtask_ends: SubtaskEndRepository
+    # The wiki's pending ingests, tombstones and housekeeping triggers, and its page writes.
+    wiki_ops: WikiOpRepository
+    wiki_writes: WikiPageWriter
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

@@ -125,6 +125,9 @@ class QueueSettings(SettingsGroup):
     # On SIGTERM a worker hands its running round back to the queue and exits within this
     # many seconds (lite mode: the executor's shutdown waits as long).
     worker_shutdown_grace_s: float = Field(default=30.0, gt=0)
+    # wiki:ingest's debounce: the ingests a knowledge base's rounds queue within one window
+    # are written by one task, which starts once the window is over.
+    wiki_debounce_s: float = Field(default=10.0, gt=0, validation_alias="SLUICE_WIKI_DEBOUNCE")
 
     def pool_size(self, pool: Pool) -> int:
         size: int = getattr(self, f"pool_{pool.value}")
@@ -165,6 +168,11 @@ class HousekeepingSettings(SettingsGroup):
         default=3600, gt=0, validation_alias="SLUICE_SUMMARY_STALE_AFTER"
     )
     max_auto_requeues: int = Field(default=2, ge=0)
+    # How long a pending wiki ingest protects its finalizing document from Sweep A (spec:
+    # 48 h); past it the document fails and its wiki operations go.
+    wiki_op_max_age_s: int = Field(
+        default=48 * 3600, gt=0, validation_alias="SLUICE_WIKI_OP_MAX_AGE"
+    )
     # How long the records of a deleted knowledge's files stay (a stale reference reads
     # "deleted", not "unknown") before a sweep forgets them.
     deleted_resource_retention_s: int = Field(

@@ -10,7 +10,6 @@ from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
-from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.kb_profiles import KnowledgeBaseProfileRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -22,6 +21,8 @@ from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
+from storage.db.repositories.wiki_writes import WikiPageWriter
 from storage.events.base import EventPublisher
 from storage.events.redis_bus import RedisEventBus
 from storage.files.backends import build_file_service
@@ -61,7 +62,6 @@ def build_process_context(
         spans=SpanRepository(db, clock=clock),
         index_checkpoints=IndexCheckpointRepository(db),
         resources=resources,
-        enrichment=EnrichmentRepository(db),
         graph=SqlGraphStore(db),
         tags=TagRepository(db),
         edits=KnowledgeEditRepository(db),
@@ -69,6 +69,8 @@ def build_process_context(
         kb_profiles=KnowledgeBaseProfileRepository(db),
         summary_refreshes=SummaryRefreshRepository(db),
         subtask_ends=SubtaskEndRepository(db),
+        wiki_ops=WikiOpRepository(db),
+        wiki_writes=WikiPageWriter(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,

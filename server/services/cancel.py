@@ -27,6 +27,7 @@ from server.services.parts import CancelParts
 from server.services.tags import TaggedKnowledge, tagged
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
+from workers.enrichment.wiki.retract import retract_round
 from workers.pipeline.round.cleanup import (
     CANCELLED,
     STOP_GRACE_S,
@@ -76,6 +77,8 @@ class CancelService:
             # Indexing was done, so the chunks stay searchable; the graph the round's
             # extraction was still building is dropped rather than left half-made.
             ctx.graph.remove_rounds(before.id, attempt)
+        # Whatever the round wrote into the wiki goes with it (a finalizing one may have).
+        retract_round(ctx, before.id, attempt)
         held: HeldRound | None = HeldRound(before.id, attempt)
         if before.parse_status == ParseStatus.PENDING:
             close_round_spans(ctx, before.id, attempt, CANCELLED, _MESSAGE)

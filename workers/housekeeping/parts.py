@@ -14,15 +14,16 @@ from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.queue.base import TaskQueue
+from workers.enrichment.wiki.parts import WikiRetractParts
 from workers.pipeline.round.parts import RoundProductParts
 from workers.settings import Settings
 
 
-class HousekeepingParts(RoundProductParts, Protocol):
+class HousekeepingParts(RoundProductParts, WikiRetractParts, Protocol):
     """The sweeps' thresholds and clock, the database their queries run on, the queue they
     judge and requeue through, the spans they read and close (published), the knowledge
-    bases a recovered round's products are removed by, and the catalog and files of
-    deleted resources."""
+    bases a recovered round's products are removed by (its wiki contributions too), and
+    the catalog and files of deleted resources."""
 
     @property
     def settings(self) -> Settings: ...

@@ -22,9 +22,11 @@ from storage.db.repositories.housekeeping import HousekeepingRepository
 from storage.events.base import ProgressEvent
 from storage.queue.base import QueueError
 from workers import task_specs
+from workers.enrichment.wiki.retract import retract_round
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.stall_site import StallSite
+from workers.housekeeping.wiki import drop_wiki_ops
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
 from workers.pipeline.round.cleanup import remove_round_products
@@ -45,6 +47,9 @@ class StuckRound:
     counted: bool
     # Spans heartbeating since then prove the round alive (None: nothing can be running).
     active_since: datetime | None
+    # Held by a wiki ingest past its time limit: failed, never requeued (a new round would
+    # wait for the same queue), and its wiki operations removed.
+    wiki_expired: bool = False
 
 
 def recover_round(
@@ -52,7 +57,7 @@ def recover_round(
 ) -> Outcome:
     row = stuck.row
     settings = ctx.settings
-    if settings.housekeeping.max_auto_requeues > 0:
+    if settings.housekeeping.max_auto_requeues > 0 and not stuck.wiki_expired:
         note = requeue_note(stuck.message, row.attempt + 1)
         attempt = repo.requeue_stalled(
             row,
@@ -65,6 +70,8 @@ def recover_round(
             _close_spans(ctx, stuck)
             if not _resumable(ctx, row):
                 _remove_products(ctx, row)
+            # The new round's ingest writes the wiki anew; the old round can write no more.
+            retract_round(ctx, row.id, row.attempt)
             _enqueue(ctx, row, attempt)
             _publish(ctx, row.id, attempt, ParseStatus.PENDING, note)
             log.warning("knowledge %s: %s", row.id, note)
@@ -75,6 +82,8 @@ def recover_round(
         # leaves nothing behind, as a failed attempt of the pipeline would.
         if row.enable_status != EnableStatus.ENABLED:
             _remove_products(ctx, row)
+        if stuck.wiki_expired:
+            drop_wiki_ops(ctx, row.id)
         _publish(ctx, row.id, row.attempt, ParseStatus.FAILED, stuck.message)
         log.warning("knowledge %s: %s", row.id, stuck.message)
         return Outcome.FAILED

@@ -4,9 +4,10 @@ The caller has already checked any new overrides, so a rejected reparse never ge
 and leaves the running round alone. Then, in the spec's order: a round still in flight has
 its queued tasks removed and its running task told to stop; the old rounds' chunks, index
 rows and extracted images are removed; only then is the new attempt opened (one guarded
-UPDATE: still the attempt we saw, not a draft, not being deleted) and its task queued.
-Everything removed is scoped to the old rounds, so a concurrent reparse that got in first
-keeps its own round intact.
+UPDATE: still the attempt we saw, not a draft, not being deleted), the old rounds' wiki
+contributions retracted (once no write of theirs can land) and its task queued. Everything
+removed is scoped to the old rounds, so a concurrent reparse that got in first keeps its own
+round intact.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus, SummaryStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.summary_stale import OPEN_SUMMARY
 from storage.events.base import ProgressEvent
+from workers.enrichment.wiki.retract import retract_round
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.lifecycle.images import remove_extracted_images
 from workers.lifecycle.parts import RestartParts
@@ -83,6 +85,8 @@ def restart_processing(
         fresh = ctx.knowledges.get(row.id, None)
         gone = fresh is None or fresh.parse_status == ParseStatus.DELETING
         return Restart(RestartOutcome.GONE if gone else RestartOutcome.MOVED, fresh)
+    # After the new attempt opened: from then on no wiki write of the old rounds can land.
+    retract_round(ctx, row.id, old_attempt)
     # A stopped worker closes these itself; a dead or queued one never would.
     close_round_spans(ctx, row.id, old_attempt, SUPERSEDED, f"attempt {attempt} took over")
     ctx.publisher.publish(

@@ -13,6 +13,7 @@ from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SummaryRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from workers.docreader_client import DocReaderClient
@@ -26,7 +27,7 @@ from workers.pipeline.round.parts import (
     RoundSpanParts,
     StateParts,
 )
-from workers.settings_groups import ModelSettings
+from workers.settings_groups import ModelSettings, QueueSettings
 
 
 class ModelRules(Protocol):
@@ -36,7 +37,14 @@ class ModelRules(Protocol):
     def models(self) -> ModelSettings: ...
 
 
-class PipelineSettings(OutboundRules, ModelRules, Protocol):
+class QueueRules(Protocol):
+    """The queue settings (the wiki subtask's debounce window)."""
+
+    @property
+    def queue(self) -> QueueSettings: ...
+
+
+class PipelineSettings(OutboundRules, ModelRules, QueueRules, Protocol):
     """The settings the document stages read: the outbound rules of reading and fetching,
     the embedding batch size of indexing."""
 
@@ -69,6 +77,8 @@ class DocumentStageParts(
     def models(self) -> VisionModels: ...
     @property
     def summaries(self) -> SummaryRepository: ...
+    @property
+    def wiki_ops(self) -> WikiOpRepository: ...
 
 
 class DocumentRoundParts(RoundSpanParts, RoundProductParts, QueueParts, Protocol):

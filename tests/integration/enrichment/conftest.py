@@ -11,7 +11,9 @@ import pytest
 from tests.support.openai_embeddings import EmbeddingServer
 from tests.support.worker_context import local_settings, worker_context
 from workers.context import WorkerContext
-from workers.settings_groups import ModelSettings, OutboundSettings
+from workers.settings_groups import ModelSettings, OutboundSettings, QueueSettings
+
+WIKI_DEBOUNCE_S = 0.3
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +25,8 @@ def ctx(
         tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1]),
         models=ModelSettings(embed_batch_size=8, model_max_retries=1),
         outbound=OutboundSettings(ssrf_allow_hosts=frozenset({"127.0.0.1"})),
+        # The wiki's ingests wait for their debounce window: a short one keeps tests quick.
+        queue=QueueSettings(wiki_debounce_s=WIKI_DEBOUNCE_S),
     )
     with worker_context(settings, install=True) as context:
         yield context

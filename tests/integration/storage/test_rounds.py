@@ -9,10 +9,10 @@ from typing import Any
 from storage.db.engine import Database
 from storage.db.models import Knowledge, KnowledgeTag, Tag, WikiPendingOp
 from storage.db.repositories.chunks import ChunkRepository, NewChunk
-from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE, StorageResourceRepository
 from storage.db.repositories.tags import TagRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from storage.graph.sql_store import SqlGraphStore
 from storage.graph.store import ChunkExtraction, ExtractedEntity
 from tests.integration.storage.conftest import Scope, run_together
@@ -125,7 +125,7 @@ def test_mark_deleting_marks_each_row_once_and_returns_it_as_it_was(
 
 
 def test_the_delete_chain_rows(database: Database, scope: Scope) -> None:
-    rows, enrichment = KnowledgeRepository(database), EnrichmentRepository(database)
+    rows = KnowledgeRepository(database)
     graph = SqlGraphStore(database)
     doomed = knowledge(database, scope, parse_status="finalizing")
     kept = knowledge(database, scope, parse_status="finalizing")
@@ -142,7 +142,7 @@ def test_the_delete_chain_rows(database: Database, scope: Scope) -> None:
         assert graph.write_chunk(scope.tenant_id, scope.knowledge_base_id, row.id, 1, pump)
 
     assert graph.remove_knowledges([doomed.id]) == 1
-    assert enrichment.delete_wiki_ops([doomed.id]) == 1
+    assert WikiOpRepository(database).drop_for_knowledges([doomed.id]) == 1
     assert rows.delete_tag_links([doomed.id]) == 1
     assert rows.delete_many([doomed.id, "no-such-id"]) == 1
 
