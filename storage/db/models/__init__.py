@@ -2,7 +2,7 @@
 
 from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
 from storage.db.models.chunk import Chunk
-from storage.db.models.enrichment import GraphEdge, GraphNode, WikiPage, WikiPendingOp
+from storage.db.models.enrichment import GraphEdge, GraphNode
 from storage.db.models.index_checkpoint import IndexCheckpoint
 from storage.db.models.jobs import FaqImportJob, KbCloneJob
 from storage.db.models.knowledge import Knowledge
@@ -11,6 +11,14 @@ from storage.db.models.resources import AccessGrant, StorageResource
 from storage.db.models.span import Span
 from storage.db.models.subtask_end import SubtaskEnd
 from storage.db.models.tenancy import ApiKey, Tenant
+from storage.db.models.wiki import (
+    WikiKbTrigger,
+    WikiPage,
+    WikiPageLink,
+    WikiPageSource,
+    WikiPendingOp,
+    WikiTombstone,
+)
 
 __all__ = [
     "AccessGrant",
@@ -32,8 +40,12 @@ __all__ = [
     "Tag",
     "Tenant",
     "UTCDateTime",
+    "WikiKbTrigger",
     "WikiPage",
+    "WikiPageLink",
+    "WikiPageSource",
     "WikiPendingOp",
+    "WikiTombstone",
     "new_id",
     "utcnow",
 ]

@@ -8,7 +8,7 @@ from storage.db.engine import Database
 from storage.db.migrate import current_revision, schema_diff, upgrade_to_head
 from storage.db.models import Base
 
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0011"
 EXPECTED_TABLES = {
     "tenants",
     "api_keys",
@@ -26,6 +26,10 @@ EXPECTED_TABLES = {
     "graph_edges",
     "wiki_pages",
     "wiki_pending_ops",
+    "wiki_page_sources",
+    "wiki_page_links",
+    "wiki_tombstones",
+    "wiki_kb_triggers",
     "faq_import_jobs",
     "kb_clone_jobs",
 }
