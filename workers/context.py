@@ -32,6 +32,7 @@ from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
+from storage.db.repositories.wiki_reads import WikiReadRepository
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
@@ -101,6 +102,8 @@ class ProcessContext:
     summary_refreshes: SummaryRefreshRepository
     # The ends of the post-processing subtasks that count themselves down once (questions).
     subtask_ends: SubtaskEndRepository
+    # The wiki pages as WikiService reads them (the wiki task writes them).
+    wiki_reads: WikiReadRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

@@ -20,6 +20,7 @@ from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
 from server.services.summary_refresh import SummaryRefreshService
 from server.services.tag_management import TagManagementService
+from server.services.wiki_reads import WikiReadService
 from storage.events.base import EventSubscriber
 from storage.files.backend_scoped import BackendScopedFileService
 from workers.context import ProcessContext
@@ -47,6 +48,7 @@ class ApiDeps:
     tags: TagManagementService
     kb_profiles: KnowledgeBaseProfileService
     summary_refresh: SummaryRefreshService
+    wiki_reads: WikiReadService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -76,4 +78,5 @@ class ApiDeps:
             TagManagementService(ctx, kbs),
             KnowledgeBaseProfileService(ctx, kbs),
             SummaryRefreshService(ctx),
+            WikiReadService(ctx, kbs),
         )

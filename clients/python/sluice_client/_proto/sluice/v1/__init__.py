@@ -2929,7 +2929,8 @@ class WikiPage(betterproto2.Message):
 
     content: "str" = betterproto2.field(6, betterproto2.TYPE_STRING)
     """
-    Markdown.
+    Markdown. A link to a source knowledge is [title](knowledge://<knowledge_id>), a link
+    to another page [title](wiki://<slug>).
     """
 
     version: "int" = betterproto2.field(7, betterproto2.TYPE_INT64)
@@ -2954,7 +2955,7 @@ class WikiPage(betterproto2.Message):
 
     links: "list[WikiPageLink]" = betterproto2.field(11, betterproto2.TYPE_MESSAGE, repeated=True)
     """
-    The pages the content links to, each once, in the order of their first link.
+    The pages the content links to (its wiki:// links), each once, by slug.
     """
 
 
@@ -3008,7 +3009,8 @@ class WikiPageSource(betterproto2.Message):
 
     title: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
     """
-    The knowledge's title.
+    The knowledge's title; "" once the knowledge is gone (its deletion then removes its
+    contribution from the page).
     """
 
     attempt: "int" = betterproto2.field(3, betterproto2.TYPE_INT32)
