@@ -81,7 +81,7 @@ def test_the_readme_wiki_commands_run_as_written(
         assert rules["links"] == [
             {"slug": "east-quay", "pageId": pages["east-quay"].id, "title": "East quay"}
         ]
-        assert (by_id["page"]["slug"], by_id["page"]["version"]) == ("east-quay", "1")
+        assert (by_id["page"]["slug"], by_id["page"]["version"]) == ("east-quay", 1)
 
         # The CLI lines, with the README's placeholders filled in.
         filled = {"<KB_ID>": kb.id, "<PAGE_ID>": pages["east-quay"].id}

@@ -211,7 +211,7 @@ def test_wiki_get_json_prints_the_page_and_errors_exit_2(
 ) -> None:
     assert main(["--target", target, "wiki", "get", "p-rules", "--json"]) == 0
     page = json.loads(capsys.readouterr().out)
-    assert (page["id"], page["version"], page["links"][0]["pageId"]) == ("p-rules", "3", "p-quay")
+    assert (page["id"], page["version"], page["links"][0]["pageId"]) == ("p-rules", 3, "p-quay")
 
     assert main(["--target", target, "wiki", "get", "p-missing"]) == 2
     assert capsys.readouterr().err == "error: NOT_FOUND: no such wiki page\n"

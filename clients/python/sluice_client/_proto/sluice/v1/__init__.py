@@ -2933,7 +2933,7 @@ class WikiPage(betterproto2.Message):
     to another page [title](wiki://<slug>).
     """
 
-    version: "int" = betterproto2.field(7, betterproto2.TYPE_INT64)
+    version: "int" = betterproto2.field(7, betterproto2.TYPE_INT32)
     """
     As WikiPageSummary.version.
     """
@@ -3047,7 +3047,7 @@ class WikiPageSummary(betterproto2.Message):
 
     title: "str" = betterproto2.field(4, betterproto2.TYPE_STRING)
 
-    version: "int" = betterproto2.field(5, betterproto2.TYPE_INT64)
+    version: "int" = betterproto2.field(5, betterproto2.TYPE_INT32)
     """
     1 when first written; one more each time a wiki round rewrites the page.
     """
