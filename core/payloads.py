@@ -158,3 +158,24 @@ class QuestionBatchPayload(Payload):
     attempt: int
     batch_index: int
     chunk_ids: list[str]
+
+
+@dataclass(frozen=True)
+class WikiIngestPayload(Payload):
+    """wiki:ingest — write the knowledge base's pending wiki ingests into its pages, in
+    batches (each ingest carries its round; the task is debounced per knowledge base)."""
+
+    knowledge_base_id: str
+
+
+@dataclass(frozen=True)
+class WikiRetractPayload(Payload):
+    """wiki:retract — write again, with the synthesis model, the pages of a knowledge base
+    that a retract rebuilt from their remaining sources (``slugs``), after taking the
+    knowledges' contributions (of rounds up to ``up_to_attempt``; 0: all) out again, in
+    case an ingest wrote some after the retract."""
+
+    knowledge_base_id: str
+    knowledge_ids: list[str]
+    slugs: list[str]
+    up_to_attempt: int = 0

@@ -32,7 +32,9 @@ from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from storage.db.repositories.wiki_reads import WikiReadRepository
+from storage.db.repositories.wiki_writes import WikiPageWriter
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
@@ -102,7 +104,10 @@ class ProcessContext:
     summary_refreshes: SummaryRefreshRepository
     # The ends of the post-processing subtasks that count themselves down once (questions).
     subtask_ends: SubtaskEndRepository
-    # The wiki pages as WikiService reads them (the wiki task writes them).
+    # The wiki's pending ingests, tombstones and housekeeping triggers, and its page writes.
+    wiki_ops: WikiOpRepository
+    wiki_writes: WikiPageWriter
+    # The wiki pages as WikiService reads them.
     wiki_reads: WikiReadRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.

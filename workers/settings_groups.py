@@ -165,6 +165,11 @@ class HousekeepingSettings(SettingsGroup):
         default=3600, gt=0, validation_alias="SLUICE_SUMMARY_STALE_AFTER"
     )
     max_auto_requeues: int = Field(default=2, ge=0)
+    # How long a pending wiki ingest protects its finalizing document from Sweep A (spec:
+    # 48 h); past it the document fails and its wiki operations go.
+    wiki_op_max_age_s: int = Field(
+        default=48 * 3600, gt=0, validation_alias="SLUICE_WIKI_OP_MAX_AGE"
+    )
     # How long the records of a deleted knowledge's files stay (a stale reference reads
     # "deleted", not "unknown") before a sweep forgets them.
     deleted_resource_retention_s: int = Field(

@@ -16,6 +16,8 @@ from core.payloads import (
     QuestionBatchPayload,
     SummaryPayload,
     SummaryRefreshPayload,
+    WikiIngestPayload,
+    WikiRetractPayload,
 )
 from storage.queue.base import QueueName, TaskSpec
 from workers.settings import Settings
@@ -44,6 +46,12 @@ QUESTION_TIMEOUT_S = 1800
 # image:multimodal: one image's OCR (or a VLM call) and the embedding of its two chunks.
 IMAGE_RETRIES = 3
 IMAGE_TIMEOUT_S = 600
+# wiki:ingest: a model call per document and one per page it adds to, for every document
+# of the batch; wiki:retract: one call per page rebuilt. The window debounces a batch of
+# uploads into one task.
+WIKI_RETRIES = 2
+WIKI_TIMEOUT_S = 3600
+WIKI_WINDOW_S = 10
 # knowledge:post_process: database writes and enqueues only.
 POST_PROCESS_RETRIES = 3
 POST_PROCESS_TIMEOUT_S = 300
@@ -165,6 +173,37 @@ def kb_profile(payload: KnowledgeBaseProfilePayload, now_s: float) -> TaskSpec:
         max_retries=PROFILE_RETRIES,
         retry_intervals=(10, 60),
         timeout_s=PROFILE_TIMEOUT_S,
+    )
+
+
+def wiki_ingest(payload: WikiIngestPayload, now_s: float) -> TaskSpec:
+    """On the wiki queue, its id bucketed by knowledge base and ``WIKI_WINDOW_S`` window of
+    ``now_s`` (epoch seconds): the rounds of a batch of uploads queued while it waits join
+    it. Not in a knowledge's group: it serves many; a round's stop is its attempt check."""
+    window = int(now_s // WIKI_WINDOW_S)
+    return TaskSpec(
+        handler="workers.tasks.wiki_ingest",
+        payload=payload.to_dict(),
+        queue=QueueName.WIKI,
+        job_id=f"wiki-ingest-{payload.knowledge_base_id}-{window}",
+        max_retries=WIKI_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=WIKI_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_wiki_ingest_failed",
+    )
+
+
+def wiki_retract(payload: WikiRetractPayload) -> TaskSpec:
+    """On the wiki queue, one per retract and knowledge base (its pages are consistent
+    already: this only writes their text anew)."""
+    return TaskSpec(
+        handler="workers.tasks.wiki_retract",
+        payload=payload.to_dict(),
+        queue=QueueName.WIKI,
+        job_id=f"wiki-retract-{payload.knowledge_base_id}-{uuid.uuid4().hex}",
+        max_retries=WIKI_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=WIKI_TIMEOUT_S,
     )
 
 

@@ -18,6 +18,8 @@ from core.payloads import (
     QuestionBatchPayload,
     SummaryPayload,
     SummaryRefreshPayload,
+    WikiIngestPayload,
+    WikiRetractPayload,
 )
 from workers.context import current_context
 from workers.enrichment.auto_tags import STEP_SPAN as AUTO_TAG_STEP
@@ -30,6 +32,8 @@ from workers.enrichment.summary import SUMMARY_FAILED, end_failed
 from workers.enrichment.summary import summarize_knowledge as write_knowledge_summary
 from workers.enrichment.summary_refresh import refresh_failed
 from workers.enrichment.summary_refresh import refresh_summary as write_summary_again
+from workers.enrichment.wiki.ingest import ingest_failed, ingest_wiki
+from workers.enrichment.wiki.retract import rewrite_pages
 from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.pipeline.after_images import post_process
 from workers.pipeline.data_table import summarize_data_tables
@@ -130,3 +134,18 @@ def on_question_batch_failed(payload: dict[str, Any], error: str) -> None:
     knowledge = ctx.knowledges.get(batch.knowledge_id, None)
     if knowledge is not None:
         end_batch_failed(ctx, knowledge, batch, QUESTIONS_FAILED, error)
+
+
+def wiki_ingest(payload: dict[str, Any]) -> None:
+    """wiki:ingest (wiki queue)."""
+    ingest_wiki(current_context(), WikiIngestPayload.from_dict(payload))
+
+
+def on_wiki_ingest_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of wiki:ingest: its last try crashed or timed out."""
+    ingest_failed(current_context(), WikiIngestPayload.from_dict(payload), error)
+
+
+def wiki_retract(payload: dict[str, Any]) -> None:
+    """wiki:retract (wiki queue)."""
+    rewrite_pages(current_context(), WikiRetractPayload.from_dict(payload))

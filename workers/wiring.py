@@ -22,7 +22,9 @@ from storage.db.repositories.summaries import SummaryRepository
 from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from storage.db.repositories.wiki_reads import WikiReadRepository
+from storage.db.repositories.wiki_writes import WikiPageWriter
 from storage.events.base import EventPublisher
 from storage.events.redis_bus import RedisEventBus
 from storage.files.backends import build_file_service
@@ -68,6 +70,8 @@ def build_process_context(
         kb_profiles=KnowledgeBaseProfileRepository(db),
         summary_refreshes=SummaryRefreshRepository(db),
         subtask_ends=SubtaskEndRepository(db),
+        wiki_ops=WikiOpRepository(db),
+        wiki_writes=WikiPageWriter(db),
         wiki_reads=WikiReadRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),

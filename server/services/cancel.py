@@ -25,6 +25,7 @@ from server.services.parts import CancelParts
 from server.services.tags import TaggedKnowledge, tagged
 from storage.db.models import Knowledge
 from storage.events.base import ProgressEvent
+from workers.enrichment.wiki.retract import retract_round
 from workers.pipeline.round.cleanup import (
     CANCELLED,
     STOP_GRACE_S,
@@ -70,6 +71,8 @@ class CancelService:
             kb = ctx.knowledge_bases.get(before.tenant_id, before.knowledge_base_id)
             model_key = kb.embedding_model_key if kb is not None else ""
             remove_round_products(ctx, before.id, attempt, model_key)
+        # Whatever the round wrote into the wiki goes with it (a finalizing one may have).
+        retract_round(ctx, before.id, attempt)
         held: HeldRound | None = HeldRound(before.id, attempt)
         if before.parse_status == ParseStatus.PENDING:
             close_round_spans(ctx, before.id, attempt, CANCELLED, _MESSAGE)

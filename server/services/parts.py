@@ -24,6 +24,7 @@ from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from storage.queue.base import TaskQueue
 from workers.context import EmbedderCache
+from workers.enrichment.wiki.parts import WikiRetractParts
 from workers.lifecycle.parts import DeletionParts, EnqueueParts, RestartParts
 from workers.pipeline.round.parts import QueueParts, RoundProductParts, RoundSpanParts
 from workers.settings import Settings
@@ -119,8 +120,8 @@ class ReparseParts(KnowledgeParts, TagParts, RestartParts, Protocol):
     """ReparseService: a knowledge's new round, or a batch of them queued."""
 
 
-class CancelParts(KnowledgeParts, TagParts, QueueParts, RoundProductParts, RoundSpanParts,
-                  Protocol):
+class CancelParts(KnowledgeParts, TagParts, WikiRetractParts, QueueParts, RoundProductParts,
+                  RoundSpanParts, Protocol):
     """CancelService: the round's tasks stopped, its products removed, its spans closed."""
 
     @property

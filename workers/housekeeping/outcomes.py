@@ -23,12 +23,20 @@ class Outcome(StrEnum):
     QUEUED = "queued"
     # The queue probe failed: the row waits for the next round.
     SKIPPED = "skipped"
+    # A finalizing document whose wiki ingest waits (less than wiki_op_max_age_s).
+    WIKI_HELD = "wiki_held"
+    # The wiki sweep queued a knowledge base's ingest again, or left it (re-triggered
+    # within the stale threshold already).
+    WIKI_RETRIGGERED = "wiki_retriggered"
+    WIKI_THROTTLED = "wiki_throttled"
     # Housekeeping of the row (or the whole sweep) raised; the next round tries again.
     ERRORS = "errors"
 
 
 # Nothing was done for these: the round logs only sweeps that counted something else.
-IDLE: frozenset[Outcome] = frozenset({Outcome.ALIVE, Outcome.QUEUED})
+IDLE: frozenset[Outcome] = frozenset(
+    {Outcome.ALIVE, Outcome.QUEUED, Outcome.WIKI_HELD, Outcome.WIKI_THROTTLED}
+)
 
 
 def plain_counts(counts: Counter[str]) -> dict[str, int]:

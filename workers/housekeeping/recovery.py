@@ -25,6 +25,7 @@ from workers import task_specs
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.stall_site import StallSite
+from workers.housekeeping.wiki import drop_wiki_ops
 from workers.housekeeping.wording import requeue_note
 from workers.lifecycle.enqueue import document_process_payload
 from workers.pipeline.round.cleanup import remove_round_products
@@ -45,6 +46,9 @@ class StuckRound:
     counted: bool
     # Spans heartbeating since then prove the round alive (None: nothing can be running).
     active_since: datetime | None
+    # Held by a wiki ingest past its time limit: failed, never requeued (a new round would
+    # wait for the same queue), and its wiki operations removed.
+    wiki_expired: bool = False
 
 
 def recover_round(
@@ -52,7 +56,7 @@ def recover_round(
 ) -> Outcome:
     row = stuck.row
     settings = ctx.settings
-    if settings.housekeeping.max_auto_requeues > 0:
+    if settings.housekeeping.max_auto_requeues > 0 and not stuck.wiki_expired:
         note = requeue_note(stuck.message, row.attempt + 1)
         attempt = repo.requeue_stalled(
             row,
@@ -75,6 +79,8 @@ def recover_round(
         # leaves nothing behind, as a failed attempt of the pipeline would.
         if row.enable_status != EnableStatus.ENABLED:
             _remove_products(ctx, row)
+        if stuck.wiki_expired:
+            drop_wiki_ops(ctx, row.id)
         _publish(ctx, row.id, row.attempt, ParseStatus.FAILED, stuck.message)
         log.warning("knowledge %s: %s", row.id, stuck.message)
         return Outcome.FAILED

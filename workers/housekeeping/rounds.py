@@ -1,4 +1,4 @@
-"""One housekeeping round: the four sweeps, each isolated from the others' failures."""
+"""One housekeeping round: the sweeps, each isolated from the others' failures."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.resources import sweep_resources
 from workers.housekeeping.stalled import sweep_stalled
 from workers.housekeeping.summaries import sweep_summaries
+from workers.housekeeping.wiki import sweep_wiki
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ class RoundReport:
     summaries: Counter[str] = field(default_factory=Counter)
     deletions: Counter[str] = field(default_factory=Counter)
     resources: Counter[str] = field(default_factory=Counter)
+    wiki: Counter[str] = field(default_factory=Counter)
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         return {
@@ -37,6 +39,7 @@ class RoundReport:
             "summaries": plain_counts(self.summaries),
             "deletions": plain_counts(self.deletions),
             "resources": plain_counts(self.resources),
+            "wiki": plain_counts(self.wiki),
         }
 
 
@@ -48,6 +51,7 @@ def run_round(ctx: HousekeepingParts, now: datetime | None = None) -> RoundRepor
         summaries=_guarded("B (stuck summaries)", sweep_summaries, ctx, repo, moment),
         deletions=_guarded("C (stuck deletions)", sweep_deletions, ctx, repo, moment),
         resources=_guarded("D (resource catalog)", sweep_resources, ctx, repo, moment),
+        wiki=_guarded("W (wiki queue)", sweep_wiki, ctx, repo, moment),
     )
     acted = {
         name: counts

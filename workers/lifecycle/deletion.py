@@ -6,7 +6,8 @@
    (housekeeping lifts that mark again if it hands a stuck deletion back as failed);
 2. remove their queued tasks and tell running ones to stop;
 3. in parallel: index rows (one delete per embedding model, with every id), chunks,
-   graph rows, queued wiki operations;
+   graph rows, the wiki (tombstones, pending ingests dropped, pages reconciled, a
+   wiki:retract queued: workers.enrichment.wiki.retract);
 4. tag links, then the rows themselves, and their knowledge bases' profiles refreshed;
 5. last and best effort: the stored originals and every extracted image (their catalog
    records stay, marked deleted, until housekeeping forgets them).
@@ -27,6 +28,7 @@ from core.statuses import IN_FLIGHT, ParseStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.events.base import ProgressEvent
+from workers.enrichment.wiki.retract import retract_deleted
 from workers.lifecycle.files import remove_knowledge_files
 from workers.lifecycle.parts import DeletionParts
 from workers.profile_request import request_profile_refresh
@@ -63,7 +65,7 @@ def delete_marked(ctx: DeletionParts, rows: Sequence[Knowledge]) -> None:
     steps += [
         (ctx.chunks.delete_by_knowledges, (ids,)),
         (ctx.enrichment.delete_graph, (ids,)),
-        (ctx.enrichment.delete_wiki_ops, (ids,)),
+        (retract_deleted, (ctx, [(row.id, row.knowledge_base_id) for row in rows])),
     ]
     with ThreadPoolExecutor(_CLEANUP_THREADS, thread_name_prefix="knowledge-delete") as pool:
         futures = [pool.submit(step, *args) for step, args in steps]

@@ -19,6 +19,7 @@ from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
+from workers.enrichment.wiki.parts import WikiRetractParts
 from workers.pipeline.round.parts import QueueParts, RoundProductParts, RoundSpanParts
 from workers.settings import Settings
 
@@ -54,14 +55,16 @@ class ImageCleanupParts(FileParts, Protocol):
     def resources(self) -> StorageResourceRepository: ...
 
 
-class RestartParts(EnqueueParts, ImageCleanupParts, RoundProductParts, RoundSpanParts, Protocol):
+class RestartParts(
+    EnqueueParts, ImageCleanupParts, RoundProductParts, RoundSpanParts, WikiRetractParts, Protocol
+):
     """Reparse: the old rounds' tasks stopped and products removed, a new round queued."""
 
     @property
     def knowledge_bases(self) -> KnowledgeBaseRepository: ...
 
 
-class DeletionParts(KnowledgeFileParts, QueueParts, Protocol):
+class DeletionParts(KnowledgeFileParts, WikiRetractParts, Protocol):
     """The knowledge deletion chain: rows marked (and that published), tasks stopped, index
     rows, chunks, graph, wiki operations, tag links, rows and files removed."""
 

@@ -3,10 +3,10 @@
 The caller has already checked any new overrides, so a rejected reparse never gets here
 and leaves the running round alone. Then, in the spec's order: a round still in flight has
 its queued tasks removed and its running task told to stop; the old rounds' chunks, index
-rows and extracted images are removed; only then is the new attempt opened (one guarded
-UPDATE: still the attempt we saw, not a draft, not being deleted) and its task queued.
-Everything removed is scoped to the old rounds, so a concurrent reparse that got in first
-keeps its own round intact.
+rows, extracted images and wiki contributions are removed; only then is the new attempt
+opened (one guarded UPDATE: still the attempt we saw, not a draft, not being deleted) and
+its task queued. Everything removed is scoped to the old rounds, so a concurrent reparse
+that got in first keeps its own round intact.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from core.statuses import IN_FLIGHT, EnableStatus, ParseStatus, SummaryStatus
 from storage.db.models import Knowledge
 from storage.db.repositories.summary_stale import OPEN_SUMMARY
 from storage.events.base import ProgressEvent
+from workers.enrichment.wiki.retract import retract_round
 from workers.lifecycle.enqueue import enqueue_processing
 from workers.lifecycle.images import remove_extracted_images
 from workers.lifecycle.parts import RestartParts
@@ -60,6 +61,7 @@ def restart_processing(
     model_key = kb.embedding_model_key if kb is not None else ""
     remove_round_products(ctx, row.id, old_attempt, model_key, and_older=True)
     remove_extracted_images(ctx, [row.id])
+    retract_round(ctx, row.id, old_attempt)
     fields: dict[str, Any] = {
         "enable_status": EnableStatus.DISABLED,
         "error_message": "",

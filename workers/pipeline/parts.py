@@ -13,6 +13,7 @@ from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SummaryRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from storage.files.resource_catalog import ResourceCatalog
 from storage.index.milvus_index import MilvusIndex
 from workers.docreader_client import DocReaderClient
@@ -69,6 +70,8 @@ class DocumentStageParts(
     def models(self) -> VisionModels: ...
     @property
     def summaries(self) -> SummaryRepository: ...
+    @property
+    def wiki_ops(self) -> WikiOpRepository: ...
 
 
 class DocumentRoundParts(RoundSpanParts, RoundProductParts, QueueParts, Protocol):

@@ -1,5 +1,6 @@
-"""What enrichment derived from knowledges (graph nodes and edges, queued wiki operations),
-removed when the knowledges go (spec: «Цепочка очистки при удалении»)."""
+"""What enrichment derived from knowledges (graph nodes and edges), removed when the
+knowledges go (spec: «Цепочка очистки при удалении»; the wiki's part is wiki_ops and
+wiki_writes)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy import delete
 
 from storage.db.engine import Database
-from storage.db.models import GraphEdge, GraphNode, WikiPendingOp
+from storage.db.models import GraphEdge, GraphNode
 from storage.db.sql import affected_rows
 
 
@@ -25,11 +26,3 @@ class EnrichmentRepository:
             edges = session.execute(delete(GraphEdge).where(GraphEdge.knowledge_id.in_(ids)))
             nodes = session.execute(delete(GraphNode).where(GraphNode.knowledge_id.in_(ids)))
             return affected_rows(edges) + affected_rows(nodes)
-
-    def delete_wiki_ops(self, knowledge_ids: Sequence[str]) -> int:
-        """Wiki operations still waiting for the knowledges: nothing is left to ingest."""
-        if not knowledge_ids:
-            return 0
-        statement = delete(WikiPendingOp).where(WikiPendingOp.knowledge_id.in_(list(knowledge_ids)))
-        with self._db.session() as session:
-            return affected_rows(session.execute(statement))

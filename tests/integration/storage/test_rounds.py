@@ -13,6 +13,7 @@ from storage.db.repositories.enrichment import EnrichmentRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.resources import KNOWLEDGE_IMAGE, StorageResourceRepository
 from storage.db.repositories.tags import TagRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from tests.integration.storage.conftest import Scope, run_together
 
 
@@ -137,7 +138,7 @@ def test_the_delete_chain_rows(database: Database, scope: Scope) -> None:
             session.add(KnowledgeTag(knowledge_id=row.id, tag_id=tag.id))
 
     assert enrichment.delete_graph([doomed.id]) == 2
-    assert enrichment.delete_wiki_ops([doomed.id]) == 1
+    assert WikiOpRepository(database).drop_for_knowledges([doomed.id]) == 1
     assert rows.delete_tag_links([doomed.id]) == 1
     assert rows.delete_many([doomed.id, "no-such-id"]) == 1
 

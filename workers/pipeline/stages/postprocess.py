@@ -23,6 +23,7 @@ from core.statuses import Stage
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.summaries import SummaryRepository
+from storage.db.repositories.wiki_ops import WikiOpRepository
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import QueueParts, StateParts
 from workers.pipeline.round.runner import HandOff, Progress, Skip
@@ -30,6 +31,7 @@ from workers.pipeline.round.state import KnowledgeState
 from workers.pipeline.stages.after_planning import after_planning
 from workers.pipeline.stages.question_subtask import QuestionSubtask
 from workers.pipeline.stages.summary_subtask import SummarySubtask
+from workers.pipeline.stages.wiki_subtask import WikiSubtask
 from workers.pipeline.stages.work import DocumentWork
 
 
@@ -57,15 +59,18 @@ class EnrichmentParts(StateParts, QueueParts, Protocol):
     def summaries(self) -> SummaryRepository: ...
     @property
     def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+    @property
+    def wiki_ops(self) -> WikiOpRepository: ...
 
 
 def enrichment_kinds(parts: EnrichmentParts) -> Sequence[SubtaskKind]:
     """The kinds a round plans from, in the order they are queued: the summary (0/1), the
-    question batches of 20 text chunks (image-only chunks skipped); graph chunks and wiki
-    (0/1) join here as they are implemented."""
+    question batches of 20 text chunks (image-only chunks skipped), the wiki (0/1); graph
+    chunks join here as they are implemented."""
     return (
         SummarySubtask(parts.queue, parts.summaries, parts.chunks),
         QuestionSubtask(parts.queue, parts.chunks),
+        WikiSubtask(parts.queue, parts.wiki_ops, parts.chunks),
     )
 
 

@@ -1,0 +1,1 @@
+"""The wiki: pages a knowledge base's documents build (spec: TypeWikiIngest)."""
