@@ -1,15 +1,16 @@
 """Wiki pages written into a deployment's own database, as the wiki task leaves them (a page,
 one source row per contributing knowledge, one link row per page slug its Markdown links
-to, the page's sorted source_knowledge_ids), for the WikiService tests to read back."""
+to (core.wiki_markdown.page_links, as the wiki task finds them), the page's sorted
+source_knowledge_ids), for the WikiService tests to read back."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from core.wiki_markdown import page_links
 from storage.db.engine import Database
 from storage.db.models import WikiPage, WikiPageLink, WikiPageSource
 from tests.e2e.stacks import Stack
@@ -17,7 +18,6 @@ from workers.settings import Settings
 
 # When the test's pages were written: fixed, so replies can be compared exactly.
 WRITTEN_AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-_PAGE_LINK = re.compile(r"\]\(wiki://([^)\s]+)\)")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def write_page(
         )
         session.add_all(
             WikiPageLink(page_id=page.id, target_slug=target)
-            for target in dict.fromkeys(_PAGE_LINK.findall(content))
+            for target in page_links(content)
         )
     return page
 
