@@ -3,10 +3,11 @@
 The caller has already checked any new overrides, so a rejected reparse never gets here
 and leaves the running round alone. Then, in the spec's order: a round still in flight has
 its queued tasks removed and its running task told to stop; the old rounds' chunks, index
-rows, extracted images and wiki contributions are removed; only then is the new attempt
-opened (one guarded UPDATE: still the attempt we saw, not a draft, not being deleted) and
-its task queued. Everything removed is scoped to the old rounds, so a concurrent reparse
-that got in first keeps its own round intact.
+rows and extracted images are removed; only then is the new attempt opened (one guarded
+UPDATE: still the attempt we saw, not a draft, not being deleted), the old rounds' wiki
+contributions retracted (once no write of theirs can land) and its task queued. Everything
+removed is scoped to the old rounds, so a concurrent reparse that got in first keeps its own
+round intact.
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ def restart_processing(
     model_key = kb.embedding_model_key if kb is not None else ""
     remove_round_products(ctx, row.id, old_attempt, model_key, and_older=True)
     remove_extracted_images(ctx, [row.id])
-    retract_round(ctx, row.id, old_attempt)
     fields: dict[str, Any] = {
         "enable_status": EnableStatus.DISABLED,
         "error_message": "",
@@ -85,6 +85,8 @@ def restart_processing(
         fresh = ctx.knowledges.get(row.id, None)
         gone = fresh is None or fresh.parse_status == ParseStatus.DELETING
         return Restart(RestartOutcome.GONE if gone else RestartOutcome.MOVED, fresh)
+    # After the new attempt opened: from then on no wiki write of the old rounds can land.
+    retract_round(ctx, row.id, old_attempt)
     # A stopped worker closes these itself; a dead or queued one never would.
     close_round_spans(ctx, row.id, old_attempt, SUPERSEDED, f"attempt {attempt} took over")
     ctx.publisher.publish(

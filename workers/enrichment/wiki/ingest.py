@@ -115,13 +115,13 @@ def _ingest(
             tracker.fail(rounds.STEP, code, f"{exc} (tried again)")
             raise
         tracker.fail(rounds.STEP, code, str(exc))
+        ended = rounds.end_slot(parts, row, op.attempt)
         parts.wiki_ops.remove(op.id)
-        return int(rounds.end_slot(parts, row, op.attempt))
+        return int(ended)
+    # The slot ends before the op goes: an op a crash leaves finds its slot ended.
+    ended = outputs is not None and rounds.end_slot(parts, row, op.attempt)
     parts.wiki_ops.remove(op.id)
-    if outputs is None:
-        tracker.fail(rounds.STEP, SUPERSEDED, "the round was reparsed, cancelled or deleted")
-        return 0
-    if not rounds.end_slot(parts, row, op.attempt):
+    if not ended or outputs is None:
         tracker.fail(rounds.STEP, SUPERSEDED, "the round was reparsed, cancelled or deleted")
         return 0
     tracker.end(rounds.STEP, outputs)

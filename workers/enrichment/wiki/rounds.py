@@ -63,10 +63,10 @@ def release(parts: WikiParts, op: WikiPendingOp, code: str, message: str) -> Non
     """The op's round gets no wiki (off, no model, a model that cannot be used, its last
     try failed): its step says why and its slot ends, so it leaves finalizing."""
     row = current_round(parts, op)
+    if row is not None:
+        tracker = begin(parts, row, op.attempt, {"released": True})
+        tracker.fail(STEP, code, message)
+        if end_slot(parts, row, op.attempt):
+            log.warning("knowledge %s attempt %s: wiki released: %s", row.id, op.attempt, message)
+    # Last: an op left by a crash before this finds its slot ended and is only removed.
     parts.wiki_ops.remove(op.id)
-    if row is None:
-        return
-    tracker = begin(parts, row, op.attempt, {"released": True})
-    tracker.fail(STEP, code, message)
-    if end_slot(parts, row, op.attempt):
-        log.warning("knowledge %s attempt %s: wiki released: %s", row.id, op.attempt, message)
