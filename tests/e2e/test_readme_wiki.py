@@ -1,7 +1,7 @@
-"""The README's grpcurl commands of "WikiService", read from the README and run as written with
-the real grpcurl against a lite server (only the address is the test's), each answer
-checked against the pages written into the deployment's database; and its CLI lines' commands
-run against the same pages."""
+"""The README's grpcurl commands of "WikiService" (under "Wiki"), read from the README and
+run as written with the real grpcurl against a lite server (only the address is the
+test's), each answer checked against the pages written into the deployment's database; and
+its CLI lines run through the CLI against the same pages."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ RULES = "# Harbour rules\n\nBoats moor at the [East quay](wiki://east-quay) ([no
 def readme_blocks() -> list[str]:
     """The section's shell blocks, continuation lines joined."""
     readme = (REPO / "README.md").read_text()
-    section = re.split(r"\n#+ WikiService\n", readme, maxsplit=1)[1].split("\n## ", 1)[0]
+    section = re.split(r"\n#+ WikiService\b.*\n", readme, maxsplit=1)[1]
+    section = re.split(r"\n#{2,6} ", section, maxsplit=1)[0]  # the next heading (not a # comment)
     blocks = [part.split("```", 1)[0] for part in section.split("```sh\n")[1:]]
     return [re.sub(r"\\\n\s*", "", block) for block in blocks]
 
