@@ -20,6 +20,8 @@ from sqlalchemy import update
 
 from core.payloads import WikiIngestPayload
 from core.statuses import ParseStatus
+from server.services.cancel import CancelService
+from server.services.identity import Identity
 from storage.db.models import Knowledge
 from storage.db.repositories.wiki_pages import WikiPageRepository
 from storage.queue.lite import LiteTaskQueue
@@ -333,3 +335,81 @@ def test_a_synthesis_model_the_ssrf_rules_refuse_releases_on_the_last_try(
     assert (step.status, step.error_code) == ("failed", "MODEL_ENDPOINT_REFUSED")
     assert step.input["queue_try"] == spec.max_attempts
     assert ctx.wiki_ops.oldest_ingest(row.id, 2) is None
+
+
+def test_an_unreadable_answer_on_the_last_try_ends_the_round_with_the_error(
+    ctx: WorkerContext, embeddings: EmbeddingServer, chat: ChatServer
+) -> None:
+    kb = new_kb(ctx, embeddings, model_config(chat), wiki_enabled=False)
+    row = upload(ctx, kb, "Crane log", "The Varnholt harbour crane lifted 12 crates of salt.")
+    settle(ctx)
+    finalizing_round(ctx, row, 2)
+    ctx.knowledge_bases.update(None, kb.id, config={**kb.config, **WIKI_ON})
+    chat.answer = lambda request: "not json"
+
+    # Called outside a queue: its one try is the last.
+    assert ingest_wiki(ctx, WikiIngestPayload(kb.id)) == 1
+
+    done = fresh(ctx, row.id)
+    assert (done.parse_status, done.pending_subtasks_count) == (ParseStatus.COMPLETED, 0)
+    step = wiki_step(ctx, row.id, 2)
+    assert (step.status, step.error_code) == ("failed", "MODEL_UNAVAILABLE")
+    assert pages(ctx, kb.id) == {}
+
+
+def test_an_answer_with_no_topics_ends_the_round_with_no_page(
+    ctx: WorkerContext, embeddings: EmbeddingServer, chat: ChatServer
+) -> None:
+    chat.answer = lambda request: '{"topics": []}'
+    kb = new_kb(ctx, embeddings, model_config(chat))
+    row = upload(ctx, kb, "Crane log", "The Varnholt harbour crane lifted 12 crates of salt.")
+    settle(ctx)
+
+    assert fresh(ctx, row.id).parse_status == ParseStatus.COMPLETED
+    assert wiki_step(ctx, row.id).output == {"topics": 0, "created": [], "updated": []}
+    assert pages(ctx, kb.id) == {}
+
+
+def test_a_cancel_takes_the_rounds_contributions_out(
+    ctx: WorkerContext, embeddings: EmbeddingServer, chat: ChatServer
+) -> None:
+    kb = new_kb(ctx, embeddings, model_config(chat))
+    kept = upload(ctx, kb, "Crane log", "The Varnholt harbour crane lifted 12 crates of salt.")
+    settle(ctx)
+    row = upload(ctx, kb, "Pier notes", "The harbour opened in 1850. The pier was built in 1901.")
+    settle(ctx)
+    # The round is still finalizing (another subtask to go) when the user cancels it.
+    with ctx.db.session() as session:
+        session.execute(
+            update(Knowledge)
+            .where(Knowledge.id == row.id)
+            .values(parse_status=ParseStatus.FINALIZING, pending_subtasks_count=1)
+        )
+
+    CancelService(ctx).cancel(Identity(kb.tenant_id, is_admin=False), row.id)
+    settle(ctx)
+
+    found = pages(ctx, kb.id)
+    assert set(found) == {"varnholt-harbour"}
+    assert [s.knowledge_id for s in found["varnholt-harbour"].sources] == [kept.id]
+    assert "1850" not in found["varnholt-harbour"].page.content
+
+
+def test_a_batch_of_uploads_loses_no_document_on_a_shared_page(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    with ChatServer(answer=synthesis, delay_s=0.05) as chat:
+        kb = new_kb(ctx, embeddings, model_config(chat))
+        rows = [
+            upload(ctx, kb, f"Log {n}", f"The Varnholt harbour crane lifted {n + 10} crates.")
+            for n in range(4)
+        ]
+        settle(ctx)
+
+    assert {fresh(ctx, r.id).parse_status for r in rows} == {ParseStatus.COMPLETED}
+    harbour = pages(ctx, kb.id)["varnholt-harbour"]
+    assert {s.knowledge_id for s in harbour.sources} == {r.id for r in rows}
+    for n in range(4):
+        assert f"lifted {n + 10} crates" in harbour.page.content
+    # Each document merged once, none over another's merge.
+    assert harbour.page.version == 4
