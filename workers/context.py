@@ -32,6 +32,7 @@ from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.db.repositories.wiki_ops import WikiOpRepository
+from storage.db.repositories.wiki_reads import WikiReadRepository
 from storage.db.repositories.wiki_writes import WikiPageWriter
 from storage.events.base import EventPublisher
 from storage.files.backend_scoped import BackendScopedFileService
@@ -107,6 +108,8 @@ class ProcessContext:
     # The wiki's pending ingests, tombstones and housekeeping triggers, and its page writes.
     wiki_ops: WikiOpRepository
     wiki_writes: WikiPageWriter
+    # The wiki pages as WikiService reads them.
+    wiki_reads: WikiReadRepository
     # Routes every path to its backend; ``files.for_backend(kb.storage_backend_id)`` writes
     # where a knowledge base is bound.
     files: BackendScopedFileService

@@ -22,6 +22,7 @@ from storage.db.repositories.summary_refresh import SummaryRefreshRepository
 from storage.db.repositories.tags import TagRepository
 from storage.db.repositories.tenants import TenantRepository
 from storage.db.repositories.wiki_ops import WikiOpRepository
+from storage.db.repositories.wiki_reads import WikiReadRepository
 from storage.db.repositories.wiki_writes import WikiPageWriter
 from storage.events.base import EventPublisher
 from storage.events.redis_bus import RedisEventBus
@@ -71,6 +72,7 @@ def build_process_context(
         subtask_ends=SubtaskEndRepository(db),
         wiki_ops=WikiOpRepository(db),
         wiki_writes=WikiPageWriter(db),
+        wiki_reads=WikiReadRepository(db),
         files=files,
         catalog=ResourceCatalog(resources, AccessGrantRepository(db), files, clock=clock),
         index=index,

@@ -21,6 +21,7 @@ from server.services.resources import ResourceCatalogService
 from server.services.search import SearchService
 from server.services.summary_refresh import SummaryRefreshService
 from server.services.tag_management import TagManagementService
+from server.services.wiki_reads import WikiReadService
 from storage.events.base import EventSubscriber
 from storage.files.backend_scoped import BackendScopedFileService
 from workers.context import ProcessContext
@@ -49,6 +50,7 @@ class ApiDeps:
     kb_profiles: KnowledgeBaseProfileService
     summary_refresh: SummaryRefreshService
     graph: GraphReadService
+    wiki_reads: WikiReadService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -79,4 +81,5 @@ class ApiDeps:
             KnowledgeBaseProfileService(ctx, kbs),
             SummaryRefreshService(ctx),
             GraphReadService(ctx, kbs),
+            WikiReadService(ctx, kbs),
         )

@@ -19,6 +19,8 @@ from sluice.v1 import (
     search_pb2_grpc,
     tag_pb2,
     tag_pb2_grpc,
+    wiki_pb2,
+    wiki_pb2_grpc,
 )
 
 from server.api.auth_interceptor import AuthInterceptor
@@ -31,6 +33,7 @@ from server.api.search import SearchServicer
 from server.api.storage_health import start_storage_health
 from server.api.tags import TagServicer
 from server.api.watch_encoding import add_with_pre_encoded_stream
+from server.api.wiki import WikiServicer
 from server.binding import EXCLUSIVE_BIND, listen
 from server.health import AsyncListingHealthServicer
 
@@ -41,6 +44,7 @@ SERVICE_NAMES = (
     resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name,
     tag_pb2.DESCRIPTOR.services_by_name["TagService"].full_name,
     graph_pb2.DESCRIPTOR.services_by_name["GraphService"].full_name,
+    wiki_pb2.DESCRIPTOR.services_by_name["WikiService"].full_name,
 )
 
 # A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
@@ -79,6 +83,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     resource_pb2_grpc.add_ResourceServiceServicer_to_server(ResourceServicer(deps), server)
     tag_pb2_grpc.add_TagServiceServicer_to_server(TagServicer(deps), server)
     graph_pb2_grpc.add_GraphServiceServicer_to_server(GraphServicer(deps), server)
+    wiki_pb2_grpc.add_WikiServiceServicer_to_server(WikiServicer(deps), server)
     health_servicer = AsyncListingHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):

@@ -1,7 +1,7 @@
 """Pages of List RPCs: page sizes and opaque page tokens.
 
 - ``page_size`` 0 is DEFAULT_PAGE_SIZE, more than MAX_PAGE_SIZE is clamped to it, negative
-  is INVALID_ARGUMENT.
+  is INVALID_ARGUMENT (a list may set its own default and maximum).
 - A page token is opaque: base64url of a version, the position and a keyed BLAKE2b tag of
   both and of the query it belongs to (the RPC, its parent, its filters). A token that was
   altered, truncated or made for another query is INVALID_ARGUMENT. The position grants
@@ -53,11 +53,18 @@ class Listing(Generic[T]):
         return next_page_token(self.page, returned, self.total)
 
 
-def requested_page(page_size: int, page_token: str, query: str) -> Page:
+def requested_page(
+    page_size: int,
+    page_token: str,
+    query: str,
+    *,
+    default_size: int = DEFAULT_PAGE_SIZE,
+    max_size: int = MAX_PAGE_SIZE,
+) -> Page:
     """The page a request asks for; ``query`` names what is listed (see the module doc)."""
     if page_size < 0:
         raise InvalidArgument.field("page_size", "must be >= 0 (0 = the default)")
-    limit = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+    limit = min(page_size or default_size, max_size)
     return Page(limit, _offset_of(page_token, query) if page_token else 0, query)
 
 

@@ -18,6 +18,7 @@ from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.spans import SpanRepository
 from storage.db.repositories.tags import TagRepository
+from storage.db.repositories.wiki_reads import WikiReadRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.graph.store import GraphStore
@@ -175,3 +176,10 @@ class ChunkEditParts(KnowledgeParts, StoredFileParts, EditParts, QueueParts, Pro
     def index(self) -> MilvusIndex: ...
     @property
     def embedders(self) -> EmbedderCache: ...
+
+
+class WikiReadParts(Protocol):
+    """WikiReadService: the wiki pages (their knowledge bases through KnowledgeBaseService)."""
+
+    @property
+    def wiki_reads(self) -> WikiReadRepository: ...

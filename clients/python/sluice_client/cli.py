@@ -26,6 +26,7 @@ from sluice_client._output import (
     to_json_line,
 )
 from sluice_client._proto.sluice import v1
+from sluice_client._wiki_commands import WIKI_COMMANDS, add_wiki_commands
 from sluice_client.client import SluiceClient
 from sluice_client.errors import SluiceError, SluiceRpcError
 
@@ -233,6 +234,7 @@ COMMANDS: dict[str, Command] = {
     "fetch": _fetch,
     **EDIT_COMMANDS,
     **GRAPH_COMMANDS,
+    **WIKI_COMMANDS,
 }
 
 
@@ -379,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_knowledge_commands(commands)
     add_edit_commands(commands)
     add_graph_commands(commands)
+    add_wiki_commands(commands)
     return parser
 
 

@@ -22,6 +22,7 @@ from sluice_client._proto.google.protobuf import FieldMask
 from sluice_client._proto.sluice import v1
 from sluice_client._resources import write_resource
 from sluice_client._upload import FileSource, file_frames, open_source, remaining_size
+from sluice_client._wiki import WikiMethods
 from sluice_client.errors import (
     SluiceRpcError,
     Unavailable,
@@ -45,7 +46,7 @@ def _manual_status(publish: bool | None) -> v1.ManualStatus:
     return v1.ManualStatus.PUBLISH if publish else v1.ManualStatus.DRAFT
 
 
-class SluiceClient(EditingMethods, GraphMethods):
+class SluiceClient(EditingMethods, GraphMethods, WikiMethods):
     """A connection to a Sluice API server; use it as a context manager to close it.
 
     `timeout` is the deadline in seconds of every call that returns one response (uploads
@@ -72,6 +73,7 @@ class SluiceClient(EditingMethods, GraphMethods):
         self._resources = v1.ResourceServiceStub(self._channel)
         self._tags = v1.TagServiceStub(self._channel)
         self._graph = v1.GraphServiceStub(self._channel)
+        self._wiki = v1.WikiServiceStub(self._channel)
         self._watch_spans = self._channel.unary_stream(
             _WATCH_SPANS_METHOD,
             request_serializer=v1.WatchSpansRequest.SerializeToString,

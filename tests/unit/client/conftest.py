@@ -13,6 +13,7 @@ from sluice.v1 import (
     knowledge_pb2_grpc,
     resource_pb2_grpc,
     search_pb2_grpc,
+    wiki_pb2_grpc,
 )
 
 _ADD_TO_SERVER: list[tuple[type[Any], Callable[[Any, grpc.Server], None]]] = [
@@ -29,6 +30,7 @@ _ADD_TO_SERVER: list[tuple[type[Any], Callable[[Any, grpc.Server], None]]] = [
         resource_pb2_grpc.ResourceServiceServicer,
         resource_pb2_grpc.add_ResourceServiceServicer_to_server,
     ),
+    (wiki_pb2_grpc.WikiServiceServicer, wiki_pb2_grpc.add_WikiServiceServicer_to_server),
 ]
 
 Serve = Callable[..., str]
