@@ -23,10 +23,10 @@ from core.statuses import ParseStatus
 from server.services.cancel import CancelService
 from server.services.identity import Identity
 from storage.db.models import Knowledge
-from storage.db.repositories.wiki_pages import WikiPageRepository
 from storage.queue.lite import LiteTaskQueue
 from tests.support.openai_chat_server import ChatRequest, ChatServer
 from tests.support.openai_embeddings import EmbeddingServer
+from tests.support.wiki_pages import PageView, read_pages
 from workers import task_specs
 from workers.context import WorkerContext, install_context
 from workers.enrichment.wiki.ingest import ingest_wiki
@@ -139,14 +139,8 @@ def fresh(ctx: WorkerContext, knowledge_id: str) -> Knowledge:
     return row
 
 
-def pages(ctx: WorkerContext, kb_id: str) -> dict[str, Any]:
-    repo = WikiPageRepository(ctx.db)
-    found = {}
-    for page in repo.list_pages(kb_id).pages:
-        detail = repo.get_page(kb_id, page.slug)
-        assert detail is not None
-        found[page.slug] = detail
-    return found
+def pages(ctx: WorkerContext, kb_id: str) -> dict[str, PageView]:
+    return read_pages(ctx.db, kb_id)
 
 
 def finalizing_round(ctx: WorkerContext, row: Knowledge, attempt: int) -> None:

@@ -14,7 +14,6 @@ from sqlalchemy import update
 from core.payloads import WikiIngestPayload
 from core.statuses import ParseStatus
 from storage.db.models import Knowledge, WikiPendingOp
-from storage.db.repositories.wiki_pages import WikiPageRepository
 from storage.db.repositories.wiki_writes import Contribution, WriteOutcome
 from storage.queue.base import QueueName
 from storage.queue.rq_queue import SERIALIZER, RQTaskQueue, rq_queue_name
@@ -26,6 +25,7 @@ from tests.integration.housekeeping.conftest import (
     open_round,
 )
 from tests.support.databases import REDIS_URL
+from tests.support.wiki_pages import read_page
 from workers.context import WorkerContext
 from workers.enrichment.wiki.ingest import ingest_wiki
 from workers.housekeeping.rounds import run_round
@@ -134,4 +134,4 @@ def test_a_requeued_round_takes_its_wiki_contributions_out(
 
     assert report.stalled["requeued"] == 1
     assert status_of(ctx, row.id) == (ParseStatus.PENDING, 2)
-    assert WikiPageRepository(ctx.db).get_page(row.knowledge_base_id, "pumps") is None
+    assert read_page(ctx.db, row.knowledge_base_id, "pumps") is None

@@ -12,9 +12,9 @@ from storage.db.engine import Database
 from storage.db.models import Knowledge, utcnow
 from storage.db.repositories.knowledges import KnowledgeRepository
 from storage.db.repositories.wiki_ops import WikiOpRepository
-from storage.db.repositories.wiki_pages import WikiPageRepository
 from storage.db.repositories.wiki_writes import Contribution, WikiPageWriter, WriteOutcome
 from tests.integration.storage.conftest import Scope, run_together
+from tests.support.wiki_pages import read_page
 
 
 def finalizing(db: Database, scope: Scope, title: str, attempt: int = 1) -> Knowledge:
@@ -94,7 +94,7 @@ def test_a_write_needs_the_round_current_no_tombstone_and_the_version_read(
 def test_a_retract_rebuilds_pages_from_what_remains_and_removes_the_empty(
     database: Database, scope: Scope
 ) -> None:
-    writer, pages = WikiPageWriter(database), WikiPageRepository(database)
+    writer = WikiPageWriter(database)
     crane, pier = finalizing(database, scope, "Crane log"), finalizing(database, scope, "Pier")
     writer.write(contribution(crane, "harbour", "Cranes. See [Pier](wiki://pier)."), 0)
     writer.write(contribution(pier, "harbour", "Piers."), 1)
@@ -104,8 +104,8 @@ def test_a_retract_rebuilds_pages_from_what_remains_and_removes_the_empty(
 
     assert retracted.removed == 1
     assert retracted.rebuilt == {scope.knowledge_base_id: ["harbour"]}
-    assert pages.get_page(scope.knowledge_base_id, "pier") is None
-    detail = pages.get_page(scope.knowledge_base_id, "harbour")
+    assert read_page(database, scope.knowledge_base_id, "pier") is None
+    detail = read_page(database, scope.knowledge_base_id, "harbour")
     assert detail is not None
     assert [s.knowledge_id for s in detail.sources] == [crane.id]
     assert detail.page.source_knowledge_ids == [crane.id]
