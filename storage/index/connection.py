@@ -25,6 +25,7 @@ from pymilvus import MilvusClient, MilvusException, MilvusUnavailableException
 from pymilvus.exceptions import ConnectError, ConnectionConfigException
 
 from storage.index.errors import IndexStoreError, IndexUnavailableError
+from storage.index.lite_repair import remove_torn_sidecars
 
 _REMOTE_SCHEMES = frozenset({"http", "https", "tcp", "grpc", "unix"})
 _CONNECT_FAILED = 2  # pymilvus Status.CONNECT_FAILED
@@ -68,7 +69,11 @@ def open_connection(uri: str, *, token: str, timeout: float | None) -> Connectio
     if local_path is not None:
         Path(local_path).parent.mkdir(parents=True, exist_ok=True)
         with _registry_lock:
+            first = not _local_users.get(local_path)
             _local_users[local_path] = _local_users.get(local_path, 0) + 1
+            if first:
+                # Before this process's milvus-lite opens it (lite_repair says why).
+                remove_torn_sidecars(local_path)
     try:
         client = MilvusClient(uri=local_path or uri, token=token, timeout=timeout)
         try:
