@@ -43,7 +43,7 @@ from workers.pipeline.round.checkpoint import row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
-from workers.pipeline.round.subtasks import close_completed_round
+from workers.pipeline.round.subtasks import close_completed_round, end_subtask_failed
 
 log = logging.getLogger(__name__)
 
@@ -157,20 +157,15 @@ def end_failed(
             payload.attempt,
             ChunkExtraction(payload.chunk_id),
         )
-    ended = parts.subtask_ends.end_once(knowledge.id, payload.attempt, KIND, payload.index)
-    (tracker or _tracker(parts, knowledge, payload.attempt)).fail(
-        step_name(payload.index), code, message
+    end_subtask_failed(
+        parts,
+        knowledge.id,
+        payload.attempt,
+        (KIND, payload.index),
+        step_name(payload.index),
+        (code, message),
+        tracker or _tracker(parts, knowledge, payload.attempt),
     )
-    if ended is not None:
-        log.warning(
-            "knowledge %s attempt %s: graph chunk %s failed: %s",
-            knowledge.id,
-            payload.attempt,
-            payload.index,
-            message,
-        )
-        if ended.completed_round:
-            close_completed_round(parts, knowledge.id, payload.attempt)
 
 
 def _extract(

@@ -55,7 +55,7 @@ from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
-from workers.pipeline.round.subtasks import close_completed_round
+from workers.pipeline.round.subtasks import close_completed_round, end_subtask_failed
 from workers.pipeline.stages.chunking import chunk_id
 
 log = logging.getLogger(__name__)
@@ -175,20 +175,15 @@ def end_batch_failed(
         return
     kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
     _remove(parts, knowledge, payload, kb.embedding_model_key if kb is not None else "")
-    ended = parts.subtask_ends.end_once(knowledge.id, payload.attempt, KIND, payload.batch_index)
-    (tracker or _tracker(parts, knowledge, payload.attempt)).fail(
-        step_name(payload.batch_index), code, message
+    end_subtask_failed(
+        parts,
+        knowledge.id,
+        payload.attempt,
+        (KIND, payload.batch_index),
+        step_name(payload.batch_index),
+        (code, message),
+        tracker or _tracker(parts, knowledge, payload.attempt),
     )
-    if ended is not None:
-        log.warning(
-            "knowledge %s attempt %s: question batch %s failed: %s",
-            knowledge.id,
-            payload.attempt,
-            payload.batch_index,
-            message,
-        )
-        if ended.completed_round:
-            close_completed_round(parts, knowledge.id, payload.attempt)
 
 
 def _write(

@@ -5,11 +5,22 @@ the one that reaches 0 completes the knowledge and closes the round's spans."""
 
 from __future__ import annotations
 
+import logging
+from typing import Protocol
+
 from core.statuses import SpanStatus
 from core.statuses import Stage as StageName
+from storage.db.repositories.subtask_ends import SubtaskEndRepository
 from workers.pipeline.round.parts import RoundSpanParts
-from workers.pipeline.round.spans import round_tracker
+from workers.pipeline.round.spans import SpanTracker, round_tracker
 from workers.pipeline.round.state import KnowledgeState
+
+log = logging.getLogger(__name__)
+
+
+class SubtaskEndParts(RoundSpanParts, Protocol):
+    @property
+    def subtask_ends(self) -> SubtaskEndRepository: ...
 
 
 def finish_subtask(ctx: RoundSpanParts, knowledge_id: str, attempt: int) -> bool:
@@ -35,3 +46,29 @@ def close_completed_round(ctx: RoundSpanParts, knowledge_id: str, attempt: int) 
     stage = next((s for s in spans if s.name == StageName.POSTPROCESS), None)
     tracker.end(StageName.POSTPROCESS, dict(stage.output or {}) if stage is not None else {})
     tracker.close(SpanStatus.DONE)
+
+
+def end_subtask_failed(
+    parts: SubtaskEndParts,
+    knowledge_id: str,
+    attempt: int,
+    subtask: tuple[str, int],
+    step: str,
+    failure: tuple[str, str],
+    tracker: SpanTracker,
+) -> None:
+    """Subtask ``(kind, index)`` of round ``attempt`` failed for good with ``(code,
+    message)``: it counts as ended (once), its ``step`` span fails with why, and the round
+    completes if it was the last one."""
+    kind, index = subtask
+    code, message = failure
+    ended = parts.subtask_ends.end_once(knowledge_id, attempt, kind, index)
+    tracker.fail(step, code, message)
+    if ended is None:
+        return
+    log.warning(
+        "knowledge %s attempt %s: %s subtask %s failed: %s",
+        knowledge_id, attempt, kind, index, message,
+    )
+    if ended.completed_round:
+        close_completed_round(parts, knowledge_id, attempt)
