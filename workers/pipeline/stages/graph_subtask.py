@@ -13,7 +13,6 @@ NO_EXTRACT_MODEL, so the timeline says why the graph got nothing (as the questio
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -22,11 +21,10 @@ from core.payloads import GraphExtractPayload
 from core.statuses import ChunkType
 from storage.db.models import Chunk
 from storage.db.repositories.chunks import ChunkRepository
-from storage.queue.base import QueueError, TaskQueue
+from storage.queue.base import TaskQueue
 from workers import task_specs
+from workers.pipeline.stages.subtask_queueing import enqueue_subtasks
 from workers.pipeline.stages.work import DocumentWork
-
-log = logging.getLogger(__name__)
 
 
 class GraphSubtask:
@@ -42,29 +40,20 @@ class GraphSubtask:
 
     def enqueue(self, work: DocumentWork) -> int:
         knowledge = work.knowledge
-        queued = 0
-        for index, chunk in enumerate(self.chunk_ids(work), start=1):
-            payload = GraphExtractPayload(
-                tenant_id=knowledge.tenant_id,
-                knowledge_id=knowledge.id,
-                knowledge_base_id=knowledge.knowledge_base_id,
-                attempt=work.attempt,
-                chunk_id=chunk,
-                index=index,
-            )
-            try:
-                self._queue.enqueue(task_specs.graph_extract(payload))
-            except QueueError as exc:
-                # Counted off by the plan's reconciliation.
-                log.warning(
-                    "enqueue of graph chunk %s of knowledge %s failed: %s",
-                    index,
-                    knowledge.id,
-                    exc,
+        specs = (
+            task_specs.graph_extract(
+                GraphExtractPayload(
+                    tenant_id=knowledge.tenant_id,
+                    knowledge_id=knowledge.id,
+                    knowledge_base_id=knowledge.knowledge_base_id,
+                    attempt=work.attempt,
+                    chunk_id=chunk,
+                    index=index,
                 )
-                continue
-            queued += 1
-        return queued
+            )
+            for index, chunk in enumerate(self.chunk_ids(work), start=1)
+        )
+        return enqueue_subtasks(self._queue, self.name, knowledge.id, specs)
 
     def chunk_ids(self, work: DocumentWork) -> list[str]:
         """The ids of the round's graph chunks, one task each (read once per round); [""]

@@ -10,18 +10,15 @@ with NO_QUESTION_MODEL, so the timeline says why no question was written."""
 
 from __future__ import annotations
 
-import logging
-
 from core.index_sides import index_sides
 from core.markdown_images import says_more_than_images
 from core.payloads import QuestionBatchPayload
 from core.statuses import ChunkType
 from storage.db.repositories.chunks import ChunkRepository
-from storage.queue.base import QueueError, TaskQueue
+from storage.queue.base import TaskQueue
 from workers import task_specs
+from workers.pipeline.stages.subtask_queueing import enqueue_subtasks
 from workers.pipeline.stages.work import DocumentWork
-
-log = logging.getLogger(__name__)
 
 # questionGenChunkBatchSize: the chunks one task asks questions about.
 BATCH_SIZE = 20
@@ -40,29 +37,20 @@ class QuestionSubtask:
 
     def enqueue(self, work: DocumentWork) -> int:
         knowledge = work.knowledge
-        queued = 0
-        for index, chunk_ids in enumerate(self.batches(work), start=1):
-            payload = QuestionBatchPayload(
-                tenant_id=knowledge.tenant_id,
-                knowledge_id=knowledge.id,
-                knowledge_base_id=knowledge.knowledge_base_id,
-                attempt=work.attempt,
-                batch_index=index,
-                chunk_ids=chunk_ids,
-            )
-            try:
-                self._queue.enqueue(task_specs.question_batch(payload))
-            except QueueError as exc:
-                # Counted off by the plan's reconciliation.
-                log.warning(
-                    "enqueue of question batch %s of knowledge %s failed: %s",
-                    index,
-                    knowledge.id,
-                    exc,
+        specs = (
+            task_specs.question_batch(
+                QuestionBatchPayload(
+                    tenant_id=knowledge.tenant_id,
+                    knowledge_id=knowledge.id,
+                    knowledge_base_id=knowledge.knowledge_base_id,
+                    attempt=work.attempt,
+                    batch_index=index,
+                    chunk_ids=chunk_ids,
                 )
-                continue
-            queued += 1
-        return queued
+            )
+            for index, chunk_ids in enumerate(self.batches(work), start=1)
+        )
+        return enqueue_subtasks(self._queue, self.name, knowledge.id, specs)
 
     def batches(self, work: DocumentWork) -> list[list[str]]:
         """The chunk ids of each of the round's batches (read once per round)."""
