@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -270,3 +271,22 @@ def test_a_re_extraction_of_a_chunk_edited_again_meanwhile_writes_nothing(
         "Brekka": (1, 1),
     }
     assert ("Tarn Vell", "works_for", "Varnholt Harbour") in edges(ctx, kb)
+
+
+def test_a_queue_that_is_down_leaves_the_edit_standing(
+    ctx: WorkerContext, embeddings: EmbeddingServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    with ChatServer(answer=graph_of) as chat:
+        kb = new_kb(ctx, embeddings, chat)
+        knowledge = processed(ctx, kb, DOC_A)
+        a1, _ = texts_of(ctx, knowledge)
+        down = LiteTaskQueue()
+        down.close()
+
+        edited = ChunkEditService(replace(ctx, queue=down)).update_content(
+            Identity(kb.tenant_id, is_admin=False), a1.id, EDITED
+        )
+
+    assert edited.content == EDITED
+    assert f"graph refresh of edited chunk {a1.id} not queued" in caplog.text
+    assert "Ada Lovelace" not in entities(ctx, kb), "the old text's rows are gone all the same"
