@@ -176,6 +176,21 @@ class GraphExtractPayload(Payload):
 
 
 @dataclass(frozen=True)
+class GraphRefreshPayload(Payload):
+    """knowledge:graph_refresh — the entities and relations of one text chunk of a completed
+    knowledge read again after its content was edited: written only while the knowledge is
+    completed at ``attempt`` and the chunk at ``content_revision``. Not one of a round's
+    subtasks (nothing is counted)."""
+
+    tenant_id: str
+    knowledge_id: str
+    knowledge_base_id: str
+    attempt: int
+    chunk_id: str
+    content_revision: int
+
+
+@dataclass(frozen=True)
 class WikiIngestPayload(Payload):
     """wiki:ingest — write the knowledge base's pending wiki ingests into its pages, in
     batches (each ingest carries its round). Debounced: it starts at ``not_before`` (epoch

@@ -10,6 +10,7 @@ from core.payloads import (
     DataTableSummaryPayload,
     DocumentProcessPayload,
     GraphExtractPayload,
+    GraphRefreshPayload,
     ImageMultimodalPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
@@ -156,6 +157,22 @@ def graph_extract(payload: GraphExtractPayload) -> TaskSpec:
         retry_intervals=(10, 60),
         timeout_s=GRAPH_TIMEOUT_S,
         on_final_failure="workers.tasks.on_graph_extract_failed",
+        group=payload.knowledge_id,
+    )
+
+
+def graph_refresh(payload: GraphRefreshPayload) -> TaskSpec:
+    """One per chunk and content revision (a duplicate of one waiting is a no-op), on the
+    graph queue in the knowledge's group (a reparse or delete removes it); a model that is
+    unavailable is retried, the last try gives up with a log line."""
+    return TaskSpec(
+        handler="workers.tasks.refresh_chunk_graph",
+        payload=payload.to_dict(),
+        queue=QueueName.GRAPH,
+        job_id=f"knowledge-graph-refresh-{payload.chunk_id}-{payload.content_revision}",
+        max_retries=GRAPH_RETRIES,
+        retry_intervals=(10, 60),
+        timeout_s=GRAPH_TIMEOUT_S,
         group=payload.knowledge_id,
     )
 

@@ -12,6 +12,7 @@ from core.payloads import (
     DataTableSummaryPayload,
     DocumentProcessPayload,
     GraphExtractPayload,
+    GraphRefreshPayload,
     ImageMultimodalPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
@@ -29,6 +30,7 @@ from workers.enrichment.auto_tags import tracker_of
 from workers.enrichment.graph_extract import GRAPH_EXTRACT_FAILED
 from workers.enrichment.graph_extract import end_failed as end_graph_failed
 from workers.enrichment.graph_extract import extract_graph as write_chunk_graph
+from workers.enrichment.graph_refresh import refresh_chunk_graph as rewrite_chunk_graph
 from workers.enrichment.kb_profile import refresh_profile
 from workers.enrichment.questions import QUESTIONS_FAILED, end_batch_failed
 from workers.enrichment.questions import generate_questions as write_question_batch
@@ -151,6 +153,11 @@ def on_graph_extract_failed(payload: dict[str, Any], error: str) -> None:
     knowledge = ctx.knowledges.get(task.knowledge_id, None)
     if knowledge is not None:
         end_graph_failed(ctx, knowledge, task, GRAPH_EXTRACT_FAILED, error)
+
+
+def refresh_chunk_graph(payload: dict[str, Any]) -> None:
+    """knowledge:graph_refresh (graph queue)."""
+    rewrite_chunk_graph(current_context(), GraphRefreshPayload.from_dict(payload))
 
 
 def wiki_ingest(payload: dict[str, Any]) -> None:

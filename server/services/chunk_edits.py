@@ -13,7 +13,8 @@ Edits cascade to a text chunk's children (parent_chunk_id): enabling or disablin
 the same to its images' OCR text and captions and its generated questions, in the DB and
 the index; a new content removes its questions (they asked about the old text). An edit of
 what the summary is written from (a text chunk's content or enabled flag) queues a summary
-refresh once committed (server.services.summary_refresh).
+refresh once committed (server.services.summary_refresh), and a new content replaces the
+chunk's knowledge graph rows once committed (server.services.chunk_graph).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from core.effective_config import resolve
 from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from core.index_sides import index_sides
 from core.statuses import TERMINAL, ChunkType, EnableStatus, ParseStatus
+from server.services.chunk_graph import refresh_graph_after_edit
 from server.services.identity import Identity
 from server.services.image_links import with_image_urls
 from server.services.knowledge_reads import ReadChunk
@@ -108,7 +110,12 @@ class ChunkEditService:
             # The questions' index rows stay removed: they were of the old text anyway.
             self._ctx.index.upsert(target.model_key, [rows.old])
 
-        return self._edited(identity, target, apply, undo=undo)
+        chunk, knowledge, refresh = self._edit(identity, target, apply, undo=undo)
+        queue_refresh_after_edit(self._ctx.queue, knowledge, refresh)
+        refresh_graph_after_edit(
+            self._ctx.graph, self._ctx.queue, knowledge, chunk, target.kb_config
+        )
+        return self._read(chunk, knowledge)
 
     def set_enabled(self, identity: Identity, chunk_id: str, enabled: bool) -> ReadChunk:
         """The chunk found by Search (``enabled``) or not, its index rows following."""

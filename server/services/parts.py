@@ -166,10 +166,12 @@ class SummaryRefreshParts(KnowledgeParts, TagParts, EditParts, QueueParts, Proto
 class ChunkEditParts(KnowledgeParts, StoredFileParts, EditParts, QueueParts, Protocol):
     """ChunkEditService: a chunk's row and its index row changed together, its new text
     embedded with its knowledge base's model (its images made URLs in the reply), and the
-    summary refresh the edit calls for queued."""
+    summary refresh the edit calls for queued; a content edit's graph rows replaced."""
 
     @property
     def chunks(self) -> ChunkRepository: ...
+    @property
+    def graph(self) -> GraphStore: ...
     @property
     def knowledge_bases(self) -> KnowledgeBaseRepository: ...
     @property

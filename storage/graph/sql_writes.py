@@ -19,13 +19,14 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sqlalchemy import ColumnElement, delete, exists, insert, select
+from sqlalchemy import ColumnElement, Select, delete, exists, insert, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from core.statuses import ParseStatus
 from storage.db.engine import Database
 from storage.db.models import (
+    Chunk,
     GraphEntity,
     GraphMention,
     GraphRelation,
@@ -81,22 +82,17 @@ class SqlGraphWrites:
         knowledge_id: str,
         attempt: int,
         extraction: ChunkExtraction,
+        *,
+        chunk_revision: int | None = None,
     ) -> bool:
         """See GraphStore.write_chunk. A relation is kept only when both of its ends are
         among the chunk's entities (by normalised name); a name found with two types in
         one chunk resolves to its first."""
         entities = _entities_of(extraction)
         # A shared lock: chunks of one knowledge are written side by side, while a status
-        # change of the row (a newer round, a cancel, a delete) waits for them to commit.
-        guard = (
-            select(Knowledge.id)
-            .where(
-                Knowledge.id == knowledge_id,
-                Knowledge.attempt == attempt,
-                Knowledge.parse_status == ParseStatus.FINALIZING,
-            )
-            .with_for_update(read=True)
-        )
+        # change of the row (a newer round, a cancel, a delete, a chunk edit) waits for them
+        # to commit.
+        guard = _write_guard(knowledge_id, attempt, extraction.chunk_id, chunk_revision)
 
         def write(session: Session) -> bool:
             if session.scalar(guard) is None:
@@ -171,6 +167,17 @@ class SqlGraphWrites:
         return self._remove(
             (GraphMention.knowledge_id == knowledge_id) & mention_round,
             (GraphRelationSource.knowledge_id == knowledge_id) & source_round,
+        )
+
+    def remove_chunks(self, knowledge_id: str, chunk_ids: Sequence[str]) -> int:
+        """See GraphStore.remove_chunks."""
+        if not chunk_ids:
+            return 0
+        ids = list(chunk_ids)
+        return self._remove(
+            (GraphMention.knowledge_id == knowledge_id) & GraphMention.chunk_id.in_(ids),
+            (GraphRelationSource.knowledge_id == knowledge_id)
+            & GraphRelationSource.chunk_id.in_(ids),
         )
 
     def remove_knowledges(self, knowledge_ids: Sequence[str]) -> int:
@@ -310,6 +317,38 @@ class SqlGraphWrites:
             insert,
             lambda: {(s, t, r): i for s, t, r, i in session.execute(read)},
         )
+
+
+def _write_guard(
+    knowledge_id: str, attempt: int, chunk_id: str, chunk_revision: int | None
+) -> Select[str]:
+    """The knowledge's row, shared-locked, while a write of its chunk is due: finalizing at
+    ``attempt`` (a round's extraction), or with ``chunk_revision`` completed at ``attempt``
+    with the chunk still at that content revision (a re-extraction after an edit; the chunk's
+    row is locked too, so an edit waits for the write or the write sees the edit)."""
+    if chunk_revision is None:
+        return (
+            select(Knowledge.id)
+            .where(
+                Knowledge.id == knowledge_id,
+                Knowledge.attempt == attempt,
+                Knowledge.parse_status == ParseStatus.FINALIZING,
+            )
+            .with_for_update(read=True)
+        )
+    return (
+        select(Knowledge.id)
+        .join(Chunk, Chunk.knowledge_id == Knowledge.id)
+        .where(
+            Knowledge.id == knowledge_id,
+            Knowledge.attempt == attempt,
+            Knowledge.parse_status == ParseStatus.COMPLETED,
+            Chunk.id == chunk_id,
+            Chunk.attempt == attempt,
+            Chunk.content_revision == chunk_revision,
+        )
+        .with_for_update(read=True)
+    )
 
 
 def _create_and_read(

@@ -111,11 +111,15 @@ class GraphStore(Protocol):
         knowledge_id: str,
         attempt: int,
         extraction: ChunkExtraction,
+        *,
+        chunk_revision: int | None = None,
     ) -> bool:
         """Merge one chunk's entities and relations into the knowledge base's graph,
         replacing what this chunk wrote before (a retried task), in one transaction that
         holds the knowledge row: nothing is written and False is returned when the
-        knowledge is no longer finalizing at ``attempt`` (a newer round began). Names are
+        knowledge is no longer finalizing at ``attempt`` (a newer round began). With
+        ``chunk_revision`` (a re-extraction after a chunk edit) the knowledge must instead
+        be completed at ``attempt`` and the chunk still at that content_revision. Names are
         merged by storage.graph.names.normalize_name; a relation is kept only when both of
         its ends are among the chunk's entities (by normalised name)."""
         ...
@@ -124,6 +128,11 @@ class GraphStore(Protocol):
         """Remove what round ``attempt`` (with ``and_older``: every round up to it) wrote;
         entities and relations left with no mention or source go too. Returns the number
         of mentions and sources removed."""
+        ...
+
+    def remove_chunks(self, knowledge_id: str, chunk_ids: Sequence[str]) -> int:
+        """Remove what the knowledge's chunks ``chunk_ids`` wrote, whatever the round (their
+        content was edited), as ``remove_rounds`` does; the number removed."""
         ...
 
     def remove_knowledges(self, knowledge_ids: Sequence[str]) -> int:
