@@ -37,7 +37,7 @@ def refresh_graph_after_edit(
 ) -> None:
     """Drop the edited ``chunk``'s graph rows and queue its re-extraction when due."""
     try:
-        graph.remove_chunks(knowledge.id, [chunk.id])
+        graph.remove_chunks(knowledge.id, [chunk.id], content_revision=chunk.content_revision)
     except SQLAlchemyError as exc:  # the edit has committed; the old rows stay until a reparse
         log.warning("graph rows of edited chunk %s not removed: %s", chunk.id, exc)
     config = resolve(kb_config, knowledge.process_overrides)

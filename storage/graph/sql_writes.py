@@ -169,15 +169,30 @@ class SqlGraphWrites:
             (GraphRelationSource.knowledge_id == knowledge_id) & source_round,
         )
 
-    def remove_chunks(self, knowledge_id: str, chunk_ids: Sequence[str]) -> int:
+    def remove_chunks(
+        self, knowledge_id: str, chunk_ids: Sequence[str], *, content_revision: int | None = None
+    ) -> int:
         """See GraphStore.remove_chunks."""
         if not chunk_ids:
             return 0
         ids = list(chunk_ids)
+        if content_revision is not None:
+            # Shared-locked: a later edit of the chunk waits for this removal, or it sees
+            # the later revision and leaves the chunk to that edit's own removal.
+            at_revision = (
+                select(Chunk.id)
+                .where(
+                    Chunk.knowledge_id == knowledge_id,
+                    Chunk.id.in_(ids),
+                    Chunk.content_revision == content_revision,
+                )
+                .with_for_update(read=True)
+            )
         return self._remove(
             (GraphMention.knowledge_id == knowledge_id) & GraphMention.chunk_id.in_(ids),
             (GraphRelationSource.knowledge_id == knowledge_id)
             & GraphRelationSource.chunk_id.in_(ids),
+            only=at_revision if content_revision is not None else None,
         )
 
     def remove_knowledges(self, knowledge_ids: Sequence[str]) -> int:
@@ -191,8 +206,22 @@ class SqlGraphWrites:
 
     # ── internals ───────────────────────────────────────────────────────────────────────
 
-    def _remove(self, mentions: ColumnElement[bool], sources: ColumnElement[bool]) -> int:
+    def _remove(
+        self,
+        mentions: ColumnElement[bool],
+        sources: ColumnElement[bool],
+        *,
+        only: Select[str] | None = None,
+    ) -> int:
+        """Remove the mentions and sources matching; with ``only``, of the chunks it selects
+        (in the same transaction)."""
+
         def remove(session: Session) -> int:
+            nonlocal mentions, sources
+            if only is not None:
+                chosen = list(session.scalars(only))
+                mentions = mentions & GraphMention.chunk_id.in_(chosen)
+                sources = sources & GraphRelationSource.chunk_id.in_(chosen)
             # RETURNING names exactly what went, even with a writer of the same round
             # adding rows meanwhile.
             entity_ids = session.scalars(

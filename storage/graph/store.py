@@ -130,9 +130,13 @@ class GraphStore(Protocol):
         of mentions and sources removed."""
         ...
 
-    def remove_chunks(self, knowledge_id: str, chunk_ids: Sequence[str]) -> int:
+    def remove_chunks(
+        self, knowledge_id: str, chunk_ids: Sequence[str], *, content_revision: int | None = None
+    ) -> int:
         """Remove what the knowledge's chunks ``chunk_ids`` wrote, whatever the round (their
-        content was edited), as ``remove_rounds`` does; the number removed."""
+        content was edited), as ``remove_rounds`` does; the number removed. With
+        ``content_revision``, only of the chunks still at that revision: a chunk edited
+        again meanwhile is left to that edit (whose re-extraction may have written)."""
         ...
 
     def remove_knowledges(self, knowledge_ids: Sequence[str]) -> int:

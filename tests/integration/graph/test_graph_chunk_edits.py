@@ -1,7 +1,8 @@
 """What the graph store does for a chunk content edit, on real PostgreSQL and SQLite: a
-chunk's rows removed whatever their round, pruning what nothing mentions any more and
-keeping what other chunks said; and the re-extraction's write, held to a completed
-knowledge at its attempt and the chunk at the content revision it was queued for."""
+chunk's rows removed whatever their round (or only while it is at the revision an edit
+made), pruning what nothing mentions any more and keeping what other chunks said; and the
+re-extraction's write, held to a completed knowledge at its attempt and the chunk at the
+content revision it was queued for."""
 
 from __future__ import annotations
 
@@ -121,3 +122,36 @@ def test_a_re_extraction_writes_only_at_its_revision_of_a_completed_knowledge(
     set_revision(1)
     assert not write(attempt=1)
     assert not write(attempt=2)
+
+
+def test_an_edits_removal_leaves_a_chunk_edited_again_to_the_later_edit(
+    database: Database, store: SqlGraphStore, scope: Scope
+) -> None:
+    # Edit 1 (revision 2) removes its old rows late, after edit 2 (revision 3) committed and
+    # its re-extraction wrote: those rows are edit 2's, and stay.
+    knowledge = finalizing_knowledge(database, scope)
+    chunk = NewChunk(
+        tenant_id=scope.tenant_id,
+        knowledge_base_id=scope.knowledge_base_id,
+        knowledge_id=knowledge.id,
+        attempt=1,
+        chunk_index=0,
+        content="Alpha owns Beta.",
+    )
+    ChunkRepository(database).insert_many([chunk])
+    set_round(database, knowledge.id, 1, "completed")
+    with database.session() as session:
+        session.execute(update(Chunk).where(Chunk.id == chunk.id).values(content_revision=3))
+    assert store.write_chunk(
+        scope.tenant_id,
+        scope.knowledge_base_id,
+        knowledge.id,
+        1,
+        extraction(chunk.id, [("Gamma", "ORG")]),
+        chunk_revision=3,
+    )
+
+    assert store.remove_chunks(knowledge.id, [chunk.id], content_revision=2) == 0
+    assert names(store, scope) == {"Gamma": (1, 1)}
+    assert store.remove_chunks(knowledge.id, [chunk.id], content_revision=3) == 1
+    assert names(store, scope) == {}
