@@ -8,6 +8,7 @@ finds; a reparse leaves only the new round's rows, a delete none at all."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,10 @@ SUMMARY = "Planning notes of a garden committee: rose beds, watering and a light
 # Asked of the chunk about the rose beds, in words that chunk does not use.
 QUESTION = "When will the flowering shrubs be put back into the soil?"
 TAG = "gardening"
+# The summary takes this long, so the round is finalizing for at least as long: a watcher
+# is shown a status as the database has it when its state event is read, and subtasks
+# answered at once could complete the round before that read.
+SUMMARY_S = 1.0
 
 
 def answer(request: ChatRequest) -> str:
@@ -41,6 +46,7 @@ def answer(request: ChatRequest) -> str:
         asked = request.texts[-1]
         question = QUESTION if "rose beds" in asked else "What else do these notes record?"
         return json.dumps({"questions": [question]})
+    time.sleep(SUMMARY_S)
     return SUMMARY
 
 
