@@ -7,6 +7,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sluice.v1 import (
+    faq_pb2,
+    faq_pb2_grpc,
     graph_pb2,
     graph_pb2_grpc,
     knowledge_base_pb2,
@@ -25,6 +27,7 @@ from sluice.v1 import (
 
 from server.api.auth_interceptor import AuthInterceptor
 from server.api.deps import ApiDeps
+from server.api.faq import FaqServicer
 from server.api.graph import GraphServicer
 from server.api.knowledge import KnowledgeServicer
 from server.api.knowledge_bases import KnowledgeBaseServicer
@@ -45,6 +48,7 @@ SERVICE_NAMES = (
     tag_pb2.DESCRIPTOR.services_by_name["TagService"].full_name,
     graph_pb2.DESCRIPTOR.services_by_name["GraphService"].full_name,
     wiki_pb2.DESCRIPTOR.services_by_name["WikiService"].full_name,
+    faq_pb2.DESCRIPTOR.services_by_name["FAQService"].full_name,
 )
 
 # A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
@@ -84,6 +88,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     tag_pb2_grpc.add_TagServiceServicer_to_server(TagServicer(deps), server)
     graph_pb2_grpc.add_GraphServiceServicer_to_server(GraphServicer(deps), server)
     wiki_pb2_grpc.add_WikiServiceServicer_to_server(WikiServicer(deps), server)
+    faq_pb2_grpc.add_FAQServiceServicer_to_server(FaqServicer(deps), server)
     health_servicer = AsyncListingHealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):

@@ -64,6 +64,12 @@ class ProgressEvent:
         return cls(knowledge_id, attempt, cast(EventKind, kind), data)
 
 
+def job_changed_event(job_id: str) -> ProgressEvent:
+    """What a long job's worker (an FAQ import, a clone, a move) publishes after it wrote
+    the job's progress: its watchers (server.services.job_watch) read the job again."""
+    return ProgressEvent(job_id, 0, "state", {})
+
+
 def resync_event(knowledge_id: str, dropped: int) -> ProgressEvent:
     return ProgressEvent(knowledge_id, 0, "resync", {"dropped": dropped})
 

@@ -21,6 +21,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 from sluice.v1 import (
+    faq_pb2,
     graph_pb2,
     knowledge_base_pb2,
     knowledge_pb2,
@@ -35,7 +36,15 @@ from tests.e2e.tenancy.conftest import Deployment, TenantData, create_key, tenan
 
 SERVICES = [
     service
-    for module in (knowledge_base_pb2, knowledge_pb2, search_pb2, resource_pb2, tag_pb2, graph_pb2)
+    for module in (
+        knowledge_base_pb2,
+        knowledge_pb2,
+        search_pb2,
+        resource_pb2,
+        tag_pb2,
+        graph_pb2,
+        faq_pb2,
+    )
     for service in module.DESCRIPTOR.services_by_name.values()
 ]
 REFUSED = {grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED}
@@ -45,6 +54,17 @@ NOT_BUILT = {
     "sluice.v1.KnowledgeBaseService.CloneKnowledgeBase",
     "sluice.v1.KnowledgeBaseService.GetCloneProgress",
     "sluice.v1.KnowledgeService.MoveKnowledge",
+    "sluice.v1.FAQService.CreateFAQEntry",
+    "sluice.v1.FAQService.GetFAQEntry",
+    "sluice.v1.FAQService.ListFAQEntries",
+    "sluice.v1.FAQService.UpdateFAQEntry",
+    "sluice.v1.FAQService.DeleteFAQEntries",
+    "sluice.v1.FAQService.SetFAQEntriesEnabled",
+    "sluice.v1.FAQService.ImportFAQEntries",
+    "sluice.v1.FAQService.ImportFAQFile",
+    "sluice.v1.FAQService.GetFAQImportProgress",
+    "sluice.v1.FAQService.WatchFAQImport",
+    "sluice.v1.FAQService.ExportFAQImportFailures",
 }
 
 
@@ -99,6 +119,11 @@ _VALUES: dict[str, object] = {
 }
 
 
+# Message fields filled like the request itself: an upload's header frame, an FAQ import's
+# options and an FAQ entry's content.
+_NESTED = frozenset({"header", "options", "content"})
+
+
 def _fill(message: Message, ids: dict[str, str], oneof_choice: dict[str, str]) -> None:
     """Set A's ids and valid values; of each real oneof only the chosen member (default:
     the first); an upload's header frame is filled the same way."""
@@ -108,7 +133,7 @@ def _fill(message: Message, ids: dict[str, str], oneof_choice: dict[str, str]) -
         if oneof is not None and len(oneof.fields) > 1 and chosen != field.name:
             continue
         value: object = ids.get(field.name, _VALUES.get(field.name))
-        if field.type == FieldDescriptor.TYPE_MESSAGE and field.name == "header":
+        if field.type == FieldDescriptor.TYPE_MESSAGE and field.name in _NESTED:
             _fill(getattr(message, field.name), ids, oneof_choice)
         elif value is not None and field.is_repeated:
             getattr(message, field.name).append(value)

@@ -1,0 +1,21 @@
+"""Reserved for FAQ imports (issue 15): no change yet.
+
+Revision ID: 0013
+Revises: 0012
+Create Date: 2026-12-02
+"""
+
+from collections.abc import Sequence
+
+revision: str = "0013"
+down_revision: str | Sequence[str] | None = "0012"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    pass
+
+
+def downgrade() -> None:
+    pass
