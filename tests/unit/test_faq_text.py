@@ -7,7 +7,8 @@ from core.faq_text import faq_content_hash, normalize_faq_text
 
 def test_urls_case_full_width_and_whitespace_are_normalised() -> None:
     full_width_how = "\uff28\uff4f\uff57"
-    text = f"  {full_width_how}\u00a0do I\t\treset   it\uff1f See https://example.org/help?x=1 \u200bNOW "
+    url = "https://example.org/help?x=1"
+    text = f"  {full_width_how}\u00a0do I\t\treset   it\uff1f See {url} \u200bNOW "
     assert normalize_faq_text(text) == "how do i reset it? see now"
 
 
