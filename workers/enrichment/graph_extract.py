@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
-from core.effective_config import EffectiveConfig, resolve
+from core.effective_config import EffectiveConfig
 from core.payloads import GraphExtractPayload
 from core.statuses import ChunkType, ParseStatus
 from core.statuses import Stage as StageName
@@ -39,11 +39,10 @@ from workers.models.protocols import ChatModel
 from workers.models.registry import ModelRegistry
 from workers.pipeline.chunks.indexing import knowledge_title
 from workers.pipeline.document import queue_try_of
-from workers.pipeline.round.checkpoint import row_is_current
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
-from workers.pipeline.round.subtasks import close_completed_round, end_subtask_failed
+from workers.pipeline.round.subtasks import close_completed_round, end_subtask_failed, open_subtask
 
 log = logging.getLogger(__name__)
 
@@ -79,21 +78,12 @@ class GraphParts(RoundSpanParts, CheckpointParts, Protocol):
 def extract_graph(parts: GraphParts, payload: GraphExtractPayload) -> bool:
     """Merge the chunk's entities and relations into the graph; True when this try ended
     the subtask. Raises ModelError for a failure the queue should retry (nothing written)."""
-    knowledge = parts.knowledges.get(payload.knowledge_id, None)
-    if not row_is_current(knowledge, payload.attempt, GRAPH_ROUND_STATUSES) or (
-        parts.subtask_ends.ended(knowledge.id, payload.attempt, KIND, payload.index)
-    ):
-        log.info(
-            "graph chunk %s of knowledge %s attempt %s: not current or ended; dropped",
-            payload.index,
-            payload.knowledge_id,
-            payload.attempt,
-        )
+    opened = open_subtask(
+        parts, payload.knowledge_id, payload.attempt, (KIND, payload.index), GRAPH_ROUND_STATUSES
+    )
+    if opened is None:
         return False
-    kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
-    if kb is None:
-        return False
-    config = resolve(kb.config or {}, knowledge.process_overrides)
+    knowledge, config = opened.knowledge, opened.config
     queue_try = queue_try_of(parts)
     tracker = _tracker(parts, knowledge, payload.attempt)
     step = step_name(payload.index)

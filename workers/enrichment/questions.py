@@ -29,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.effective_config import MAX_QUESTION_COUNT, EffectiveConfig, resolve
+from core.effective_config import MAX_QUESTION_COUNT, EffectiveConfig
 from core.index_sides import index_sides
 from core.payloads import QuestionBatchPayload
 from core.statuses import ChunkType, ParseStatus
@@ -51,11 +51,11 @@ from workers.models.registry import ModelRegistry
 from workers.pipeline.chunks.indexing import ChunkIndexer, knowledge_title
 from workers.pipeline.document import queue_try_of
 from workers.pipeline.parts import IndexingParts
-from workers.pipeline.round.checkpoint import RoundCheckpoint, row_is_current
+from workers.pipeline.round.checkpoint import RoundCheckpoint
 from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import CheckpointParts, RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, round_tracker, stage_span_id
-from workers.pipeline.round.subtasks import close_completed_round, end_subtask_failed
+from workers.pipeline.round.subtasks import close_completed_round, end_subtask_failed, open_subtask
 from workers.pipeline.stages.chunking import chunk_id
 
 log = logging.getLogger(__name__)
@@ -97,21 +97,16 @@ class _Asked:
 def generate_questions(parts: QuestionParts, payload: QuestionBatchPayload) -> bool:
     """Write the batch's questions; True when this try ended it. Raises ModelError for a
     failure the queue should retry (nothing is written)."""
-    knowledge = parts.knowledges.get(payload.knowledge_id, None)
-    if not row_is_current(knowledge, payload.attempt, QUESTION_ROUND_STATUSES) or (
-        parts.subtask_ends.ended(knowledge.id, payload.attempt, KIND, payload.batch_index)
-    ):
-        log.info(
-            "question batch %s of knowledge %s attempt %s: not current or ended; dropped",
-            payload.batch_index,
-            payload.knowledge_id,
-            payload.attempt,
-        )
+    opened = open_subtask(
+        parts,
+        payload.knowledge_id,
+        payload.attempt,
+        (KIND, payload.batch_index),
+        QUESTION_ROUND_STATUSES,
+    )
+    if opened is None:
         return False
-    kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
-    if kb is None:
-        return False
-    config = resolve(kb.config or {}, knowledge.process_overrides)
+    knowledge, kb, config = opened.knowledge, opened.kb, opened.config
     queue_try = queue_try_of(parts)
     tracker = _tracker(parts, knowledge, payload.attempt)
     step = step_name(payload.batch_index)

@@ -6,11 +6,17 @@ the one that reaches 0 completes the knowledge and closes the round's spans."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from core.statuses import SpanStatus
+from core.effective_config import EffectiveConfig, resolve
+from core.statuses import ParseStatus, SpanStatus
 from core.statuses import Stage as StageName
+from storage.db.models import Knowledge, KnowledgeBase
+from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.subtask_ends import SubtaskEndRepository
+from workers.pipeline.round.checkpoint import row_is_current
 from workers.pipeline.round.parts import RoundSpanParts
 from workers.pipeline.round.spans import SpanTracker, round_tracker
 from workers.pipeline.round.state import KnowledgeState
@@ -21,6 +27,47 @@ log = logging.getLogger(__name__)
 class SubtaskEndParts(RoundSpanParts, Protocol):
     @property
     def subtask_ends(self) -> SubtaskEndRepository: ...
+
+
+class SubtaskOpenParts(SubtaskEndParts, Protocol):
+    @property
+    def knowledge_bases(self) -> KnowledgeBaseRepository: ...
+
+
+@dataclass(frozen=True)
+class OpenedSubtask:
+    """What a subtask's try works on: its knowledge, that knowledge's base and the
+    configuration in force for the round."""
+
+    knowledge: Knowledge
+    kb: KnowledgeBase
+    config: EffectiveConfig
+
+
+def open_subtask(
+    parts: SubtaskOpenParts,
+    knowledge_id: str,
+    attempt: int,
+    subtask: tuple[str, int],
+    statuses: Sequence[ParseStatus],
+) -> OpenedSubtask | None:
+    """Subtask ``(kind, index)`` of round ``attempt``, or None (logged) when its try has
+    nothing to do: the knowledge is no longer at that attempt in one of ``statuses``, the
+    subtask already ended, or the knowledge base is gone."""
+    kind, index = subtask
+    knowledge = parts.knowledges.get(knowledge_id, None)
+    if not row_is_current(knowledge, attempt, statuses) or (
+        parts.subtask_ends.ended(knowledge.id, attempt, kind, index)
+    ):
+        log.info(
+            "%s subtask %s of knowledge %s attempt %s: not current or ended; dropped",
+            kind, index, knowledge_id, attempt,
+        )
+        return None
+    kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
+    if kb is None:
+        return None
+    return OpenedSubtask(knowledge, kb, resolve(kb.config or {}, knowledge.process_overrides))
 
 
 def finish_subtask(ctx: RoundSpanParts, knowledge_id: str, attempt: int) -> bool:
