@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -42,7 +43,11 @@ class Api:
         self.knowledge = knowledge_pb2_grpc.KnowledgeServiceStub(channel)
         self.search = search_pb2_grpc.SearchServiceStub(channel)
 
-    def faq_kb(self, index_mode: int = QUESTION_ONLY, questions: int = COMBINED) -> str:
+    def faq_kb(
+        self,
+        index_mode: config_pb2.FAQIndexMode = QUESTION_ONLY,
+        questions: config_pb2.FAQQuestionIndexMode = COMBINED,
+    ) -> str:
         config = config_pb2.KnowledgeBaseConfig(
             faq=config_pb2.FAQConfig(index_mode=index_mode, question_index_mode=questions)
         )
@@ -53,13 +58,18 @@ class Api:
         )
         return str(self.kbs.CreateKnowledgeBase(request).knowledge_base.id)
 
-    def create(self, kb_id: str, **content: object) -> faq_pb2.FAQEntry:
+    def create(self, kb_id: str, **content: Any) -> faq_pb2.FAQEntry:
         request = faq_pb2.CreateFAQEntryRequest(
             knowledge_base_id=kb_id, content=faq_pb2.FAQEntryContent(**content)
         )
         return self.faq.CreateFAQEntry(request).entry
 
-    def found(self, kb_id: str, query: str, mode: int = 0) -> list[search_pb2.SearchResult]:
+    def found(
+        self,
+        kb_id: str,
+        query: str,
+        mode: search_pb2.SearchMode = search_pb2.SEARCH_MODE_UNSPECIFIED,
+    ) -> list[search_pb2.SearchResult]:
         request = search_pb2.SearchRequest(
             query=query, knowledge_base_ids=[kb_id], top_k=5, mode=mode
         )
@@ -73,7 +83,7 @@ def api(stack: Stack) -> Iterator[Api]:
 
 
 def _details(error: grpc.RpcError) -> list[object]:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     assert status is not None
     out: list[object] = []
     for detail in status.details:
@@ -182,7 +192,9 @@ def test_documents_are_refused_in_an_faq_kb(api: Api, client: SluiceClient) -> N
 
 
 @pytest.mark.parametrize("questions", [COMBINED, SEPARATE])
-def test_search_by_similar_question_and_answer_text(api: Api, questions: int) -> None:
+def test_search_by_similar_question_and_answer_text(
+    api: Api, questions: config_pb2.FAQQuestionIndexMode
+) -> None:
     only = api.faq_kb(QUESTION_ONLY, questions)
     both = api.faq_kb(QUESTION_ANSWER, questions)
     for kb_id in (only, both):
