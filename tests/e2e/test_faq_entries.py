@@ -6,6 +6,7 @@ text), answer strategy and negative question. The bundled embedding model embeds
 from __future__ import annotations
 
 import io
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +27,7 @@ from sluice.v1 import (
     search_pb2_grpc,
 )
 from sluice_client import FailedPrecondition, SluiceClient
+from sluice_client.cli import main as cli
 
 from tests.e2e.stacks import Stack
 
@@ -243,3 +245,25 @@ def test_strategies_and_negative_questions(api: Api) -> None:
     assert "Can I pay cash?" in [h.faq.standard_question for h in refused]
     near = api.found(kb_id, "can I pay by card in Narnia today?")
     assert "Can I pay by card?" in [h.faq.standard_question for h in near]
+
+
+def test_cli_faq_commands(api: Api, stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
+    kb_id = api.faq_kb()
+    target = ["--target", stack.target]
+    assert (
+        cli([*target, "faq", "create", kb_id, "--question", "Is parking free?", "--answer", "Yes"])
+        == 0
+    )
+    entry_id = json.loads(capsys.readouterr().out)["id"]
+    assert cli([*target, "faq", "disable", kb_id, entry_id]) == 0
+    assert capsys.readouterr().out.strip() == "updated 1"
+    assert cli([*target, "faq", "list", kb_id, "--state", "disabled"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["id"] == entry_id
+    update = ["--question", "Is parking free?", "--answer", "Yes", "--similar", "Free parking"]
+    assert cli([*target, "faq", "update", kb_id, entry_id, *update]) == 0
+    assert json.loads(capsys.readouterr().out)["content"]["similarQuestions"] == ["Free parking"]
+    assert cli([*target, "faq", "delete", kb_id, entry_id]) == 0
+    assert capsys.readouterr().out.strip() == "deleted 1"
+    assert cli([*target, "faq", "get", kb_id, entry_id]) == 2
+    assert "NOT_FOUND" in capsys.readouterr().err
