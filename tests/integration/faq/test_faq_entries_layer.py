@@ -15,8 +15,9 @@ from core.faq_text import faq_content_hash, normalize_faq_text
 from core.statuses import ChunkType, KnowledgeBaseType, KnowledgeType
 from storage.db.models import KnowledgeBase
 from storage.db.repositories.faq_entries import NewFaqEntry
-from tests.support.openai_embeddings import EmbeddingServer
+from tests.support.openai_embeddings import EmbeddingServer, Reply
 from workers.context import WorkerContext
+from workers.embedding.base import EmbeddingProviderError
 from workers.faq.entries import (
     create_entries,
     delete_all,
@@ -153,3 +154,25 @@ def test_enable_delete_and_delete_all(ctx: WorkerContext, embeddings: EmbeddingS
     assert delete_all(ctx, kb) == 4
     assert rows_of(ctx, kb) == []
     assert ctx.faq_entries.page(kb.id) == ([], 0)
+
+
+def test_a_failing_model_writes_nothing(ctx: WorkerContext, embeddings: EmbeddingServer) -> None:
+    kb = faq_kb(ctx, embeddings, SEPARATE)
+    [kept] = create_entries(
+        ctx, kb, [NewFaqEntry(clean_entry("Kept?", ["Still kept"], [], ["yes"]))]
+    )
+    refused = Reply(400, '{"error": {"message": "unknown model"}}')
+    embeddings.plan(refused)
+    with pytest.raises(EmbeddingProviderError):
+        create_entries(ctx, kb, [NewFaqEntry(clean_entry("New?", [], [], ["no"]))])
+    assert [c.id for c in ctx.faq_entries.page(kb.id)[0]] == [kept.id]
+    assert ctx.faq_entries.conflicts(kb.id, {normalize_faq_text("New?")}) == {}
+    embeddings.plan(refused)
+    with pytest.raises(EmbeddingProviderError):
+        update_entry(ctx, kb, kept.id, clean_entry("Kept?", ["Changed"], [], ["yes"]))
+    after = ctx.faq_entries.get(kb.id, kept.id)
+    assert after is not None and after.meta == kept.meta
+    assert sorted(rows_of(ctx, kb)) == sorted([kept.id, f"{kept.id}-1"])
+    # Its old question is still its own: a new entry may not take it.
+    with pytest.raises(AlreadyExists):
+        create_entries(ctx, kb, [NewFaqEntry(clean_entry("Other?", ["still KEPT"], [], ["x"]))])
