@@ -267,3 +267,18 @@ def test_cli_faq_commands(api: Api, stack: Stack, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out.strip() == "deleted 1"
     assert cli([*target, "faq", "get", kb_id, entry_id]) == 2
     assert "NOT_FOUND" in capsys.readouterr().err
+
+
+def test_the_faq_knowledge_is_never_reparsed(api: Api) -> None:
+    kb_id = api.faq_kb()
+    entry = api.create(kb_id, standard_question="Do you ship abroad?", answers=["Yes"])
+    with pytest.raises(grpc.RpcError) as refused:
+        api.knowledge.Reparse(knowledge_pb2.ReparseRequest(id=entry.knowledge_id))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    for request in (
+        knowledge_pb2.BatchReparseRequest(knowledge_base_id=kb_id),
+        knowledge_pb2.BatchReparseRequest(ids=[entry.knowledge_id]),
+    ):
+        assert api.knowledge.BatchReparse(request).accepted == 0
+    got = api.faq.GetFAQEntry(faq_pb2.GetFAQEntryRequest(knowledge_base_id=kb_id, id=entry.id))
+    assert got.entry == entry
