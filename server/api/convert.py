@@ -19,6 +19,7 @@ from sluice.v1 import (
 )
 
 from server.services.config_json import from_json
+from server.services.faq_search import FaqMatch
 from server.services.graph_expansion import GraphVia
 from server.services.knowledge_bases import CountedKnowledgeBase
 from server.services.knowledge_reads import ReadChunk
@@ -254,6 +255,7 @@ def search_result(found: Found) -> search_pb2.SearchResult:
         matched_chunk_id=found.matched_chunk_id,
         matched_content=found.matched_content,
         graph_match=_graph_match(found.graph),
+        faq=_faq_match(found.faq),
         # Unspecified ("" → UNSPECIFIED) when the chunk matched itself.
         matched_chunk_type=_enum(
             knowledge_pb2.ChunkType,
@@ -261,6 +263,16 @@ def search_result(found: Found) -> search_pb2.SearchResult:
             found.matched_chunk_type,
             knowledge_pb2.ChunkType,
         ),
+    )
+
+
+def _faq_match(match: FaqMatch | None) -> search_pb2.FAQMatch | None:
+    if match is None:
+        return None
+    return search_pb2.FAQMatch(
+        entry_id=match.entry_id,
+        standard_question=match.standard_question,
+        answers=match.answers,
     )
 
 

@@ -30,6 +30,7 @@ from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatu
 from server.services.chunking_checks import check_effective_chunking
 from server.services.config_json import from_json
 from server.services.identity import Identity
+from server.services.kb_types import document_kb
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import visible
 from server.services.overrides import checked_overrides, precheck_models
@@ -85,7 +86,7 @@ class IngestService:
             raise InvalidArgument.field("header.file_name", str(exc)) from exc
         title = header.title.strip()
         _check_labels(title, header.channel, "header.")
-        kb = self._kbs.get_row(identity, header.knowledge_base_id)
+        kb = document_kb(self._kbs.get_row(identity, header.knowledge_base_id))
         overrides, multimodal = _processing_choice(
             kb, header, file_type, "header.process_config", self._ctx.settings.url_policy
         )
@@ -179,7 +180,7 @@ class IngestService:
         verdict — a file to download or a web page — the pre-checks an upload of that type
         gets, then the row unless the knowledge base already imports this URL (normalized;
         failed and deleting rows do not count)."""
-        kb = self._kbs.get_row(identity, request.knowledge_base_id)
+        kb = document_kb(self._kbs.get_row(identity, request.knowledge_base_id))
         url = checked_import_url(request.url, self._ctx.settings)
         _check_labels(request.title.strip(), request.channel)
         check_file_name(request.file_name.strip(), "file_name")
@@ -227,7 +228,7 @@ class IngestService:
     def create_manual(
         self, identity: Identity, request: knowledge_pb2.CreateManualRequest
     ) -> TaggedKnowledge:
-        kb = self._kbs.get_row(identity, request.knowledge_base_id)
+        kb = document_kb(self._kbs.get_row(identity, request.knowledge_base_id))
         if not request.title.strip():
             raise InvalidArgument.field("title", "is required")
         _check_labels(request.title.strip(), request.channel)

@@ -15,10 +15,11 @@ from sluice.v1 import config_pb2, knowledge_pb2
 
 from core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from core.payloads import BatchReparsePayload
-from core.statuses import ParseStatus
+from core.statuses import KnowledgeType, ParseStatus
 from server.services.chunking_checks import check_effective_chunking
 from server.services.config_json import from_json
 from server.services.identity import Identity
+from server.services.kb_types import document_kb
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.lookup import owned_knowledge
 from server.services.overrides import checked_overrides, precheck_models
@@ -48,8 +49,9 @@ class ReparseService:
         row = owned_knowledge(self._ctx, identity, request.id)
         if row.parse_status == ParseStatus.DRAFT:
             raise _draft(row.id)
-        # New overrides replace the stored ones; without them the stored ones are used.
-        kb = self._kbs.get_row(identity, row.knowledge_base_id)
+        # New overrides replace the stored ones; without them the stored ones are used. An
+        # FAQ knowledge base's knowledge holds entries, which no document pipeline makes.
+        kb = document_kb(self._kbs.get_row(identity, row.knowledge_base_id))
         overrides: dict[str, Any] | None = None
         config = from_json(row.process_overrides, config_pb2.ProcessConfig())
         if request.HasField("process_config"):
@@ -104,6 +106,8 @@ class ReparseService:
             rows = self._ctx.knowledges.reprocessable(kb.id, tenant_id=identity.scope)
         else:
             raise InvalidArgument.field("ids", "name knowledges, or a knowledge_base_id instead")
+        # An FAQ knowledge base's knowledge is never reparsed (its entries are not a document).
+        rows = [row for row in rows if row.type != KnowledgeType.FAQ]
         if not rows:
             return BatchAccepted(job_id="", accepted=0)
         payload = BatchReparsePayload(

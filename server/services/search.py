@@ -19,7 +19,9 @@ from sluice.v1 import search_pb2
 
 from core.effective_config import embedding_model_of, resolve
 from core.errors import FailedPrecondition, InvalidArgument
+from core.faq_text import normalize_faq_text
 from core.index_sides import IndexSides, index_sides
+from server.services.faq_search import FaqMatch, faq_match, is_faq, refused
 from server.services.graph_expansion import (
     Expansion,
     GraphVia,
@@ -61,6 +63,8 @@ class Found:
     matched_content: str = ""
     # Set on a result graph expansion added after the hits: how it was reached.
     graph: GraphVia | None = None
+    # Set on an entry of an FAQ knowledge base (server.services.faq_search).
+    faq: FaqMatch | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class _Result:
     content: str
     chunk_index: int
     matched: Chunk | None
+    faq: FaqMatch | None = None
 
 
 class SearchService:
@@ -109,7 +114,7 @@ class SearchService:
             for (model_key, mode), kbs in by_model.items():
                 hits += self._search_space(model_key, mode, kbs, identity, query, request, fetch)
             hits.sort(key=lambda h: h.score, reverse=True)
-            found = self._as_parents(identity, hits[:fetch], top_k)
+            found = self._as_parents(identity, hits[:fetch], top_k, query)
             if len(found) >= top_k or len(hits) < fetch or fetch >= MAX_CANDIDATES:
                 results = self._results(identity, found, tenant_of)
                 if expansion is not None:
@@ -157,22 +162,31 @@ class SearchService:
             return self._ctx.index.search_dense(model_key, vector, **scope)
         return self._ctx.index.search_hybrid(model_key, vector, query, **scope)
 
-    def _as_parents(self, identity: Identity, hits: list[IndexHit], top_k: int) -> list[_Result]:
+    def _as_parents(
+        self, identity: Identity, hits: list[IndexHit], top_k: int, query: str
+    ) -> list[_Result]:
         """The best ``top_k`` chunks: a child's hit stands for its parent (the text chunk
         that shows an image its OCR text or caption is of, or a generated question is
         about, or the parent chunk of parent/child chunking — for a question about a child
         chunk, that child's parent), and a chunk found more than once counts once, at its
-        best."""
+        best. An FAQ entry is a result of its own, unless disabled or its negative
+        questions refuse ``query`` (server.services.faq_search)."""
         chunks = {
             c.id: c
             for c in self._ctx.chunks.get_many([h.chunk_id for h in hits], tenant_id=identity.scope)
         }
         ancestors = self._ancestors(identity, chunks.values())
         results: dict[str, _Result] = {}
+        normalised_query = normalize_faq_text(query)
         for hit in hits:
             chunk = chunks.get(hit.chunk_id)
             top = _topmost(chunk, ancestors) if chunk is not None else None
-            if chunk is not None and top is not None:
+            if chunk is not None and is_faq(chunk):
+                if refused(chunk, normalised_query):
+                    continue
+                entry = faq_match(chunk)
+                result = _Result(hit, chunk.id, chunk.content, chunk.chunk_index, None, entry)
+            elif chunk is not None and top is not None:
                 result = _Result(hit, top.id, top.content, top.chunk_index, chunk)
             else:
                 index = chunk.chunk_index if chunk is not None else 0
@@ -267,6 +281,7 @@ class SearchService:
                 matched_chunk_id=r.matched.id if r.matched is not None else "",
                 matched_chunk_type=r.matched.chunk_type if r.matched is not None else "",
                 matched_content=r.matched.content if r.matched is not None else "",
+                faq=r.faq,
             )
             for r, content in zip(found, contents, strict=True)
         ]

@@ -10,7 +10,9 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import grpc
 import pytest
+from sluice.v1 import faq_pb2, faq_pb2_grpc, knowledge_base_pb2, knowledge_base_pb2_grpc
 from sluice_client import SluiceClient
 
 from tests.e2e.graph_support import stack_database, write_graph
@@ -54,6 +56,9 @@ class TenantData:
     entity_id: str
     relation_id: str
     markers: tuple[str, ...]
+    # An FAQ knowledge base of the tenant and one entry of it (issue 15).
+    faq_kb_id: str = ""
+    faq_entry_id: str = ""
 
 
 @pytest.fixture(scope="package")
@@ -124,4 +129,27 @@ def tenant_with_data(deployment: Deployment, name: str) -> TenantData:
         entity.id,
         relation.id,
         (secret.lower(),),
+        *faq_data(deployment.targets[0], key.key, secret),
     )
+
+
+def faq_data(target: str, key: str, secret: str) -> tuple[str, str]:
+    """An FAQ knowledge base and one entry of it whose texts carry ``secret``."""
+    metadata = (("authorization", f"Bearer {key}"),)
+    with grpc.insecure_channel(target) as channel:
+        kb = knowledge_base_pb2_grpc.KnowledgeBaseServiceStub(channel).CreateKnowledgeBase(
+            knowledge_base_pb2.CreateKnowledgeBaseRequest(
+                name=f"faq-{secret}", type=knowledge_base_pb2.KNOWLEDGE_BASE_TYPE_FAQ
+            ),
+            metadata=metadata,
+        )
+        entry = faq_pb2_grpc.FAQServiceStub(channel).CreateFAQEntry(
+            faq_pb2.CreateFAQEntryRequest(
+                knowledge_base_id=kb.knowledge_base.id,
+                content=faq_pb2.FAQEntryContent(
+                    standard_question=f"Where is {secret}?", answers=[f"{secret} is here"]
+                ),
+            ),
+            metadata=metadata,
+        )
+    return kb.knowledge_base.id, entry.entry.id

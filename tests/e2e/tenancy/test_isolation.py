@@ -22,6 +22,7 @@ from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 from sluice.v1 import (
     faq_pb2,
+    faq_pb2_grpc,
     graph_pb2,
     knowledge_base_pb2,
     knowledge_pb2,
@@ -54,12 +55,6 @@ NOT_BUILT = {
     "sluice.v1.KnowledgeBaseService.CloneKnowledgeBase",
     "sluice.v1.KnowledgeBaseService.GetCloneProgress",
     "sluice.v1.KnowledgeService.MoveKnowledge",
-    "sluice.v1.FAQService.CreateFAQEntry",
-    "sluice.v1.FAQService.GetFAQEntry",
-    "sluice.v1.FAQService.ListFAQEntries",
-    "sluice.v1.FAQService.UpdateFAQEntry",
-    "sluice.v1.FAQService.DeleteFAQEntries",
-    "sluice.v1.FAQService.SetFAQEntriesEnabled",
     "sluice.v1.FAQService.ImportFAQEntries",
     "sluice.v1.FAQService.ImportFAQFile",
     "sluice.v1.FAQService.GetFAQImportProgress",
@@ -103,6 +98,12 @@ def _ids(a: TenantData, method: MethodDescriptor) -> dict[str, str]:
         # ReadResource's token is a bearer credential by design (whoever holds it reads):
         # B presents one of A's ids as a token; RevokeAccessGrant's is A's real token.
         "token": a.knowledge_id if method.name == "ReadResource" else a.token,
+        # FAQService: A's FAQ knowledge base and entry.
+        **(
+            {"knowledge_base_id": a.faq_kb_id, "id": a.faq_entry_id, "ids": a.faq_entry_id}
+            if service == "FAQService"
+            else {}
+        ),
     }
 
 
@@ -257,6 +258,20 @@ def _untouched(deployment: Deployment, a: TenantData) -> None:
         assert client.get_entity(a.entity_id).chunk_count == 1
         [source] = client.get_relation_sources(a.relation_id)
         assert source.chunk_id == a.chunk_id
+    _faq_untouched(deployment, a)
+
+
+def _faq_untouched(deployment: Deployment, a: TenantData) -> None:
+    with grpc.insecure_channel(deployment.targets[0]) as channel:
+        entry = (
+            faq_pb2_grpc.FAQServiceStub(channel)
+            .GetFAQEntry(
+                faq_pb2.GetFAQEntryRequest(knowledge_base_id=a.faq_kb_id, id=a.faq_entry_id),
+                metadata=(("authorization", f"Bearer {a.key.key}"),),
+            )
+            .entry
+        )
+    assert entry.enabled and entry.content.standard_question == f"Where is {a.markers[0]}?"
 
 
 def test_grants_are_revoked_by_token_resource_or_knowledge(

@@ -34,6 +34,8 @@ EXPECTED_TABLES = {
     "wiki_kb_triggers",
     "faq_import_jobs",
     "kb_clone_jobs",
+    # issue 15, FAQ entries (0012)
+    "faq_questions",
 }
 
 

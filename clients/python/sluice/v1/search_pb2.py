@@ -26,15 +26,15 @@ from sluice.v1 import graph_pb2 as sluice_dot_v1_dot_graph__pb2
 from sluice.v1 import knowledge_pb2 as sluice_dot_v1_dot_knowledge__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16sluice/v1/search.proto\x12\tsluice.v1\x1a\x15sluice/v1/graph.proto\x1a\x19sluice/v1/knowledge.proto\"\xfc\x01\n\rSearchRequest\x12\x14\n\x05query\x18\x01 \x01(\tR\x05query\x12,\n\x12knowledge_base_ids\x18\x02 \x03(\tR\x10knowledgeBaseIds\x12\x13\n\x05top_k\x18\x03 \x01(\x05R\x04topK\x12)\n\x04mode\x18\x04 \x01(\x0e\x32\x15.sluice.v1.SearchModeR\x04mode\x12#\n\rknowledge_ids\x18\x05 \x03(\tR\x0cknowledgeIds\x12\x42\n\x0fgraph_expansion\x18\x06 \x01(\x0b\x32\x19.sluice.v1.GraphExpansionR\x0egraphExpansion\"E\n\x0eGraphExpansion\x12\x12\n\x04hops\x18\x01 \x01(\x05R\x04hops\x12\x1f\n\x0bmax_results\x18\x02 \x01(\x05R\nmaxResults\"O\n\nGraphMatch\x12\x12\n\x04hops\x18\x01 \x01(\x05R\x04hops\x12-\n\x08\x65ntities\x18\x02 \x03(\x0b\x32\x11.sluice.v1.EntityR\x08\x65ntities\"\xc1\x03\n\x0cSearchResult\x12\x19\n\x08\x63hunk_id\x18\x01 \x01(\tR\x07\x63hunkId\x12!\n\x0cknowledge_id\x18\x02 \x01(\tR\x0bknowledgeId\x12*\n\x11knowledge_base_id\x18\x03 \x01(\tR\x0fknowledgeBaseId\x12\x18\n\x07\x63ontent\x18\x04 \x01(\tR\x07\x63ontent\x12\x14\n\x05score\x18\x05 \x01(\x02R\x05score\x12\x1f\n\x0b\x63hunk_index\x18\x06 \x01(\x05R\nchunkIndex\x12\'\n\x0fknowledge_title\x18\x07 \x01(\tR\x0eknowledgeTitle\x12(\n\x10matched_chunk_id\x18\x08 \x01(\tR\x0ematchedChunkId\x12\x42\n\x12matched_chunk_type\x18\t \x01(\x0e\x32\x14.sluice.v1.ChunkTypeR\x10matchedChunkType\x12\'\n\x0fmatched_content\x18\n \x01(\tR\x0ematchedContent\x12\x36\n\x0bgraph_match\x18\x0b \x01(\x0b\x32\x15.sluice.v1.GraphMatchR\ngraphMatch\"C\n\x0eSearchResponse\x12\x31\n\x07results\x18\x01 \x03(\x0b\x32\x17.sluice.v1.SearchResultR\x07results*r\n\nSearchMode\x12\x1b\n\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x16\n\x12SEARCH_MODE_VECTOR\x10\x01\x12\x17\n\x13SEARCH_MODE_KEYWORD\x10\x02\x12\x16\n\x12SEARCH_MODE_HYBRID\x10\x03\x32N\n\rSearchService\x12=\n\x06Search\x12\x18.sluice.v1.SearchRequest\x1a\x19.sluice.v1.SearchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16sluice/v1/search.proto\x12\tsluice.v1\x1a\x15sluice/v1/graph.proto\x1a\x19sluice/v1/knowledge.proto\"\xfc\x01\n\rSearchRequest\x12\x14\n\x05query\x18\x01 \x01(\tR\x05query\x12,\n\x12knowledge_base_ids\x18\x02 \x03(\tR\x10knowledgeBaseIds\x12\x13\n\x05top_k\x18\x03 \x01(\x05R\x04topK\x12)\n\x04mode\x18\x04 \x01(\x0e\x32\x15.sluice.v1.SearchModeR\x04mode\x12#\n\rknowledge_ids\x18\x05 \x03(\tR\x0cknowledgeIds\x12\x42\n\x0fgraph_expansion\x18\x06 \x01(\x0b\x32\x19.sluice.v1.GraphExpansionR\x0egraphExpansion\"E\n\x0eGraphExpansion\x12\x12\n\x04hops\x18\x01 \x01(\x05R\x04hops\x12\x1f\n\x0bmax_results\x18\x02 \x01(\x05R\nmaxResults\"O\n\nGraphMatch\x12\x12\n\x04hops\x18\x01 \x01(\x05R\x04hops\x12-\n\x08\x65ntities\x18\x02 \x03(\x0b\x32\x11.sluice.v1.EntityR\x08\x65ntities\"\xe8\x03\n\x0cSearchResult\x12\x19\n\x08\x63hunk_id\x18\x01 \x01(\tR\x07\x63hunkId\x12!\n\x0cknowledge_id\x18\x02 \x01(\tR\x0bknowledgeId\x12*\n\x11knowledge_base_id\x18\x03 \x01(\tR\x0fknowledgeBaseId\x12\x18\n\x07\x63ontent\x18\x04 \x01(\tR\x07\x63ontent\x12\x14\n\x05score\x18\x05 \x01(\x02R\x05score\x12\x1f\n\x0b\x63hunk_index\x18\x06 \x01(\x05R\nchunkIndex\x12\'\n\x0fknowledge_title\x18\x07 \x01(\tR\x0eknowledgeTitle\x12(\n\x10matched_chunk_id\x18\x08 \x01(\tR\x0ematchedChunkId\x12\x42\n\x12matched_chunk_type\x18\t \x01(\x0e\x32\x14.sluice.v1.ChunkTypeR\x10matchedChunkType\x12\'\n\x0fmatched_content\x18\n \x01(\tR\x0ematchedContent\x12\x36\n\x0bgraph_match\x18\x0b \x01(\x0b\x32\x15.sluice.v1.GraphMatchR\ngraphMatch\x12%\n\x03\x66\x61q\x18\x0c \x01(\x0b\x32\x13.sluice.v1.FAQMatchR\x03\x66\x61q\"l\n\x08\x46\x41QMatch\x12\x19\n\x08\x65ntry_id\x18\x01 \x01(\tR\x07\x65ntryId\x12+\n\x11standard_question\x18\x02 \x01(\tR\x10standardQuestion\x12\x18\n\x07\x61nswers\x18\x03 \x03(\tR\x07\x61nswers\"C\n\x0eSearchResponse\x12\x31\n\x07results\x18\x01 \x03(\x0b\x32\x17.sluice.v1.SearchResultR\x07results*r\n\nSearchMode\x12\x1b\n\x17SEARCH_MODE_UNSPECIFIED\x10\x00\x12\x16\n\x12SEARCH_MODE_VECTOR\x10\x01\x12\x17\n\x13SEARCH_MODE_KEYWORD\x10\x02\x12\x16\n\x12SEARCH_MODE_HYBRID\x10\x03\x32N\n\rSearchService\x12=\n\x06Search\x12\x18.sluice.v1.SearchRequest\x1a\x19.sluice.v1.SearchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'sluice.v1.search_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEARCHMODE']._serialized_start=1015
-  _globals['_SEARCHMODE']._serialized_end=1129
+  _globals['_SEARCHMODE']._serialized_start=1164
+  _globals['_SEARCHMODE']._serialized_end=1278
   _globals['_SEARCHREQUEST']._serialized_start=88
   _globals['_SEARCHREQUEST']._serialized_end=340
   _globals['_GRAPHEXPANSION']._serialized_start=342
@@ -42,9 +42,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GRAPHMATCH']._serialized_start=413
   _globals['_GRAPHMATCH']._serialized_end=492
   _globals['_SEARCHRESULT']._serialized_start=495
-  _globals['_SEARCHRESULT']._serialized_end=944
-  _globals['_SEARCHRESPONSE']._serialized_start=946
-  _globals['_SEARCHRESPONSE']._serialized_end=1013
-  _globals['_SEARCHSERVICE']._serialized_start=1131
-  _globals['_SEARCHSERVICE']._serialized_end=1209
+  _globals['_SEARCHRESULT']._serialized_end=983
+  _globals['_FAQMATCH']._serialized_start=985
+  _globals['_FAQMATCH']._serialized_end=1093
+  _globals['_SEARCHRESPONSE']._serialized_start=1095
+  _globals['_SEARCHRESPONSE']._serialized_end=1162
+  _globals['_SEARCHSERVICE']._serialized_start=1280
+  _globals['_SEARCHSERVICE']._serialized_end=1358
 # @@protoc_insertion_point(module_scope)

@@ -53,7 +53,7 @@ class GraphMatch(_message.Message):
     def __init__(self, hops: _Optional[int] = ..., entities: _Optional[_Iterable[_Union[_graph_pb2.Entity, _Mapping]]] = ...) -> None: ...
 
 class SearchResult(_message.Message):
-    __slots__ = ("chunk_id", "knowledge_id", "knowledge_base_id", "content", "score", "chunk_index", "knowledge_title", "matched_chunk_id", "matched_chunk_type", "matched_content", "graph_match")
+    __slots__ = ("chunk_id", "knowledge_id", "knowledge_base_id", "content", "score", "chunk_index", "knowledge_title", "matched_chunk_id", "matched_chunk_type", "matched_content", "graph_match", "faq")
     CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -65,6 +65,7 @@ class SearchResult(_message.Message):
     MATCHED_CHUNK_TYPE_FIELD_NUMBER: _ClassVar[int]
     MATCHED_CONTENT_FIELD_NUMBER: _ClassVar[int]
     GRAPH_MATCH_FIELD_NUMBER: _ClassVar[int]
+    FAQ_FIELD_NUMBER: _ClassVar[int]
     chunk_id: str
     knowledge_id: str
     knowledge_base_id: str
@@ -76,7 +77,18 @@ class SearchResult(_message.Message):
     matched_chunk_type: _knowledge_pb2.ChunkType
     matched_content: str
     graph_match: GraphMatch
-    def __init__(self, chunk_id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., content: _Optional[str] = ..., score: _Optional[float] = ..., chunk_index: _Optional[int] = ..., knowledge_title: _Optional[str] = ..., matched_chunk_id: _Optional[str] = ..., matched_chunk_type: _Optional[_Union[_knowledge_pb2.ChunkType, str]] = ..., matched_content: _Optional[str] = ..., graph_match: _Optional[_Union[GraphMatch, _Mapping]] = ...) -> None: ...
+    faq: FAQMatch
+    def __init__(self, chunk_id: _Optional[str] = ..., knowledge_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., content: _Optional[str] = ..., score: _Optional[float] = ..., chunk_index: _Optional[int] = ..., knowledge_title: _Optional[str] = ..., matched_chunk_id: _Optional[str] = ..., matched_chunk_type: _Optional[_Union[_knowledge_pb2.ChunkType, str]] = ..., matched_content: _Optional[str] = ..., graph_match: _Optional[_Union[GraphMatch, _Mapping]] = ..., faq: _Optional[_Union[FAQMatch, _Mapping]] = ...) -> None: ...
+
+class FAQMatch(_message.Message):
+    __slots__ = ("entry_id", "standard_question", "answers")
+    ENTRY_ID_FIELD_NUMBER: _ClassVar[int]
+    STANDARD_QUESTION_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    entry_id: str
+    standard_question: str
+    answers: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, entry_id: _Optional[str] = ..., standard_question: _Optional[str] = ..., answers: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
     __slots__ = ("results",)

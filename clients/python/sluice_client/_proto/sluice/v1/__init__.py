@@ -55,6 +55,7 @@ __all__ = (
     "FaqImportOptions",
     "FaqImportProgress",
     "FaqIndexMode",
+    "FaqMatch",
     "FaqQuestionIndexMode",
     "FaqServiceStub",
     "FileHeader",
@@ -1812,6 +1813,29 @@ default_message_pool.register_message("sluice.v1", "FAQImportProgress", FaqImpor
 
 
 @dataclass(eq=False, repr=False)
+class FaqMatch(betterproto2.Message):
+    """
+    An FAQ entry found by a search.
+    """
+
+    entry_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+    """
+    The entry's id (its chunk id).
+    """
+
+    standard_question: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+
+    answers: "list[str]" = betterproto2.field(3, betterproto2.TYPE_STRING, repeated=True)
+    """
+    By the entry's answer strategy: every answer in order (all), or one picked at random
+    per search (random).
+    """
+
+
+default_message_pool.register_message("sluice.v1", "FAQMatch", FaqMatch)
+
+
+@dataclass(eq=False, repr=False)
 class FileHeader(betterproto2.Message):
     """
     The first frame of CreateFromFile. Every limit is checked before a byte is stored; a
@@ -3432,6 +3456,12 @@ class SearchResult(betterproto2.Message):
     """
     Set only on a result that graph expansion added (SearchRequest.graph_expansion): it
     was not a hit of the index but is related to the hits through these entities.
+    """
+
+    faq: "FaqMatch | None" = betterproto2.field(12, betterproto2.TYPE_MESSAGE, optional=True)
+    """
+    Set when the result is an entry of an FAQ knowledge base (content is then its standard
+    question): the entry once however many of its questions matched.
     """
 
 
