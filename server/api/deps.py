@@ -11,6 +11,7 @@ from server.services.chunk_edits import ChunkEditService
 from server.services.deletion import DeletionService
 from server.services.graph import GraphReadService
 from server.services.ingest import IngestService
+from server.services.kb_clone import KnowledgeBaseCloneService
 from server.services.kb_profile import KnowledgeBaseProfileService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.knowledge_edits import KnowledgeEditService
@@ -51,6 +52,7 @@ class ApiDeps:
     summary_refresh: SummaryRefreshService
     graph: GraphReadService
     wiki_reads: WikiReadService
+    kb_clones: KnowledgeBaseCloneService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -82,4 +84,5 @@ class ApiDeps:
             SummaryRefreshService(ctx),
             GraphReadService(ctx, kbs),
             WikiReadService(ctx, kbs),
+            KnowledgeBaseCloneService(ctx, kbs),
         )

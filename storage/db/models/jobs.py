@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -57,6 +58,9 @@ class KbCloneJob(Base):
     failed: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     added: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     removed: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # What the plan decided (workers.clone.plan): {"clone": [source knowledge ids],
+    # "delete": [[target knowledge ids], ...]}, so a retried plan queues the same items.
+    plan: Mapped[dict[str, Any] | None] = mapped_column(default=None)
 
 
 class KbCloneItem(Base):

@@ -1,6 +1,6 @@
 """Knowledge base clones: a cloned knowledge records its source knowledge and round (one
 clone per source in a knowledge base), a clone job counts what it added, removed, skipped
-and failed, and each of its ended items is recorded once (kb_clone_items).
+and failed and keeps its plan, and each of its ended items is recorded once (kb_clone_items).
 
 Revision ID: 0014
 Revises: 0013
@@ -11,12 +11,14 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision: str = "0014"
 down_revision: str | Sequence[str] | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+_JSON = sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 _COUNTS = ("skipped", "failed", "added", "removed")
 
 
@@ -33,6 +35,7 @@ def upgrade() -> None:
             batch_op.add_column(
                 sa.Column(name, sa.BigInteger(), server_default="0", nullable=False)
             )
+        batch_op.add_column(sa.Column("plan", _JSON, nullable=True))
     op.create_table(
         "kb_clone_items",
         sa.Column("job_id", sa.String(length=36), nullable=False),
@@ -53,6 +56,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("kb_clone_items")
     with op.batch_alter_table("kb_clone_jobs") as batch_op:
+        batch_op.drop_column("plan")
         for name in _COUNTS:
             batch_op.drop_column(name)
     with op.batch_alter_table("knowledges") as batch_op:
