@@ -304,10 +304,11 @@ def _maintenance(handler: str, name: str, payload: dict[str, object]) -> TaskSpe
 # Database writes, file copies and index row copies; a killed or failed try starts its
 # item over (a half-made clone is deleted first).
 CLONE_RETRIES = 3
-CLONE_TIMEOUT_S = 3600
 
 
-def _clone_task(handler: str, job_id: str, payload: dict[str, object], failed: str) -> TaskSpec:
+def _clone_task(
+    settings: Settings, handler: str, job_id: str, payload: dict[str, object], failed: str
+) -> TaskSpec:
     """On the maintenance queue, grouped by the clone job; its id names the item, so
     queueing an item waiting or running already is a no-op."""
     return TaskSpec(
@@ -317,25 +318,27 @@ def _clone_task(handler: str, job_id: str, payload: dict[str, object], failed: s
         job_id=job_id,
         max_retries=CLONE_RETRIES,
         retry_intervals=(1, 5, 30),
-        timeout_s=CLONE_TIMEOUT_S,
+        timeout_s=settings.queue.kb_clone_timeout_s,
         on_final_failure=f"workers.tasks.{failed}",
         group=f"kb-clone-{payload['job_id']}",
     )
 
 
-def kb_clone(payload: KbClonePlanPayload) -> TaskSpec:
+def kb_clone(settings: Settings, payload: KbClonePlanPayload) -> TaskSpec:
     return _clone_task(
-        "kb_clone", f"kb-clone-{payload.job_id}", payload.to_dict(), "on_kb_clone_failed"
+        settings, "kb_clone", f"kb-clone-{payload.job_id}", payload.to_dict(), "on_kb_clone_failed"
     )
 
 
-def kb_clone_knowledge(payload: KbCloneKnowledgePayload) -> TaskSpec:
+def kb_clone_knowledge(settings: Settings, payload: KbCloneKnowledgePayload) -> TaskSpec:
     job_id = f"kb-clone-{payload.job_id}-k-{payload.source_knowledge_id}"
     return _clone_task(
-        "kb_clone_knowledge", job_id, payload.to_dict(), "on_kb_clone_knowledge_failed"
+        settings, "kb_clone_knowledge", job_id, payload.to_dict(), "on_kb_clone_knowledge_failed"
     )
 
 
-def kb_clone_delete(payload: KbCloneDeletePayload) -> TaskSpec:
+def kb_clone_delete(settings: Settings, payload: KbCloneDeletePayload) -> TaskSpec:
     job_id = f"kb-clone-{payload.job_id}-d-{payload.batch_index}"
-    return _clone_task("kb_clone_delete", job_id, payload.to_dict(), "on_kb_clone_delete_failed")
+    return _clone_task(
+        settings, "kb_clone_delete", job_id, payload.to_dict(), "on_kb_clone_delete_failed"
+    )

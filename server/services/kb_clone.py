@@ -20,6 +20,7 @@ from storage.db.models import KbCloneJob, KnowledgeBase
 from storage.db.repositories.clone_jobs import CloneJobRepository
 from storage.queue.base import TaskQueue
 from workers import task_specs
+from workers.settings import Settings
 
 JOB = "sluice.v1.CloneJob"
 # A derived name ("<source> (copy)", "<source> (copy 2)", ...) is looked for this far.
@@ -31,6 +32,8 @@ class CloneParts(Protocol):
     def db(self) -> Database: ...
     @property
     def queue(self) -> TaskQueue: ...
+    @property
+    def settings(self) -> Settings: ...
 
 
 class KnowledgeBaseCloneService:
@@ -58,7 +61,9 @@ class KnowledgeBaseCloneService:
             target = self._new_target(identity, source, request.target_name.strip())
         job = self._jobs.create(source.tenant_id, source.id, target.id)
         try:
-            self._ctx.queue.enqueue(task_specs.kb_clone(KbClonePlanPayload(job.id)))
+            self._ctx.queue.enqueue(
+                task_specs.kb_clone(self._ctx.settings, KbClonePlanPayload(job.id))
+            )
         except Exception as exc:
             self._jobs.fail(job.id, f"the clone could not be queued: {exc}")
             raise

@@ -9,6 +9,7 @@ from storage.db.repositories.tags import TagRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.queue.base import TaskQueue
 from workers.lifecycle.parts import DeletionParts
+from workers.settings import Settings
 
 
 class CloneParts(DeletionParts, Protocol):
@@ -22,4 +23,6 @@ class CloneParts(DeletionParts, Protocol):
     def tags(self) -> TagRepository: ...
     @property
     def queue(self) -> TaskQueue: ...
+    @property
+    def settings(self) -> Settings: ...
     def files_for_knowledge_base(self, knowledge_base_id: str) -> BackendScopedFileService: ...

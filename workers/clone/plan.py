@@ -74,9 +74,11 @@ def enqueue_items(ctx: CloneParts, job: KbCloneJob) -> None:
     plan = ClonePlan.of(job)
     for index, batch in enumerate(plan.delete):
         payload = KbCloneDeletePayload(job.id, index, list(batch))
-        ctx.queue.enqueue(task_specs.kb_clone_delete(payload))
+        ctx.queue.enqueue(task_specs.kb_clone_delete(ctx.settings, payload))
     for source_id in plan.clone:
-        ctx.queue.enqueue(task_specs.kb_clone_knowledge(KbCloneKnowledgePayload(job.id, source_id)))
+        ctx.queue.enqueue(
+            task_specs.kb_clone_knowledge(ctx.settings, KbCloneKnowledgePayload(job.id, source_id))
+        )
 
 
 def plan_failed(ctx: CloneParts, payload: KbClonePlanPayload, error: str) -> None:
