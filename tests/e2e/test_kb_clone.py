@@ -153,6 +153,20 @@ def test_clone_copies_documents_without_embedding_and_syncs_the_difference(
     assert _by_title(client, target.id)[done(client, page.id).title].id == page_clone.id
     assert _hits(client, target.id) == _hits(client, source.id)
 
+    # A source knowledge reparsed since is cloned again, its old clone replaced.
+    ferry_clone = _by_title(client, target.id)["ferry"]
+    client.reparse(added.id)
+    assert done(client, added.id).parse_status == v1.ParseStatus.COMPLETED
+    reparsed = client.wait_for_clone(
+        client.clone_knowledge_base(source.id, target_id=target.id).job_id
+    )
+    assert (reparsed.status, reparsed.total, reparsed.added) == (v1.JobStatus.COMPLETED, 1, 1)
+    renewed = _by_title(client, target.id)
+    assert set(renewed) == {done(client, page.id).title, "ferry"}
+    assert renewed["ferry"].id != ferry_clone.id
+    assert _stored_contents(database, ferry_clone.id) == []
+    assert _hits(client, target.id) == _hits(client, source.id)
+
     # Nothing to do: the job is completed at once.
     idle = client.wait_for_clone(client.clone_knowledge_base(source.id, target_id=target.id).job_id)
     assert (idle.status, idle.total) == (v1.JobStatus.COMPLETED, 0)
