@@ -195,3 +195,29 @@ def test_bad_requests(client: SluiceClient, embeddings: EmbeddingServer) -> None
         client.get_clone_progress(str(uuid.uuid4()))
     with pytest.raises(NotFound):
         list(client.watch_clone_progress(str(uuid.uuid4())))
+
+
+def test_a_knowledge_whose_file_is_gone_fails_by_name_and_leaves_no_half_clone(
+    stack: Stack, client: SluiceClient, embeddings: EmbeddingServer, database: Database
+) -> None:
+    source = _source(client, embeddings)
+    kept = client.create_manual(source.id, "kept", "The Shearwater keeper keeps this note.")
+    page = client.upload_file(
+        source.id, io.BytesIO(html_with_image("Petrel")), file_name="petrel.html"
+    )
+    for knowledge in (kept, page):
+        assert done(client, knowledge.id).parse_status == v1.ParseStatus.COMPLETED
+    assert len(_images(client, page.id)) == 1
+    stored = [p for p in stack.storage_dir.rglob(f"{page.id}-*") if p.is_file()]
+    assert stored, "the extracted image is not on disk"
+    for path in stored:
+        path.unlink()  # a storage fault: the source's image is lost
+
+    job = client.clone_knowledge_base(source.id)
+    progress = client.wait_for_clone(job.job_id)
+    assert progress.status == v1.JobStatus.FAILED
+    assert (progress.total, progress.done, progress.added, progress.failed) == (2, 2, 1, 1)
+    assert page.id in progress.error_message and "petrel" in progress.error_message.lower()
+    # The failed knowledge's half-made clone is gone (rows, chunks); the other one is whole.
+    [clone] = list(client.list_knowledge(job.target_id, statuses=list(v1.ParseStatus)))
+    assert clone.title == "kept" and clone.parse_status == v1.ParseStatus.COMPLETED

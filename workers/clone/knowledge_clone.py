@@ -16,6 +16,8 @@ from storage.db.errors import AlreadyExistsError
 from storage.db.models import Knowledge, KnowledgeBase, utcnow
 from storage.db.repositories.clone_jobs import CloneJobRepository, ItemEnd
 from storage.db.repositories.resources import KNOWLEDGE_FILES
+from storage.files.base import FileNotFoundInStorage
+from storage.files.resource_catalog import CatalogError
 from workers.clone.chunk_copy import copy_chunks
 from workers.clone.file_copy import FileCopier
 from workers.clone.parts import CloneParts
@@ -68,8 +70,16 @@ def clone_knowledge(ctx: CloneParts, payload: KbCloneKnowledgePayload) -> None:
             item_ended(ctx, job.id, ItemEnd(item))
             return
         delete_knowledges(ctx, [existing.id])
-    # A failure leaves the draft: the next try deletes it, and the dead letter after the last.
-    _fill(ctx, source, _draft(ctx, source, target_kb), target_kb)
+    clone = _draft(ctx, source, target_kb)
+    try:
+        # Any other failure leaves the draft: the next try deletes it, and the dead letter
+        # after the last.
+        _fill(ctx, source, clone, target_kb)
+    except (FileNotFoundInStorage, CatalogError) as exc:
+        # A file of the source is gone: every try would fail alike, so none is made.
+        delete_knowledges(ctx, [clone.id])
+        item_ended(ctx, job.id, ItemEnd(item, error=f"{_named(payload, source)}: {exc}"))
+        return
     item_ended(ctx, job.id, ItemEnd(item))
 
 
