@@ -27,8 +27,10 @@ from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
 from tests.support.processes import Process, python
 from workers.settings import Settings
 
-KNOWLEDGES = 16
-PARAGRAPHS = 60
+KNOWLEDGES = 12
+# Small chunks, a paragraph each: a clone of one knowledge writes several batches of 100, so
+# the kill finds clones half made.
+PARAGRAPHS = 300
 # RQ takes a job whose (simple) worker died for abandoned once its time limit plus 60 s
 # lapsed; a worker starting after that retries it. Each clone task copies one knowledge.
 CLONE_TIMEOUT_S = 15
@@ -82,6 +84,7 @@ def test_workers_killed_mid_clone_leave_no_duplicate_and_no_orphan(
     jobs = CloneJobRepository(database)
     with SluiceClient(stack.target) as client:
         config = v1.KnowledgeBaseConfig(
+            chunking=v1.ChunkingConfig(chunk_size=100, chunk_overlap=0),
             embedding=v1.ModelConfig(
                 provider="openai",
                 model=embeddings.model,
