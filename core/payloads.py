@@ -211,3 +211,31 @@ class WikiRetractPayload(Payload):
     knowledge_ids: list[str]
     slugs: list[str]
     up_to_attempt: int = 0
+
+
+# -- knowledge base clone (workers.clone) ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KbClonePlanPayload(Payload):
+    """kb:clone — plan the difference of a clone job and queue its items."""
+
+    job_id: str
+
+
+@dataclass(frozen=True)
+class KbCloneKnowledgePayload(Payload):
+    """kb:clone_knowledge — clone one source knowledge into the job's target."""
+
+    job_id: str
+    source_knowledge_id: str
+
+
+@dataclass(frozen=True)
+class KbCloneDeletePayload(Payload):
+    """kb:clone_delete — delete one batch (``batch_index`` of the plan) of clones whose
+    source is gone."""
+
+    job_id: str
+    batch_index: int
+    knowledge_ids: list[str]

@@ -12,6 +12,9 @@ from core.payloads import (
     GraphExtractPayload,
     GraphRefreshPayload,
     ImageMultimodalPayload,
+    KbCloneDeletePayload,
+    KbCloneKnowledgePayload,
+    KbClonePlanPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
@@ -294,4 +297,48 @@ def _maintenance(handler: str, name: str, payload: dict[str, object]) -> TaskSpe
         retry_intervals=(1, 5, 30),
         timeout_s=BATCH_TIMEOUT_S,
         group=job_id,
+    )
+
+
+# -- knowledge base clone (workers.clone) ---------------------------------------------------
+# Database writes, file copies and index row copies; a killed or failed try starts its
+# item over (a half-made clone is deleted first).
+CLONE_RETRIES = 3
+
+
+def _clone_task(
+    settings: Settings, handler: str, job_id: str, payload: dict[str, object], failed: str
+) -> TaskSpec:
+    """On the maintenance queue, grouped by the clone job; its id names the item, so
+    queueing an item waiting or running already is a no-op."""
+    return TaskSpec(
+        handler=f"workers.tasks.{handler}",
+        payload=payload,
+        queue=QueueName.LOW,
+        job_id=job_id,
+        max_retries=CLONE_RETRIES,
+        retry_intervals=(1, 5, 30),
+        timeout_s=settings.queue.kb_clone_timeout_s,
+        on_final_failure=f"workers.tasks.{failed}",
+        group=f"kb-clone-{payload['job_id']}",
+    )
+
+
+def kb_clone(settings: Settings, payload: KbClonePlanPayload) -> TaskSpec:
+    return _clone_task(
+        settings, "kb_clone", f"kb-clone-{payload.job_id}", payload.to_dict(), "on_kb_clone_failed"
+    )
+
+
+def kb_clone_knowledge(settings: Settings, payload: KbCloneKnowledgePayload) -> TaskSpec:
+    job_id = f"kb-clone-{payload.job_id}-k-{payload.source_knowledge_id}"
+    return _clone_task(
+        settings, "kb_clone_knowledge", job_id, payload.to_dict(), "on_kb_clone_knowledge_failed"
+    )
+
+
+def kb_clone_delete(settings: Settings, payload: KbCloneDeletePayload) -> TaskSpec:
+    job_id = f"kb-clone-{payload.job_id}-d-{payload.batch_index}"
+    return _clone_task(
+        settings, "kb_clone_delete", job_id, payload.to_dict(), "on_kb_clone_delete_failed"
     )

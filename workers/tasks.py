@@ -14,6 +14,9 @@ from core.payloads import (
     GraphExtractPayload,
     GraphRefreshPayload,
     ImageMultimodalPayload,
+    KbCloneDeletePayload,
+    KbCloneKnowledgePayload,
+    KbClonePlanPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
     KnowledgePostProcessPayload,
@@ -23,6 +26,9 @@ from core.payloads import (
     WikiIngestPayload,
     WikiRetractPayload,
 )
+from workers.clone.knowledge_clone import clone_failed, clone_knowledge
+from workers.clone.plan import plan_clone, plan_failed
+from workers.clone.removal import delete_batch, delete_batch_failed
 from workers.context import current_context
 from workers.enrichment.auto_tags import STEP_SPAN as AUTO_TAG_STEP
 from workers.enrichment.auto_tags import auto_tag_knowledge as link_picked_tags
@@ -173,3 +179,33 @@ def on_wiki_ingest_failed(payload: dict[str, Any], error: str) -> None:
 def wiki_retract(payload: dict[str, Any]) -> None:
     """wiki:retract (wiki queue)."""
     rewrite_pages(current_context(), WikiRetractPayload.from_dict(payload))
+
+
+# -- knowledge base clone (workers.clone) ---------------------------------------------------
+
+
+def kb_clone(payload: dict[str, Any]) -> None:
+    """kb:clone (maintenance queue): plan the job's difference, queue its items."""
+    plan_clone(current_context(), KbClonePlanPayload.from_dict(payload))
+
+
+def on_kb_clone_failed(payload: dict[str, Any], error: str) -> None:
+    plan_failed(current_context(), KbClonePlanPayload.from_dict(payload), error)
+
+
+def kb_clone_knowledge(payload: dict[str, Any]) -> None:
+    """kb:clone_knowledge (maintenance queue): one source knowledge cloned."""
+    clone_knowledge(current_context(), KbCloneKnowledgePayload.from_dict(payload))
+
+
+def on_kb_clone_knowledge_failed(payload: dict[str, Any], error: str) -> None:
+    clone_failed(current_context(), KbCloneKnowledgePayload.from_dict(payload), error)
+
+
+def kb_clone_delete(payload: dict[str, Any]) -> None:
+    """kb:clone_delete (maintenance queue): one batch of clones whose source is gone."""
+    delete_batch(current_context(), KbCloneDeletePayload.from_dict(payload))
+
+
+def on_kb_clone_delete_failed(payload: dict[str, Any], error: str) -> None:
+    delete_batch_failed(current_context(), KbCloneDeletePayload.from_dict(payload), error)

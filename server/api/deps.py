@@ -12,6 +12,7 @@ from server.services.deletion import DeletionService
 from server.services.faq_entries import FaqEntryService
 from server.services.graph import GraphReadService
 from server.services.ingest import IngestService
+from server.services.kb_clone import KnowledgeBaseCloneService
 from server.services.kb_profile import KnowledgeBaseProfileService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.knowledge_edits import KnowledgeEditService
@@ -53,6 +54,7 @@ class ApiDeps:
     graph: GraphReadService
     wiki_reads: WikiReadService
     faq_entries: FaqEntryService
+    kb_clones: KnowledgeBaseCloneService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -85,4 +87,5 @@ class ApiDeps:
             GraphReadService(ctx, kbs),
             WikiReadService(ctx, kbs),
             faq_entries=FaqEntryService(ctx, kbs),
+            kb_clones=KnowledgeBaseCloneService(ctx, kbs),
         )

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 from sluice.v1 import knowledge_base_pb2 as pb
 from sluice.v1 import knowledge_base_pb2_grpc as pb_grpc
 
-from core.errors import Unimplemented
 from server.api import convert
 from server.api.budget import fitted, response_budget
+from server.api.clone_progress import clone_progress, ended
 from server.api.deps import ApiDeps
-from server.api.rpc import unary
+from server.api.rpc import streaming, unary
+from server.services.job_watch import watch_job
 
 Ctx = grpc.aio.ServicerContext[Any, Any]
 
@@ -83,10 +85,29 @@ class KnowledgeBaseServicer(pb_grpc.KnowledgeBaseServiceServicer):
     async def CloneKnowledgeBase(
         self, request: pb.CloneKnowledgeBaseRequest, context: Ctx
     ) -> pb.CloneKnowledgeBaseResponse:
-        raise Unimplemented("CloneKnowledgeBase", "lands with the clone/move issue")
+        identity = await self._deps.auth.identify(context)
+        job = await asyncio.to_thread(self._deps.kb_clones.start, identity, request)
+        return pb.CloneKnowledgeBaseResponse(job_id=job.id, target_id=job.target_knowledge_base_id)
 
     @unary
     async def GetCloneProgress(
         self, request: pb.GetCloneProgressRequest, context: Ctx
     ) -> pb.GetCloneProgressResponse:
-        raise Unimplemented("GetCloneProgress", "lands with the clone/move issue")
+        identity = await self._deps.auth.identify(context)
+        job = await asyncio.to_thread(self._deps.kb_clones.progress, identity, request.job_id)
+        return pb.GetCloneProgressResponse(progress=clone_progress(job))
+
+    @streaming
+    async def WatchCloneProgress(
+        self, request: pb.WatchCloneProgressRequest, context: Ctx
+    ) -> AsyncIterator[pb.WatchCloneProgressResponse]:
+        identity = await self._deps.auth.identify(context)
+        clones = self._deps.kb_clones
+
+        async def read() -> pb.CloneProgress:
+            job = await asyncio.to_thread(clones.progress, identity, request.job_id)
+            return clone_progress(job)
+
+        await read()  # NOT_FOUND before the stream starts
+        async for progress in watch_job(self._deps.subscriber, request.job_id, read, ended):
+            yield pb.WatchCloneProgressResponse(progress=progress)

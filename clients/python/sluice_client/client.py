@@ -16,6 +16,7 @@ from sluice_client._calls import call as _call
 from sluice_client._calls import pages as _pages
 from sluice_client._calls import required as _required
 from sluice_client._channel import open_channel
+from sluice_client._clone import CloneMethods
 from sluice_client._edits import EditingMethods
 from sluice_client._faq_entries import FaqEntryMethods
 from sluice_client._graph import GraphMethods
@@ -47,7 +48,7 @@ def _manual_status(publish: bool | None) -> v1.ManualStatus:
     return v1.ManualStatus.PUBLISH if publish else v1.ManualStatus.DRAFT
 
 
-class SluiceClient(EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods):
+class SluiceClient(EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, CloneMethods):
     """A connection to a Sluice API server; use it as a context manager to close it.
 
     `timeout` is the deadline in seconds of every call that returns one response (uploads

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, false, text
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, UniqueConstraint, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
@@ -31,6 +31,8 @@ class Knowledge(Base):
             postgresql_where=text("type = 'faq'"),
             sqlite_where=text("type = 'faq'"),
         ),
+        # A knowledge base holds at most one clone of a source knowledge (kb_clone).
+        UniqueConstraint("knowledge_base_id", "clone_source_id"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
@@ -90,3 +92,8 @@ class Knowledge(Base):
     # Also the row's heartbeat: every guarded transition bumps it.
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     processed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # A clone's identity (workers.clone): the source knowledge it was copied from and that
+    # one's round, so a re-clone matches it by id (a name or file hash is not unique, and a
+    # manual knowledge has none) and copies it again once the source was reparsed.
+    clone_source_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    clone_source_attempt: Mapped[int | None] = mapped_column(default=None)

@@ -17,6 +17,7 @@ EXPECTED_TABLES = {
     "chunks",
     "index_checkpoints",
     "subtask_ends",
+    "kb_clone_items",
     "knowledge_processing_spans",
     "tags",
     "knowledge_tags",

@@ -179,20 +179,44 @@ class GetCloneProgressRequest(_message.Message):
     def __init__(self, job_id: _Optional[str] = ...) -> None: ...
 
 class CloneProgress(_message.Message):
-    __slots__ = ("job_id", "status", "total", "done", "error_message")
+    __slots__ = ("job_id", "status", "total", "done", "error_message", "source_id", "target_id", "added", "removed", "skipped", "failed")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     DONE_FIELD_NUMBER: _ClassVar[int]
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_ID_FIELD_NUMBER: _ClassVar[int]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     status: JobStatus
     total: int
     done: int
     error_message: str
-    def __init__(self, job_id: _Optional[str] = ..., status: _Optional[_Union[JobStatus, str]] = ..., total: _Optional[int] = ..., done: _Optional[int] = ..., error_message: _Optional[str] = ...) -> None: ...
+    source_id: str
+    target_id: str
+    added: int
+    removed: int
+    skipped: int
+    failed: int
+    def __init__(self, job_id: _Optional[str] = ..., status: _Optional[_Union[JobStatus, str]] = ..., total: _Optional[int] = ..., done: _Optional[int] = ..., error_message: _Optional[str] = ..., source_id: _Optional[str] = ..., target_id: _Optional[str] = ..., added: _Optional[int] = ..., removed: _Optional[int] = ..., skipped: _Optional[int] = ..., failed: _Optional[int] = ...) -> None: ...
 
 class GetCloneProgressResponse(_message.Message):
+    __slots__ = ("progress",)
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    progress: CloneProgress
+    def __init__(self, progress: _Optional[_Union[CloneProgress, _Mapping]] = ...) -> None: ...
+
+class WatchCloneProgressRequest(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class WatchCloneProgressResponse(_message.Message):
     __slots__ = ("progress",)
     PROGRESS_FIELD_NUMBER: _ClassVar[int]
     progress: CloneProgress

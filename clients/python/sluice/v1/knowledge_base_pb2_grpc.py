@@ -74,6 +74,11 @@ class KnowledgeBaseServiceStub:
                 request_serializer=sluice_dot_v1_dot_knowledge__base__pb2.GetCloneProgressRequest.SerializeToString,
                 response_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.GetCloneProgressResponse.FromString,
                 _registered_method=True)
+        self.WatchCloneProgress = channel.unary_stream(
+                '/sluice.v1.KnowledgeBaseService/WatchCloneProgress',
+                request_serializer=sluice_dot_v1_dot_knowledge__base__pb2.WatchCloneProgressRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.WatchCloneProgressResponse.FromString,
+                _registered_method=True)
 
 
 class KnowledgeBaseServiceServicer:
@@ -130,6 +135,13 @@ class KnowledgeBaseServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchCloneProgress(self, request, context):
+        """The job's progress now, then each time it changes, until it is completed or failed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_KnowledgeBaseServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -172,6 +184,11 @@ def add_KnowledgeBaseServiceServicer_to_server(servicer, server):
                     servicer.GetCloneProgress,
                     request_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.GetCloneProgressRequest.FromString,
                     response_serializer=sluice_dot_v1_dot_knowledge__base__pb2.GetCloneProgressResponse.SerializeToString,
+            ),
+            'WatchCloneProgress': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchCloneProgress,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__base__pb2.WatchCloneProgressRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__base__pb2.WatchCloneProgressResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -390,6 +407,33 @@ class KnowledgeBaseService:
             '/sluice.v1.KnowledgeBaseService/GetCloneProgress',
             sluice_dot_v1_dot_knowledge__base__pb2.GetCloneProgressRequest.SerializeToString,
             sluice_dot_v1_dot_knowledge__base__pb2.GetCloneProgressResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchCloneProgress(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/sluice.v1.KnowledgeBaseService/WatchCloneProgress',
+            sluice_dot_v1_dot_knowledge__base__pb2.WatchCloneProgressRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__base__pb2.WatchCloneProgressResponse.FromString,
             options,
             channel_credentials,
             insecure,

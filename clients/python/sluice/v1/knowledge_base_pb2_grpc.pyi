@@ -43,6 +43,8 @@ class KnowledgeBaseServiceStub:
     """
     CloneKnowledgeBase: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.CloneKnowledgeBaseRequest, _knowledge_base_pb2.CloneKnowledgeBaseResponse]
     GetCloneProgress: _grpc.UnaryUnaryMultiCallable[_knowledge_base_pb2.GetCloneProgressRequest, _knowledge_base_pb2.GetCloneProgressResponse]
+    WatchCloneProgress: _grpc.UnaryStreamMultiCallable[_knowledge_base_pb2.WatchCloneProgressRequest, _knowledge_base_pb2.WatchCloneProgressResponse]
+    """The job's progress now, then each time it changes, until it is completed or failed."""
 
 @_typing.type_check_only
 class KnowledgeBaseServiceAsyncStub(KnowledgeBaseServiceStub):
@@ -59,6 +61,8 @@ class KnowledgeBaseServiceAsyncStub(KnowledgeBaseServiceStub):
     """
     CloneKnowledgeBase: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.CloneKnowledgeBaseRequest, _knowledge_base_pb2.CloneKnowledgeBaseResponse]  # type: ignore[assignment]
     GetCloneProgress: _aio.UnaryUnaryMultiCallable[_knowledge_base_pb2.GetCloneProgressRequest, _knowledge_base_pb2.GetCloneProgressResponse]  # type: ignore[assignment]
+    WatchCloneProgress: _aio.UnaryStreamMultiCallable[_knowledge_base_pb2.WatchCloneProgressRequest, _knowledge_base_pb2.WatchCloneProgressResponse]  # type: ignore[assignment]
+    """The job's progress now, then each time it changes, until it is completed or failed."""
 
 class KnowledgeBaseServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -120,5 +124,13 @@ class KnowledgeBaseServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _knowledge_base_pb2.GetCloneProgressRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_knowledge_base_pb2.GetCloneProgressResponse, _abc.Awaitable[_knowledge_base_pb2.GetCloneProgressResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def WatchCloneProgress(
+        self,
+        request: _knowledge_base_pb2.WatchCloneProgressRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_knowledge_base_pb2.WatchCloneProgressResponse], _abc.AsyncIterator[_knowledge_base_pb2.WatchCloneProgressResponse]]:
+        """The job's progress now, then each time it changes, until it is completed or failed."""
 
 def add_KnowledgeBaseServiceServicer_to_server(servicer: KnowledgeBaseServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

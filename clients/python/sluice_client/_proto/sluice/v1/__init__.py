@@ -174,6 +174,8 @@ __all__ = (
     "UpdateManualRequest",
     "UpdateManualResponse",
     "VlmConfig",
+    "WatchCloneProgressRequest",
+    "WatchCloneProgressResponse",
     "WatchEventType",
     "WatchFaqImportRequest",
     "WatchFaqImportResponse",
@@ -1213,10 +1215,39 @@ class CloneProgress(betterproto2.Message):
     )
 
     total: "int" = betterproto2.field(3, betterproto2.TYPE_INT64)
+    """
+    Items of the plan: knowledges to clone plus knowledges to delete; done counts both,
+    succeeded or failed.
+    """
 
     done: "int" = betterproto2.field(4, betterproto2.TYPE_INT64)
 
     error_message: "str" = betterproto2.field(5, betterproto2.TYPE_STRING)
+    """
+    Why the job failed: its plan's error, or each failed knowledge named with its error.
+    """
+
+    source_id: "str" = betterproto2.field(6, betterproto2.TYPE_STRING)
+
+    target_id: "str" = betterproto2.field(7, betterproto2.TYPE_STRING)
+
+    added: "int" = betterproto2.field(8, betterproto2.TYPE_INT64)
+    """
+    Knowledges cloned, and clones deleted because their source is gone.
+    """
+
+    removed: "int" = betterproto2.field(9, betterproto2.TYPE_INT64)
+
+    skipped: "int" = betterproto2.field(10, betterproto2.TYPE_INT64)
+    """
+    Source knowledges not completed when the job planned (still processing, failed, ...):
+    not cloned by this job; a later clone picks them up once completed.
+    """
+
+    failed: "int" = betterproto2.field(11, betterproto2.TYPE_INT64)
+    """
+    Items whose last attempt failed (named in error_message).
+    """
 
 
 default_message_pool.register_message("sluice.v1", "CloneProgress", CloneProgress)
@@ -3821,6 +3852,28 @@ default_message_pool.register_message("sluice.v1", "VLMConfig", VlmConfig)
 
 
 @dataclass(eq=False, repr=False)
+class WatchCloneProgressRequest(betterproto2.Message):
+    job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+
+
+default_message_pool.register_message(
+    "sluice.v1", "WatchCloneProgressRequest", WatchCloneProgressRequest
+)
+
+
+@dataclass(eq=False, repr=False)
+class WatchCloneProgressResponse(betterproto2.Message):
+    progress: "CloneProgress | None" = betterproto2.field(
+        1, betterproto2.TYPE_MESSAGE, optional=True
+    )
+
+
+default_message_pool.register_message(
+    "sluice.v1", "WatchCloneProgressResponse", WatchCloneProgressResponse
+)
+
+
+@dataclass(eq=False, repr=False)
 class WatchFaqImportRequest(betterproto2.Message):
     job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
@@ -4310,6 +4363,19 @@ class KnowledgeBaseServiceStub:
             "/sluice.v1.KnowledgeBaseService/GetCloneProgress",
             GetCloneProgressRequest.SerializeToString,
             GetCloneProgressResponse.FromString,
+        )(message)
+
+    def watch_clone_progress(
+        self, message: "WatchCloneProgressRequest"
+    ) -> "Iterator[WatchCloneProgressResponse]":
+        """
+        The job's progress now, then each time it changes, until it is completed or failed.
+        """
+
+        yield from self._channel.unary_stream(
+            "/sluice.v1.KnowledgeBaseService/WatchCloneProgress",
+            WatchCloneProgressRequest.SerializeToString,
+            WatchCloneProgressResponse.FromString,
         )(message)
 
 

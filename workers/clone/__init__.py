@@ -1,0 +1,1 @@
+"""Cloning a knowledge base: planning the difference, copying knowledges, removing the gone."""

@@ -1,0 +1,87 @@
+"""kb:clone: the difference between a source knowledge base and its clone, planned once.
+
+Knowledges are matched by identity: a clone records its source knowledge's id and round
+(``clone_source_id``, ``clone_source_attempt``). A name or file hash would not do: two
+uploads may share either, a manual knowledge has no file, and a reparsed source keeps its
+name and hash while its chunks change. So, between the source and the target:
+
+* a completed source knowledge without a completed clone of its current round is cloned
+  (a stale or half-made clone is replaced by the clone task);
+* a clone whose source is gone (deleted, or in another knowledge base now) is deleted, in
+  batches of ``DELETE_BATCH``, through the delete chain;
+* a source knowledge still processing (or failed, cancelled, a draft) is skipped: counted in
+  ``skipped``; its clone, if an earlier job made one, stays until a re-clone finds the source
+  completed again. Knowledges uploaded to the target itself are never touched.
+
+The plan is stored on the job, so a retried plan queues the same items; each item ends
+once (CloneJobRepository.end_item) and the last one ends the job."""
+
+from __future__ import annotations
+
+from core.payloads import KbCloneDeletePayload, KbCloneKnowledgePayload, KbClonePlanPayload
+from core.statuses import JobStatus, ParseStatus
+from storage.db.models import KbCloneJob
+from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan
+from storage.events.base import job_changed_event
+from workers import task_specs
+from workers.clone.parts import CloneParts
+
+DELETE_BATCH = 10
+
+
+def plan_clone(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
+    jobs = CloneJobRepository(ctx.db)
+    job = jobs.get(payload.job_id, None)
+    if job is None or job.status not in (JobStatus.PENDING, JobStatus.PROCESSING):
+        return
+    if job.status == JobStatus.PENDING:
+        plan, skipped = difference(jobs, job)
+        started = jobs.start(job.id, plan, skipped)
+        if started is not None:
+            ctx.publisher.publish(job_changed_event(job.id))
+            job = started
+        else:  # a concurrent try planned it first
+            job = jobs.get(job.id, None)
+    if job is None or job.status != JobStatus.PROCESSING:
+        return
+    enqueue_items(ctx, job)
+
+
+def difference(jobs: CloneJobRepository, job: KbCloneJob) -> tuple[ClonePlan, int]:
+    """What to clone and delete; how many source knowledges are skipped (not completed)."""
+    sources = jobs.source_knowledges(job.source_knowledge_base_id)
+    clones = {row.clone_source_id: row for row in jobs.clones_in(job.target_knowledge_base_id)}
+    completed = [row for row in sources if row.parse_status == ParseStatus.COMPLETED]
+    to_clone = [
+        row.id
+        for row in completed
+        if (clone := clones.get(row.id)) is None
+        or clone.parse_status != ParseStatus.COMPLETED
+        or clone.clone_source_attempt != row.attempt
+    ]
+    present = {row.id for row in sources}
+    gone = sorted(
+        clone.id
+        for source_id, clone in clones.items()
+        if source_id not in present and clone.parse_status != ParseStatus.DELETING
+    )
+    batches = [gone[i : i + DELETE_BATCH] for i in range(0, len(gone), DELETE_BATCH)]
+    return ClonePlan(to_clone, batches), len(sources) - len(completed)
+
+
+def enqueue_items(ctx: CloneParts, job: KbCloneJob) -> None:
+    """Every item of the plan (an item queued or ended already is a no-op when it runs)."""
+    plan = ClonePlan.of(job)
+    for index, batch in enumerate(plan.delete):
+        payload = KbCloneDeletePayload(job.id, index, list(batch))
+        ctx.queue.enqueue(task_specs.kb_clone_delete(ctx.settings, payload))
+    for source_id in plan.clone:
+        ctx.queue.enqueue(
+            task_specs.kb_clone_knowledge(ctx.settings, KbCloneKnowledgePayload(job.id, source_id))
+        )
+
+
+def plan_failed(ctx: CloneParts, payload: KbClonePlanPayload, error: str) -> None:
+    """The plan's last try failed: the job fails with the reason."""
+    if CloneJobRepository(ctx.db).fail(payload.job_id, f"planning the clone failed: {error}"):
+        ctx.publisher.publish(job_changed_event(payload.job_id))
