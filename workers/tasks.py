@@ -16,6 +16,7 @@ from core.payloads import (
     ImageMultimodalPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
+    KnowledgeMovePayload,
     KnowledgePostProcessPayload,
     QuestionBatchPayload,
     SummaryPayload,
@@ -41,6 +42,7 @@ from workers.enrichment.summary_refresh import refresh_summary as write_summary_
 from workers.enrichment.wiki.ingest import ingest_failed, ingest_wiki
 from workers.enrichment.wiki.retract import rewrite_pages
 from workers.lifecycle.batches import delete_listed, reparse_batch
+from workers.lifecycle.move.job import give_up, run_move
 from workers.pipeline.after_images import post_process
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
@@ -173,3 +175,13 @@ def on_wiki_ingest_failed(payload: dict[str, Any], error: str) -> None:
 def wiki_retract(payload: dict[str, Any]) -> None:
     """wiki:retract (wiki queue)."""
     rewrite_pages(current_context(), WikiRetractPayload.from_dict(payload))
+
+
+def move_knowledge(payload: dict[str, Any]) -> None:
+    """knowledge:move (maintenance queue)."""
+    run_move(current_context(), KnowledgeMovePayload.from_dict(payload))
+
+
+def on_knowledge_move_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:move: its last try crashed or timed out."""
+    give_up(current_context(), KnowledgeMovePayload.from_dict(payload), error)

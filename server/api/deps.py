@@ -14,6 +14,7 @@ from server.services.ingest import IngestService
 from server.services.kb_profile import KnowledgeBaseProfileService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.knowledge_edits import KnowledgeEditService
+from server.services.knowledge_move import KnowledgeMoveService
 from server.services.knowledge_reads import KnowledgeReadService
 from server.services.progress import ProgressReads
 from server.services.reparse import ReparseService
@@ -51,6 +52,7 @@ class ApiDeps:
     summary_refresh: SummaryRefreshService
     graph: GraphReadService
     wiki_reads: WikiReadService
+    knowledge_moves: KnowledgeMoveService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -82,4 +84,5 @@ class ApiDeps:
             SummaryRefreshService(ctx),
             GraphReadService(ctx, kbs),
             WikiReadService(ctx, kbs),
+            knowledge_moves=KnowledgeMoveService(ctx, kbs),
         )

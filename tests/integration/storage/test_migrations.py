@@ -34,6 +34,7 @@ EXPECTED_TABLES = {
     "wiki_kb_triggers",
     "faq_import_jobs",
     "kb_clone_jobs",
+    "knowledge_move_jobs",
 }
 
 
