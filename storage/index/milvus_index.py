@@ -40,6 +40,7 @@ from storage.index.keyword_search import keyword_query
 from storage.index.legacy_migration import copy_and_drop, legacy_dimension
 from storage.index.records import IndexHit, IndexRow
 from storage.index.row_codec import HIT_FIELDS, batches, floats, hit_of, row_data
+from storage.index.row_copy import RowOwner, copied_rows, read_rows
 
 __all__ = [
     "IndexHit",
@@ -47,6 +48,7 @@ __all__ = [
     "IndexStoreError",
     "IndexUnavailableError",
     "MilvusIndex",
+    "RowOwner",
     "collection_name",
 ]
 
@@ -284,6 +286,21 @@ class MilvusIndex:
                     upsert = partial(self._client.upsert, name, part, partial_update=True)
                     with_reload(self._client, name, upsert)
             self._settle(name)
+
+    def copy_rows(self, model_key: str, chunk_ids: Mapping[str, str], owner: RowOwner) -> int:
+        """Rows of the chunks keyed in `chunk_ids` (source -> target id) written as stored
+        under the target ids and `owner` (row_copy); returns the count. Idempotent; a target
+        id equal to its source (a move) replaces the row in place."""
+        name = self._existing(model_key) if chunk_ids else None
+        if name is None:
+            return 0
+        with self._errors(f"copy rows in {name}"), self._writing(name):
+            stored = read_rows(self._client, name, list(chunk_ids), lite=self.is_lite)
+            data = copied_rows(stored, chunk_ids, owner)
+            for batch in batches(data, self._write_batch_size):
+                with_reload(self._client, name, partial(self._client.upsert, name, batch))
+            self._settle(name)
+        return len(data)
 
     def _settle(self, name: str) -> None:
         # milvus-lite scans unflushed rows in Python on every search (about 30 us per row, up
