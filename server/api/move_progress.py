@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from sluice.v1 import knowledge_base_pb2
 from sluice.v1 import knowledge_pb2 as pb
 
 from core.move_modes import MoveMode
@@ -15,20 +14,19 @@ _TO_PROTO = {
 _FROM_PROTO = {value: mode for mode, value in _TO_PROTO.items()}
 
 
-def mode_of(value: pb.MoveMode.ValueType) -> MoveMode | None:
+def mode_of(value: pb.MoveMode) -> MoveMode | None:
     """None for MOVE_MODE_UNSPECIFIED (the service picks); an unknown number is too."""
     return _FROM_PROTO.get(value)
 
 
-def mode_value(mode: str) -> pb.MoveMode.ValueType:
+def mode_value(mode: str) -> pb.MoveMode:
     return _TO_PROTO.get(MoveMode(mode), pb.MOVE_MODE_UNSPECIFIED)
 
 
 def move_progress(job: KnowledgeMoveJob) -> pb.MoveProgress:
-    status = f"JOB_STATUS_{str(job.status).upper()}"
     return pb.MoveProgress(
         job_id=job.id,
-        status=knowledge_base_pb2.JobStatus.Value(status),
+        status=f"JOB_STATUS_{str(job.status).upper()}",
         mode=mode_value(job.mode),
         source_knowledge_base_id=job.source_knowledge_base_id,
         target_knowledge_base_id=job.target_knowledge_base_id,
