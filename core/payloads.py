@@ -239,3 +239,19 @@ class KbCloneDeletePayload(Payload):
     job_id: str
     batch_index: int
     knowledge_ids: list[str]
+
+
+@dataclass(frozen=True)
+class KnowledgeMovePayload(Payload):
+    """knowledge:move — move the job's knowledges from ``source_knowledge_base_id`` into
+    ``target_knowledge_base_id`` in ``mode`` (core.move_modes), each at the attempt it had
+    when the job was accepted (a reparse-mode move restarts it once). ``source_index_key``
+    is the source's index collection, where a reparse-mode move removes the rows from."""
+
+    job_id: str
+    source_knowledge_base_id: str
+    target_knowledge_base_id: str
+    mode: str
+    source_index_key: str
+    knowledge_ids: list[str]
+    attempts: list[int]

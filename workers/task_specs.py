@@ -17,6 +17,7 @@ from core.payloads import (
     KbClonePlanPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
+    KnowledgeMovePayload,
     KnowledgePostProcessPayload,
     QuestionBatchPayload,
     SummaryPayload,
@@ -283,6 +284,22 @@ def batch_reparse(payload: BatchReparsePayload) -> TaskSpec:
 
 def knowledge_list_delete(payload: KnowledgeListDeletePayload) -> TaskSpec:
     return _maintenance("workers.tasks.list_delete", "knowledge-list-delete", payload.to_dict())
+
+
+def knowledge_move(payload: KnowledgeMovePayload) -> TaskSpec:
+    """The job's id names the task (one task per job); its last failure fails the job and
+    puts every knowledge wholly back in the source or wholly in the target."""
+    return TaskSpec(
+        handler="workers.tasks.move_knowledge",
+        payload=payload.to_dict(),
+        queue=QueueName.LOW,
+        job_id=f"knowledge-move-{payload.job_id}",
+        max_retries=BATCH_RETRIES,
+        retry_intervals=(1, 5, 30),
+        timeout_s=BATCH_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_knowledge_move_failed",
+        group=f"knowledge-move-{payload.job_id}",
+    )
 
 
 def _maintenance(handler: str, name: str, payload: dict[str, object]) -> TaskSpec:

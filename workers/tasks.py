@@ -19,6 +19,7 @@ from core.payloads import (
     KbClonePlanPayload,
     KnowledgeBaseProfilePayload,
     KnowledgeListDeletePayload,
+    KnowledgeMovePayload,
     KnowledgePostProcessPayload,
     QuestionBatchPayload,
     SummaryPayload,
@@ -47,6 +48,7 @@ from workers.enrichment.summary_refresh import refresh_summary as write_summary_
 from workers.enrichment.wiki.ingest import ingest_failed, ingest_wiki
 from workers.enrichment.wiki.retract import rewrite_pages
 from workers.lifecycle.batches import delete_listed, reparse_batch
+from workers.lifecycle.move.job import give_up, run_move
 from workers.pipeline.after_images import post_process
 from workers.pipeline.data_table import summarize_data_tables
 from workers.pipeline.document import process_document as run_document_pipeline
@@ -209,3 +211,13 @@ def kb_clone_delete(payload: dict[str, Any]) -> None:
 
 def on_kb_clone_delete_failed(payload: dict[str, Any], error: str) -> None:
     delete_batch_failed(current_context(), KbCloneDeletePayload.from_dict(payload), error)
+
+
+def move_knowledge(payload: dict[str, Any]) -> None:
+    """knowledge:move (maintenance queue)."""
+    run_move(current_context(), KnowledgeMovePayload.from_dict(payload))
+
+
+def on_knowledge_move_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of knowledge:move: its last try crashed or timed out."""
+    give_up(current_context(), KnowledgeMovePayload.from_dict(payload), error)

@@ -16,6 +16,7 @@ from server.services.kb_clone import KnowledgeBaseCloneService
 from server.services.kb_profile import KnowledgeBaseProfileService
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.knowledge_edits import KnowledgeEditService
+from server.services.knowledge_move import KnowledgeMoveService
 from server.services.knowledge_reads import KnowledgeReadService
 from server.services.progress import ProgressReads
 from server.services.reparse import ReparseService
@@ -55,6 +56,7 @@ class ApiDeps:
     wiki_reads: WikiReadService
     faq_entries: FaqEntryService
     kb_clones: KnowledgeBaseCloneService
+    knowledge_moves: KnowledgeMoveService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -88,4 +90,5 @@ class ApiDeps:
             WikiReadService(ctx, kbs),
             faq_entries=FaqEntryService(ctx, kbs),
             kb_clones=KnowledgeBaseCloneService(ctx, kbs),
+            knowledge_moves=KnowledgeMoveService(ctx, kbs),
         )

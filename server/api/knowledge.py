@@ -9,14 +9,17 @@ from typing import Any
 import grpc
 from sluice.v1 import knowledge_pb2 as pb
 from sluice.v1 import knowledge_pb2_grpc as pb_grpc
+from sluice.v1.knowledge_base_pb2 import JOB_STATUS_COMPLETED, JOB_STATUS_FAILED
 
-from core.errors import InvalidArgument, Unimplemented
+from core.errors import InvalidArgument
 from server.api import convert
 from server.api.budget import fitted, response_budget
 from server.api.deps import ApiDeps
+from server.api.move_progress import mode_of, mode_value, move_progress
 from server.api.rpc import streaming, unary
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
+from server.services.job_watch import watch_job
 from server.services.knowledge_reads import KnowledgeQuery
 from server.services.url_import import checked_import_url
 
@@ -196,7 +199,44 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
     async def MoveKnowledge(
         self, request: pb.MoveKnowledgeRequest, context: Ctx
     ) -> pb.MoveKnowledgeResponse:
-        raise Unimplemented("MoveKnowledge", "lands with the clone/move issue")
+        identity = await self._deps.auth.identify(context)
+        mode = mode_of(request.mode)
+        if mode is None and request.mode != pb.MOVE_MODE_UNSPECIFIED:
+            raise InvalidArgument.field("mode", f"unknown move mode {request.mode}")
+        accepted = await asyncio.to_thread(
+            self._deps.knowledge_moves.move,
+            identity,
+            list(request.ids),
+            request.target_knowledge_base_id,
+            mode,
+        )
+        return pb.MoveKnowledgeResponse(job_id=accepted.job_id, mode=mode_value(accepted.mode))
+
+    @unary
+    async def GetMoveProgress(
+        self, request: pb.GetMoveProgressRequest, context: Ctx
+    ) -> pb.GetMoveProgressResponse:
+        identity = await self._deps.auth.identify(context)
+        job = await asyncio.to_thread(self._deps.knowledge_moves.progress, identity, request.job_id)
+        return pb.GetMoveProgressResponse(progress=move_progress(job))
+
+    @streaming
+    async def WatchMoveProgress(
+        self, request: pb.WatchMoveProgressRequest, context: Ctx
+    ) -> AsyncIterator[pb.WatchMoveProgressResponse]:
+        identity = await self._deps.auth.identify(context)
+        moves = self._deps.knowledge_moves
+        # Checked before the stream starts: another tenant's job is NOT_FOUND at once.
+        job = await asyncio.to_thread(moves.progress, identity, request.job_id)
+
+        async def read() -> pb.MoveProgress:
+            return move_progress(await asyncio.to_thread(moves.progress, identity, job.id))
+
+        def ended(progress: pb.MoveProgress) -> bool:
+            return progress.status in (JOB_STATUS_COMPLETED, JOB_STATUS_FAILED)
+
+        async for progress in watch_job(self._deps.subscriber, job.id, read, ended):
+            yield pb.WatchMoveProgressResponse(progress=progress)
 
     @unary
     async def RegenerateSummary(

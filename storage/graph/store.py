@@ -143,6 +143,12 @@ class GraphStore(Protocol):
         """Remove everything the knowledges wrote (a delete), as ``remove_rounds`` does."""
         ...
 
+    def move_knowledge(self, knowledge_id: str, tenant_id: str, target_kb_id: str) -> int:
+        """Re-point what the knowledge wrote at the target knowledge base's entities and
+        relations (created when missing), pruning what its old ones are left without, in
+        one transaction (a knowledge's move); idempotent. Returns its entities' number."""
+        ...
+
     # ── reads (GraphService, Search's graph expansion) ──────────────────────────────────
 
     def find_entities(

@@ -239,15 +239,15 @@ def test_health_and_reflection_answer_for_every_service(stack: Stack) -> None:
         } <= names
 
 
-def test_unimplemented_rpcs_say_which_issue_brings_them(stack: Stack) -> None:
+def test_move_knowledge_is_built_and_checks_its_request(stack: Stack) -> None:
+    """It answered UNIMPLEMENTED until issue 15; an empty request is now refused for what it
+    lacks."""
     with grpc.insecure_channel(stack.target) as channel:
         stub = knowledge_pb2_grpc.KnowledgeServiceStub(channel)
         with pytest.raises(grpc.RpcError) as refused:
             stub.MoveKnowledge(knowledge_pb2.MoveKnowledgeRequest(), timeout=10)
-    assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED
-    assert "not implemented yet (lands with the clone/move issue)" in (
-        refused.value.details() or ""
-    )
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "ids" in (refused.value.details() or "")
 
 
 def test_file_path_is_sanitised(client: SluiceClient, kb: v1.KnowledgeBase, stack: Stack) -> None:

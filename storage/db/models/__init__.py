@@ -7,6 +7,7 @@ from storage.db.models.index_checkpoint import IndexCheckpoint
 from storage.db.models.jobs import FaqImportJob, KbCloneItem, KbCloneJob
 from storage.db.models.knowledge import Knowledge
 from storage.db.models.knowledge_base import KnowledgeBase, KnowledgeTag, Tag
+from storage.db.models.move_job import KnowledgeMoveJob
 from storage.db.models.resources import AccessGrant, StorageResource
 from storage.db.models.span import Span
 from storage.db.models.subtask_end import SubtaskEnd
@@ -37,6 +38,7 @@ __all__ = [
     "KbCloneJob",
     "Knowledge",
     "KnowledgeBase",
+    "KnowledgeMoveJob",
     "KnowledgeTag",
     "Span",
     "StorageResource",

@@ -52,7 +52,6 @@ REFUSED = {grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED}
 # Stubs that answer UNIMPLEMENTED to everyone (after the key check); once one is built it
 # must leave this list and answer like the rest.
 NOT_BUILT = {
-    "sluice.v1.KnowledgeService.MoveKnowledge",
     "sluice.v1.FAQService.ImportFAQEntries",
     "sluice.v1.FAQService.ImportFAQFile",
     "sluice.v1.FAQService.GetFAQImportProgress",
@@ -73,7 +72,7 @@ def _successes_allowed(method: str, answer: Message) -> bool:
     }.get(method.rsplit(".", 1)[-1], False)
 
 
-def _ids(a: TenantData, method: MethodDescriptor, clone_job_id: str) -> dict[str, str]:
+def _ids(a: TenantData, method: MethodDescriptor, job_ids: dict[str, str]) -> dict[str, str]:
     """A's id for each id-like field name (``id`` is the knowledge base's in its service)."""
     service = method.containing_service.name
     own_id = a.kb_id if service == "KnowledgeBaseService" else a.knowledge_id
@@ -93,8 +92,8 @@ def _ids(a: TenantData, method: MethodDescriptor, clone_job_id: str) -> dict[str
         "tag_ids": a.tag_id,
         "entity_id": a.entity_id,
         "relation_id": a.relation_id,
-        # A clone job of A's (GetCloneProgress, WatchCloneProgress).
-        "job_id": clone_job_id if "Clone" in method.name else "",
+        # A job of A's of the method's kind (job_ids: "Clone", "Move", ...).
+        "job_id": next((job for kind, job in job_ids.items() if kind in method.name), ""),
         # ReadResource's token is a bearer credential by design (whoever holds it reads):
         # B presents one of A's ids as a token; RevokeAccessGrant's is A's real token.
         "token": a.knowledge_id if method.name == "ReadResource" else a.token,
@@ -211,16 +210,27 @@ def _call(
     return Outcome(grpc.StatusCode.OK, answer, "\n".join([*received, str(answer or "")]))
 
 
+def _move_job(deployment: Deployment, a: TenantData) -> str:
+    """A real move job of A's, of a draft between two knowledge bases of its own (A's
+    checked data stays where it is)."""
+    with SluiceClient(deployment.targets[0], api_key=a.key.key) as owner:
+        source = owner.create_knowledge_base("move-from").id
+        target = owner.create_knowledge_base("move-to").id
+        draft = owner.create_manual(source, "draft", "draft text", publish=False)
+        return owner.move_knowledge([draft.id], target).job_id
+
+
 def test_every_rpc_as_another_tenant_finds_nothing(deployment: Deployment) -> None:
     a = tenant_with_data(deployment, "alice")
     b = create_key(deployment.stack, "bob")
     with SluiceClient(deployment.targets[0], api_key=a.key.key) as owner:
         clone_job_id = owner.clone_knowledge_base(a.kb_id).job_id
+    job_ids = {"Clone": clone_job_id, "Move": _move_job(deployment, a)}
     outcomes: dict[str, grpc.StatusCode] = {}
     with grpc.insecure_channel(deployment.targets[1]) as channel:
         for service in SERVICES:
             for method in service.methods:
-                ids = _ids(a, method, clone_job_id)
+                ids = _ids(a, method, job_ids)
                 for choice in _variants(method):
                     label = f"{method.full_name} {choice or ''}".strip()
                     got = _call(channel, method, _requests(method, ids, choice), b.key)

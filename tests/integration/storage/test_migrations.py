@@ -37,6 +37,7 @@ EXPECTED_TABLES = {
     "kb_clone_jobs",
     # issue 15, FAQ entries (0012)
     "faq_questions",
+    "knowledge_move_jobs",
 }
 
 

@@ -4,6 +4,7 @@ from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from sluice.v1 import common_pb2 as _common_pb2
 from sluice.v1 import config_pb2 as _config_pb2
+from sluice.v1 import knowledge_base_pb2 as _knowledge_base_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -370,10 +371,68 @@ class MoveKnowledgeRequest(_message.Message):
     def __init__(self, ids: _Optional[_Iterable[str]] = ..., target_knowledge_base_id: _Optional[str] = ..., mode: _Optional[_Union[MoveMode, str]] = ...) -> None: ...
 
 class MoveKnowledgeResponse(_message.Message):
+    __slots__ = ("job_id", "mode")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    mode: MoveMode
+    def __init__(self, job_id: _Optional[str] = ..., mode: _Optional[_Union[MoveMode, str]] = ...) -> None: ...
+
+class GetMoveProgressRequest(_message.Message):
     __slots__ = ("job_id",)
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class WatchMoveProgressRequest(_message.Message):
+    __slots__ = ("job_id",)
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class MoveFailure(_message.Message):
+    __slots__ = ("knowledge_id", "error_message")
+    KNOWLEDGE_ID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    knowledge_id: str
+    error_message: str
+    def __init__(self, knowledge_id: _Optional[str] = ..., error_message: _Optional[str] = ...) -> None: ...
+
+class MoveProgress(_message.Message):
+    __slots__ = ("job_id", "status", "mode", "source_knowledge_base_id", "target_knowledge_base_id", "total", "done", "failed", "failures", "error_message")
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
+    TARGET_KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    status: _knowledge_base_pb2.JobStatus
+    mode: MoveMode
+    source_knowledge_base_id: str
+    target_knowledge_base_id: str
+    total: int
+    done: int
+    failed: int
+    failures: _containers.RepeatedCompositeFieldContainer[MoveFailure]
+    error_message: str
+    def __init__(self, job_id: _Optional[str] = ..., status: _Optional[_Union[_knowledge_base_pb2.JobStatus, str]] = ..., mode: _Optional[_Union[MoveMode, str]] = ..., source_knowledge_base_id: _Optional[str] = ..., target_knowledge_base_id: _Optional[str] = ..., total: _Optional[int] = ..., done: _Optional[int] = ..., failed: _Optional[int] = ..., failures: _Optional[_Iterable[_Union[MoveFailure, _Mapping]]] = ..., error_message: _Optional[str] = ...) -> None: ...
+
+class GetMoveProgressResponse(_message.Message):
+    __slots__ = ("progress",)
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    progress: MoveProgress
+    def __init__(self, progress: _Optional[_Union[MoveProgress, _Mapping]] = ...) -> None: ...
+
+class WatchMoveProgressResponse(_message.Message):
+    __slots__ = ("progress",)
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    progress: MoveProgress
+    def __init__(self, progress: _Optional[_Union[MoveProgress, _Mapping]] = ...) -> None: ...
 
 class Span(_message.Message):
     __slots__ = ("id", "knowledge_id", "attempt", "parent_id", "name", "kind", "stage", "status", "input", "output", "error_code", "error_message", "started_at", "ended_at", "duration_ms", "updated_at", "sequence")

@@ -94,6 +94,16 @@ class KnowledgeServiceStub:
                 request_serializer=sluice_dot_v1_dot_knowledge__pb2.MoveKnowledgeRequest.SerializeToString,
                 response_deserializer=sluice_dot_v1_dot_knowledge__pb2.MoveKnowledgeResponse.FromString,
                 _registered_method=True)
+        self.GetMoveProgress = channel.unary_unary(
+                '/sluice.v1.KnowledgeService/GetMoveProgress',
+                request_serializer=sluice_dot_v1_dot_knowledge__pb2.GetMoveProgressRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__pb2.GetMoveProgressResponse.FromString,
+                _registered_method=True)
+        self.WatchMoveProgress = channel.unary_stream(
+                '/sluice.v1.KnowledgeService/WatchMoveProgress',
+                request_serializer=sluice_dot_v1_dot_knowledge__pb2.WatchMoveProgressRequest.SerializeToString,
+                response_deserializer=sluice_dot_v1_dot_knowledge__pb2.WatchMoveProgressResponse.FromString,
+                _registered_method=True)
         self.GetSpans = channel.unary_unary(
                 '/sluice.v1.KnowledgeService/GetSpans',
                 request_serializer=sluice_dot_v1_dot_knowledge__pb2.GetSpansRequest.SerializeToString,
@@ -207,7 +217,23 @@ class KnowledgeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def MoveKnowledge(self, request, context):
+        """Moves knowledges of one knowledge base into another of the same type and embedding
+        model, as a job on the maintenance queue (README: "Moving knowledge between knowledge
+        bases").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetMoveProgress(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchMoveProgress(self, request, context):
+        """The move's progress now, then on every change, until the job ends.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -333,6 +359,16 @@ def add_KnowledgeServiceServicer_to_server(servicer, server):
                     servicer.MoveKnowledge,
                     request_deserializer=sluice_dot_v1_dot_knowledge__pb2.MoveKnowledgeRequest.FromString,
                     response_serializer=sluice_dot_v1_dot_knowledge__pb2.MoveKnowledgeResponse.SerializeToString,
+            ),
+            'GetMoveProgress': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMoveProgress,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__pb2.GetMoveProgressRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__pb2.GetMoveProgressResponse.SerializeToString,
+            ),
+            'WatchMoveProgress': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchMoveProgress,
+                    request_deserializer=sluice_dot_v1_dot_knowledge__pb2.WatchMoveProgressRequest.FromString,
+                    response_serializer=sluice_dot_v1_dot_knowledge__pb2.WatchMoveProgressResponse.SerializeToString,
             ),
             'GetSpans': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSpans,
@@ -699,6 +735,60 @@ class KnowledgeService:
             '/sluice.v1.KnowledgeService/MoveKnowledge',
             sluice_dot_v1_dot_knowledge__pb2.MoveKnowledgeRequest.SerializeToString,
             sluice_dot_v1_dot_knowledge__pb2.MoveKnowledgeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMoveProgress(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/sluice.v1.KnowledgeService/GetMoveProgress',
+            sluice_dot_v1_dot_knowledge__pb2.GetMoveProgressRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__pb2.GetMoveProgressResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchMoveProgress(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/sluice.v1.KnowledgeService/WatchMoveProgress',
+            sluice_dot_v1_dot_knowledge__pb2.WatchMoveProgressRequest.SerializeToString,
+            sluice_dot_v1_dot_knowledge__pb2.WatchMoveProgressResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -44,6 +44,13 @@ class KnowledgeServiceStub:
     DeleteKnowledge: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.DeleteKnowledgeRequest, _knowledge_pb2.DeleteKnowledgeResponse]
     BatchDeleteKnowledge: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.BatchDeleteKnowledgeRequest, _knowledge_pb2.BatchDeleteKnowledgeResponse]
     MoveKnowledge: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.MoveKnowledgeRequest, _knowledge_pb2.MoveKnowledgeResponse]
+    """Moves knowledges of one knowledge base into another of the same type and embedding
+    model, as a job on the maintenance queue (README: "Moving knowledge between knowledge
+    bases").
+    """
+    GetMoveProgress: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.GetMoveProgressRequest, _knowledge_pb2.GetMoveProgressResponse]
+    WatchMoveProgress: _grpc.UnaryStreamMultiCallable[_knowledge_pb2.WatchMoveProgressRequest, _knowledge_pb2.WatchMoveProgressResponse]
+    """The move's progress now, then on every change, until the job ends."""
     GetSpans: _grpc.UnaryUnaryMultiCallable[_knowledge_pb2.GetSpansRequest, _knowledge_pb2.GetSpansResponse]
     WatchSpans: _grpc.UnaryStreamMultiCallable[_knowledge_pb2.WatchSpansRequest, _knowledge_pb2.WatchSpansResponse]
     """A snapshot, then every span change, until the attempt is terminal."""
@@ -83,6 +90,13 @@ class KnowledgeServiceAsyncStub(KnowledgeServiceStub):
     DeleteKnowledge: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.DeleteKnowledgeRequest, _knowledge_pb2.DeleteKnowledgeResponse]  # type: ignore[assignment]
     BatchDeleteKnowledge: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.BatchDeleteKnowledgeRequest, _knowledge_pb2.BatchDeleteKnowledgeResponse]  # type: ignore[assignment]
     MoveKnowledge: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.MoveKnowledgeRequest, _knowledge_pb2.MoveKnowledgeResponse]  # type: ignore[assignment]
+    """Moves knowledges of one knowledge base into another of the same type and embedding
+    model, as a job on the maintenance queue (README: "Moving knowledge between knowledge
+    bases").
+    """
+    GetMoveProgress: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.GetMoveProgressRequest, _knowledge_pb2.GetMoveProgressResponse]  # type: ignore[assignment]
+    WatchMoveProgress: _aio.UnaryStreamMultiCallable[_knowledge_pb2.WatchMoveProgressRequest, _knowledge_pb2.WatchMoveProgressResponse]  # type: ignore[assignment]
+    """The move's progress now, then on every change, until the job ends."""
     GetSpans: _aio.UnaryUnaryMultiCallable[_knowledge_pb2.GetSpansRequest, _knowledge_pb2.GetSpansResponse]  # type: ignore[assignment]
     WatchSpans: _aio.UnaryStreamMultiCallable[_knowledge_pb2.WatchSpansRequest, _knowledge_pb2.WatchSpansResponse]  # type: ignore[assignment]
     """A snapshot, then every span change, until the attempt is terminal."""
@@ -190,7 +204,26 @@ class KnowledgeServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _knowledge_pb2.MoveKnowledgeRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_knowledge_pb2.MoveKnowledgeResponse, _abc.Awaitable[_knowledge_pb2.MoveKnowledgeResponse]]: ...
+    ) -> _typing.Union[_knowledge_pb2.MoveKnowledgeResponse, _abc.Awaitable[_knowledge_pb2.MoveKnowledgeResponse]]:
+        """Moves knowledges of one knowledge base into another of the same type and embedding
+        model, as a job on the maintenance queue (README: "Moving knowledge between knowledge
+        bases").
+        """
+
+    @_abc_1.abstractmethod
+    def GetMoveProgress(
+        self,
+        request: _knowledge_pb2.GetMoveProgressRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_knowledge_pb2.GetMoveProgressResponse, _abc.Awaitable[_knowledge_pb2.GetMoveProgressResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def WatchMoveProgress(
+        self,
+        request: _knowledge_pb2.WatchMoveProgressRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_knowledge_pb2.WatchMoveProgressResponse], _abc.AsyncIterator[_knowledge_pb2.WatchMoveProgressResponse]]:
+        """The move's progress now, then on every change, until the job ends."""
 
     @_abc_1.abstractmethod
     def GetSpans(

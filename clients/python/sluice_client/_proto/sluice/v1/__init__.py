@@ -73,6 +73,8 @@ __all__ = (
     "GetKnowledgeBaseResponse",
     "GetKnowledgeRequest",
     "GetKnowledgeResponse",
+    "GetMoveProgressRequest",
+    "GetMoveProgressResponse",
     "GetNeighbourhoodRequest",
     "GetNeighbourhoodResponse",
     "GetRelationSourcesRequest",
@@ -118,9 +120,11 @@ __all__ = (
     "ListWikiPagesResponse",
     "ManualStatus",
     "ModelConfig",
+    "MoveFailure",
     "MoveKnowledgeRequest",
     "MoveKnowledgeResponse",
     "MoveMode",
+    "MoveProgress",
     "OcrConfig",
     "ParseStatus",
     "ParserEngineRule",
@@ -179,6 +183,8 @@ __all__ = (
     "WatchEventType",
     "WatchFaqImportRequest",
     "WatchFaqImportResponse",
+    "WatchMoveProgressRequest",
+    "WatchMoveProgressResponse",
     "WatchSpansRequest",
     "WatchSpansResponse",
     "WikiConfig",
@@ -578,7 +584,8 @@ class MoveMode(betterproto2.Enum):
 
     REUSE_VECTORS = 1
     """
-    Same vector store: copy index rows, no re-embedding.
+    Same vector store (one index collection: the same embedding model key and index
+    sides): the index rows are relabelled to the target, nothing is embedded again.
     """
 
     REPARSE = 2
@@ -2068,6 +2075,26 @@ default_message_pool.register_message("sluice.v1", "GetKnowledgeResponse", GetKn
 
 
 @dataclass(eq=False, repr=False)
+class GetMoveProgressRequest(betterproto2.Message):
+    job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+
+
+default_message_pool.register_message("sluice.v1", "GetMoveProgressRequest", GetMoveProgressRequest)
+
+
+@dataclass(eq=False, repr=False)
+class GetMoveProgressResponse(betterproto2.Message):
+    progress: "MoveProgress | None" = betterproto2.field(
+        1, betterproto2.TYPE_MESSAGE, optional=True
+    )
+
+
+default_message_pool.register_message(
+    "sluice.v1", "GetMoveProgressResponse", GetMoveProgressResponse
+)
+
+
+@dataclass(eq=False, repr=False)
 class GetNeighbourhoodRequest(betterproto2.Message):
     entity_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
@@ -3002,14 +3029,42 @@ default_message_pool.register_message("sluice.v1", "ModelConfig", ModelConfig)
 
 
 @dataclass(eq=False, repr=False)
+class MoveFailure(betterproto2.Message):
+    """
+    Why one knowledge of a move job was not moved.
+    """
+
+    knowledge_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+
+    error_message: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+
+
+default_message_pool.register_message("sluice.v1", "MoveFailure", MoveFailure)
+
+
+@dataclass(eq=False, repr=False)
 class MoveKnowledgeRequest(betterproto2.Message):
     ids: "list[str]" = betterproto2.field(1, betterproto2.TYPE_STRING, repeated=True)
+    """
+    1 to 100 distinct knowledges of the caller, all of one knowledge base (the source),
+    none still being processed (pending, processing, finalizing, deleting:
+    FAILED_PRECONDITION naming them).
+    """
 
     target_knowledge_base_id: "str" = betterproto2.field(2, betterproto2.TYPE_STRING)
+    """
+    Another knowledge base of the caller, of the source's type and embedding model (else
+    FAILED_PRECONDITION: KB_TYPE_MISMATCH, EMBEDDING_MODEL_MISMATCH).
+    """
 
     mode: "MoveMode" = betterproto2.field(
         3, betterproto2.TYPE_ENUM, default_factory=lambda: MoveMode(0)
     )
+    """
+    Unspecified: reuse_vectors when the two share the index collection, else reparse.
+    reuse_vectors asked for where they do not is FAILED_PRECONDITION
+    (VECTOR_STORE_NOT_SHARED).
+    """
 
 
 default_message_pool.register_message("sluice.v1", "MoveKnowledgeRequest", MoveKnowledgeRequest)
@@ -3019,8 +3074,51 @@ default_message_pool.register_message("sluice.v1", "MoveKnowledgeRequest", MoveK
 class MoveKnowledgeResponse(betterproto2.Message):
     job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
+    mode: "MoveMode" = betterproto2.field(
+        2, betterproto2.TYPE_ENUM, default_factory=lambda: MoveMode(0)
+    )
+    """
+    The mode the job runs in (the one asked for, or the default's choice).
+    """
+
 
 default_message_pool.register_message("sluice.v1", "MoveKnowledgeResponse", MoveKnowledgeResponse)
+
+
+@dataclass(eq=False, repr=False)
+class MoveProgress(betterproto2.Message):
+    job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+
+    status: "JobStatus" = betterproto2.field(
+        2, betterproto2.TYPE_ENUM, default_factory=lambda: JobStatus(0)
+    )
+
+    mode: "MoveMode" = betterproto2.field(
+        3, betterproto2.TYPE_ENUM, default_factory=lambda: MoveMode(0)
+    )
+
+    source_knowledge_base_id: "str" = betterproto2.field(4, betterproto2.TYPE_STRING)
+
+    target_knowledge_base_id: "str" = betterproto2.field(5, betterproto2.TYPE_STRING)
+
+    total: "int" = betterproto2.field(6, betterproto2.TYPE_INT64)
+    """
+    Knowledges in the job; done counts those moved, failed those left in the source.
+    """
+
+    done: "int" = betterproto2.field(7, betterproto2.TYPE_INT64)
+
+    failed: "int" = betterproto2.field(8, betterproto2.TYPE_INT64)
+
+    failures: "list[MoveFailure]" = betterproto2.field(9, betterproto2.TYPE_MESSAGE, repeated=True)
+
+    error_message: "str" = betterproto2.field(10, betterproto2.TYPE_STRING)
+    """
+    Why the job failed, when it did.
+    """
+
+
+default_message_pool.register_message("sluice.v1", "MoveProgress", MoveProgress)
 
 
 @dataclass(eq=False, repr=False)
@@ -3892,6 +3990,28 @@ default_message_pool.register_message("sluice.v1", "WatchFAQImportResponse", Wat
 
 
 @dataclass(eq=False, repr=False)
+class WatchMoveProgressRequest(betterproto2.Message):
+    job_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
+
+
+default_message_pool.register_message(
+    "sluice.v1", "WatchMoveProgressRequest", WatchMoveProgressRequest
+)
+
+
+@dataclass(eq=False, repr=False)
+class WatchMoveProgressResponse(betterproto2.Message):
+    progress: "MoveProgress | None" = betterproto2.field(
+        1, betterproto2.TYPE_MESSAGE, optional=True
+    )
+
+
+default_message_pool.register_message(
+    "sluice.v1", "WatchMoveProgressResponse", WatchMoveProgressResponse
+)
+
+
+@dataclass(eq=False, repr=False)
 class WatchSpansRequest(betterproto2.Message):
     knowledge_id: "str" = betterproto2.field(1, betterproto2.TYPE_STRING)
 
@@ -4479,11 +4599,37 @@ class KnowledgeServiceStub:
         )(message)
 
     def move_knowledge(self, message: "MoveKnowledgeRequest") -> "MoveKnowledgeResponse":
+        """
+        Moves knowledges of one knowledge base into another of the same type and embedding
+        model, as a job on the maintenance queue (README: "Moving knowledge between knowledge
+        bases").
+        """
 
         return self._channel.unary_unary(
             "/sluice.v1.KnowledgeService/MoveKnowledge",
             MoveKnowledgeRequest.SerializeToString,
             MoveKnowledgeResponse.FromString,
+        )(message)
+
+    def get_move_progress(self, message: "GetMoveProgressRequest") -> "GetMoveProgressResponse":
+
+        return self._channel.unary_unary(
+            "/sluice.v1.KnowledgeService/GetMoveProgress",
+            GetMoveProgressRequest.SerializeToString,
+            GetMoveProgressResponse.FromString,
+        )(message)
+
+    def watch_move_progress(
+        self, message: "WatchMoveProgressRequest"
+    ) -> "Iterator[WatchMoveProgressResponse]":
+        """
+        The move's progress now, then on every change, until the job ends.
+        """
+
+        yield from self._channel.unary_stream(
+            "/sluice.v1.KnowledgeService/WatchMoveProgress",
+            WatchMoveProgressRequest.SerializeToString,
+            WatchMoveProgressResponse.FromString,
         )(message)
 
     def get_spans(self, message: "GetSpansRequest") -> "GetSpansResponse":
