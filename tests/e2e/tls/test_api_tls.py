@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from sluice_client import SluiceClient, TlsOptions, Unavailable
 from tests.e2e.stacks import Stack, lite_stack
 from tests.support.certificates import CertFiles, make_certificates
 from tests.support.grpcurl import grpcurl_binary
+from tests.support.processes import PYTHONPATH, REPO
 
 
 @pytest.fixture(scope="module")
@@ -120,3 +122,26 @@ def test_mutual_tls_accepts_a_client_certificate(mtls_stack: Stack, certs: CertF
             health_pb2.HealthCheckRequest(), timeout=10
         )
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def probe(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.health_probe", *args],
+        env={"PYTHONPATH": PYTHONPATH, "PATH": "/usr/bin:/bin"},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_containers_health_probe_speaks_tls(tls_stack: Stack, certs: CertFiles) -> None:
+    # As the Kubernetes exec probe runs it: 127.0.0.1, the certificate's name given.
+    host_port = tls_stack.target
+    served = probe(host_port, "--tls-ca", str(certs.ca), "--tls-server-name", "localhost")
+    assert served.returncode == 0, served.stderr
+    assert served.stdout.strip() == f"{host_port}: SERVING"
+    plaintext = probe(host_port, "--timeout-s", "3")
+    assert plaintext.returncode == 1
+    assert "UNAVAILABLE" in plaintext.stderr
