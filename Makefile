@@ -7,7 +7,8 @@ BENCH_STAMP := $(VENV)/.bench-installed
 GEN_DIRS := clients/python/sluice clients/python/sluice_client/_proto
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: run test lint proto proto-check typecheck unit bench worker clean
+.PHONY: run test lint proto proto-check typecheck unit bench worker clean contract-check \
+	release-contract deploy-check
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,10 +33,25 @@ proto-check: proto
 	git diff --exit-code --stat -- $(GEN_DIRS)
 	test -z "$$(git status --porcelain -- $(GEN_DIRS))"
 
-lint: $(STAMP) typecheck
+lint: $(STAMP) typecheck contract-check
 	$(BIN)/ruff check .
 	$(BIN)/buf lint
 	$(BIN)/lint-imports
+
+# proto/ must stay compatible (buf.yaml's breaking rules) with the last released contract:
+# the buf image proto-releases/LATEST names. Additions pass; renames, renumbering, removals,
+# type changes fail.
+CONTRACT_RELEASE = proto-releases/$(shell cat proto-releases/LATEST).binpb
+contract-check: $(STAMP)
+	$(BIN)/buf breaking --against $(CONTRACT_RELEASE)
+
+# At a release: `make release-contract VERSION=v0.2.0` records proto/ as that version's
+# contract and makes it the one contract-check compares against; commit both files.
+release-contract: $(STAMP) contract-check
+	test -n "$(VERSION)" || { echo "usage: make release-contract VERSION=vX.Y.Z"; exit 2; }
+	test ! -e proto-releases/$(VERSION).binpb || { echo "$(VERSION) is already released"; exit 2; }
+	$(BIN)/buf build -o proto-releases/$(VERSION).binpb
+	echo $(VERSION) > proto-releases/LATEST
 
 typecheck: $(STAMP)
 	$(BIN)/mypy .

@@ -27,6 +27,7 @@ import grpc
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from core.errors import SluiceError
+from core.tls import ClientTls
 
 UPLOAD_FRAME_BYTES = 1 << 20
 STOP_POLL_S = 0.25
@@ -105,12 +106,32 @@ class EngineInfo:
     max_input_bytes: Mapping[str, int] = field(default_factory=dict)
 
 
+def open_channel(
+    target: str, tls: ClientTls | None, options: list[tuple[str, int]]
+) -> grpc.Channel:
+    if tls is None:
+        return grpc.insecure_channel(target, options=options)
+    credentials = grpc.ssl_channel_credentials(tls.ca, tls.private_key, tls.cert_chain)
+    return grpc.secure_channel(target, credentials, options=options)
+
+
 class DocReaderClient:
-    def __init__(self, target: str, *, timeout_s: float, max_message_bytes: int) -> None:
+    """With ``tls`` the channel is TLS (verified against its CA, with its client certificate
+    for a docreader that requires one); without, plaintext."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        timeout_s: float,
+        max_message_bytes: int,
+        tls: ClientTls | None = None,
+    ) -> None:
         self._timeout_s = timeout_s
-        self._channel = grpc.insecure_channel(
+        self._channel = open_channel(
             target,
-            options=[
+            tls,
+            [
                 ("grpc.max_send_message_length", max_message_bytes),
                 ("grpc.max_receive_message_length", max_message_bytes),
                 # Pings keep idle-looking connections alive through a long parse.

@@ -46,6 +46,7 @@ from workers.settings_groups import (
     SettingsGroup,
     StorageSettings,
 )
+from workers.settings_tls import TlsSettings
 
 Mode = Literal["lite", "full"]
 # The groups, by the name Settings holds each under (in the order errors are reported).
@@ -57,6 +58,7 @@ GROUPS: dict[str, type[SettingsGroup]] = {
     "housekeeping": HousekeepingSettings,
     "models": ModelSettings,
     "outbound": OutboundSettings,
+    "tls": TlsSettings,
 }
 # Read from the environment at the top level, beside the groups.
 _PROCESS_FIELDS = ("mode", "data_dir")
@@ -90,6 +92,7 @@ class Settings(BaseSettings):
     housekeeping: HousekeepingSettings = Field(default_factory=HousekeepingSettings)
     models: ModelSettings = Field(default_factory=ModelSettings)
     outbound: OutboundSettings = Field(default_factory=OutboundSettings)
+    tls: TlsSettings = Field(default_factory=TlsSettings)
 
     @property
     def url_policy(self) -> UrlPolicy:

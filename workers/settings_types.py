@@ -8,11 +8,13 @@ says what would have been accepted.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator
 from pydantic_settings import NoDecode
 
+from core.tls import read_pem
 from storage.files.backends import BackendConfigError, BackendSpec, parse_backends_json
 
 _TRUE = frozenset({"true", "1", "yes"})
@@ -83,6 +85,16 @@ def _valid_address_or_empty(address: str) -> str:
     return _valid_address(address) if address else address
 
 
+def _blank_is_none(value: Any) -> Any:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _readable_pem(path: Path | None) -> Path | None:
+    if path is not None:
+        read_pem(path)  # TlsFileError is a ValueError: reported with the variable's name
+    return path
+
+
 Flag = Annotated[bool, BeforeValidator(_strict_bool)]
 NonNegativeInts = Annotated[
     tuple[int, ...], NoDecode, BeforeValidator(_comma_separated_ints), AfterValidator(_no_negatives)
@@ -92,3 +104,5 @@ BackendSpecs = Annotated[Mapping[str, BackendSpec], NoDecode, BeforeValidator(_b
 # A gRPC listen or dial address: host:port (port 0 = any free one) or unix:/path.
 Address = Annotated[str, AfterValidator(_valid_address)]
 OptionalAddress = Annotated[str, AfterValidator(_valid_address_or_empty)]
+# A PEM file (certificate, key, CA bundle) that must exist and be readable; unset: None.
+PemFile = Annotated[Path | None, BeforeValidator(_blank_is_none), AfterValidator(_readable_pem)]

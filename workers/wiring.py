@@ -6,6 +6,7 @@ never on a part's own first use."""
 from __future__ import annotations
 
 from core.clock import SYSTEM_CLOCK, Clock
+from core.tls import ClientTls
 from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
@@ -99,9 +100,11 @@ def build_context(
     queue: TaskQueue,
     publisher: EventPublisher,
     docreader_target: str,
+    docreader_tls: ClientTls | None = None,
     clock: Clock = SYSTEM_CLOCK,
 ) -> WorkerContext:
-    """A process's parts and the docreader client at ``docreader_target``."""
+    """A process's parts and the docreader client at ``docreader_target`` (TLS with
+    ``docreader_tls``)."""
     parts = build_process_context(settings, queue=queue, publisher=publisher, clock=clock)
     # The very same parts, the docreader client added.
     return WorkerContext(
@@ -110,6 +113,7 @@ def build_context(
             docreader_target,
             timeout_s=settings.docreader.docreader_call_timeout_s,
             max_message_bytes=settings.api.max_message_bytes,
+            tls=docreader_tls,
         ),
     )
 
@@ -131,4 +135,5 @@ def build_full_context(settings: Settings) -> WorkerContext:
         queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
         publisher=RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix),
         docreader_target=settings.docreader.docreader_address,
+        docreader_tls=settings.tls.docreader_client_tls,
     )

@@ -61,7 +61,8 @@ STREAM_WINDOW_BYTES = 4 << 20
 
 async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server, int]:
     """Bind, register and start; returns the server and the port it got (address may end :0).
-    A taken address raises BindError."""
+    A taken address raises BindError. The port serves TLS when the settings name a
+    certificate (SLUICE_API_TLS_*)."""
     limit = deps.settings.api.max_message_bytes
     server = grpc.aio.server(
         # First and only interceptor: no call gets anywhere before its key is checked.
@@ -101,7 +102,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
         ),
         server,
     )
-    port = listen(server, address)
+    port = listen(server, address, deps.settings.tls.api_server_tls)
     await server.start()
     await start_storage_health(
         server, health_servicer, deps.files, deps.settings.storage.storage_health_interval_s

@@ -10,7 +10,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
+
+from core.tls import ServerTls, TlsFileError
 
 DEFAULT_ADDRESS = "127.0.0.1:50061"
 DEFAULT_MAX_MESSAGE_BYTES = 64 << 20
@@ -72,4 +75,26 @@ def argument_parser(description: str | None) -> argparse.ArgumentParser:
                         "RESOURCE_EXHAUSTED (default %(default)s; 0 = none)")
     parser.add_argument("--work-dir", default=None,
                         help="where reads spool their input and output (default: the temp dir)")
+    # TLS: both files serve TLS only; --tls-client-ca then requires client certificates.
+    parser.add_argument("--tls-cert", type=Path, default=None,
+                        help="PEM certificate chain to serve TLS with (needs --tls-key)")
+    parser.add_argument("--tls-key", type=Path, default=None,
+                        help="PEM private key of --tls-cert")
+    parser.add_argument("--tls-client-ca", type=Path, default=None,
+                        help="PEM CA bundle: clients must present a certificate it signed")
     return parser
+
+
+def server_tls(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ServerTls | None:
+    """The TLS the flags ask for, its files read; a wrong one ends the process (status 2)
+    with one line naming the flag's file."""
+    if args.tls_cert is None and args.tls_key is None:
+        if args.tls_client_ca is not None:
+            parser.error("--tls-client-ca needs --tls-cert and --tls-key")
+        return None
+    if args.tls_cert is None or args.tls_key is None:
+        parser.error("--tls-cert and --tls-key must be given together")
+    try:
+        return ServerTls.from_files(args.tls_cert, args.tls_key, args.tls_client_ca)
+    except TlsFileError as exc:
+        parser.error(str(exc))

@@ -20,12 +20,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
+from core.tls import ServerTls
 from server.binding import EXCLUSIVE_BIND, BindError, listen
 from server.docreader.flags import (
     DEFAULT_MAX_INPUT_MB,
     DEFAULT_MEMORY_CAP_MB,
     DEFAULT_PARSE_TIMEOUT_S,
     argument_parser,
+    server_tls,
 )
 from server.docreader.reader import DocumentReader
 from server.docreader.safety.limits import ParseLimits
@@ -64,12 +66,13 @@ def build_docreader_server(
     max_input_mb: int = DEFAULT_MAX_INPUT_MB,
     work_dir: str | None = None,
     limits: ParseLimits | None = None,
+    tls: ServerTls | None = None,
 ) -> tuple[grpc.Server, int]:
     """A server ready to start (not started yet) and the port it bound.
 
     ``address`` is "host:port" (port 0 picks a free one) or "unix:/path/to.sock"; for a unix
     socket the returned number is grpc's non-zero bind result, not a TCP port. A taken
-    address raises BindError.
+    address raises BindError. With ``tls`` the port serves TLS only.
     """
     server = grpc.server(
         ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docreader"),
@@ -94,11 +97,13 @@ def build_docreader_server(
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    return server, listen(server, address)
+    return server, listen(server, address, tls)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = argument_parser(__doc__).parse_args(argv)
+    parser = argument_parser(__doc__)
+    args = parser.parse_args(argv)
+    tls = server_tls(parser, args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         server, port = build_docreader_server(
@@ -110,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parse_timeout_s=args.parse_timeout_s,
             max_input_mb=args.max_input_mb,
             work_dir=args.work_dir,
+            tls=tls,
         )
     except BindError as exc:
         print(f"python -m server.docreader: {exc}", file=sys.stderr)
@@ -123,7 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
     server.start()
-    logger.info("docreader serving on %s (port %d)", args.address, port)
+    logger.info(
+        "docreader serving on %s (port %d, %s)", args.address, port, "TLS" if tls else "plaintext"
+    )
     stop.wait()
     server.stop(grace=SHUTDOWN_GRACE_S).wait()
     logger.info("docreader stopped")

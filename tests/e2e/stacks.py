@@ -56,9 +56,11 @@ def full_stack(
     workers: int = 2,
     extra_env: dict[str, str] | None = None,
     worker_env: dict[str, str] | None = None,
+    docreader_args: tuple[str, ...] = (),
 ) -> Iterator[Stack]:
     """``worker_env`` is laid over the environment of the worker processes only (a setting
-    the API and the workers disagree on, say)."""
+    the API and the workers disagree on, say); ``docreader_args`` are more flags of the
+    docreader (TLS, say)."""
     with ExitStack() as stack:
         database_url = stack.enter_context(postgres_database())
         prefix = stack.enter_context(redis_prefix())
@@ -92,7 +94,8 @@ def full_stack(
         )
         processes["docreader"] = Process(
             "docreader",
-            python("-m", "server.docreader", "--address", f"127.0.0.1:{docreader_port}"),
+            python("-m", "server.docreader", "--address", f"127.0.0.1:{docreader_port}")
+            + list(docreader_args),
             env,
         )
         wait_for_port(milvus_port, 60, processes["milvus"].proc)

@@ -4,9 +4,12 @@ name settings by field), and every variable is read into exactly one field."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
+from tests.support.certificates import make_certificates
 from workers.settings import GROUPS, Settings
 from workers.settings_env import variable_of
+from workers.settings_tls import TlsSettings
 
 
 def test_field_names_are_unique_across_the_groups() -> None:
@@ -16,11 +19,34 @@ def test_field_names_are_unique_across_the_groups() -> None:
     assert [name for name, count in names.items() if count > 1] == []
 
 
-def test_each_variable_sets_its_groups_field() -> None:
+def test_each_variable_sets_its_groups_field(tmp_path: Path) -> None:
+    # The TLS files come in pairs (and a CA with its certificate): each is set with the rest.
+    certs = make_certificates(tmp_path)
+    tls = dict(
+        zip(
+            TlsSettings.model_fields,
+            map(
+                str,
+                (
+                    certs.server_cert,
+                    certs.server_key,
+                    certs.ca,
+                    certs.ca,
+                    certs.client_cert,
+                    certs.client_key,
+                ),
+            ),
+            strict=True,
+        )
+    )
     for group_name, group in GROUPS.items():
         for name in group.model_fields:
             variable = variable_of(group, name)
-            settings = Settings.from_env(env={variable: _a_valid_value(name)})
+            companions = (
+                {variable_of(TlsSettings, f): v for f, v in tls.items()} if name in tls else {}
+            )
+            value = tls.get(name) or _a_valid_value(name)
+            settings = Settings.from_env(env={**companions, variable: value})
             default = getattr(Settings.from_env(env={}), group_name)
             assert getattr(getattr(settings, group_name), name) != getattr(default, name), variable
 

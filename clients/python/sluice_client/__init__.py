@@ -1,5 +1,6 @@
 """Sluice's Python client: `SluiceClient`, its errors, and the `v1` message classes."""
 
+from sluice_client._channel import TlsOptions
 from sluice_client._proto.sluice import v1
 from sluice_client.client import SluiceClient
 from sluice_client.errors import (
@@ -31,6 +32,7 @@ __all__ = [
     "SluiceClient",
     "SluiceError",
     "SluiceRpcError",
+    "TlsOptions",
     "Unauthenticated",
     "Unavailable",
     "Unimplemented",

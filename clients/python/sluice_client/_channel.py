@@ -1,4 +1,5 @@
-"""The grpcio channel the client talks through: message limits, API key and default deadline.
+"""The grpcio channel the client talks through: message limits, API key, default deadline
+and, when asked for, TLS.
 
 The generated stubs take neither metadata nor a timeout, so both are added by an interceptor.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import grpc
@@ -88,9 +90,38 @@ class CallDefaults(
         return continuation(self._details(client_call_details, self._timeout), request_iterator)
 
 
+@dataclass(frozen=True)
+class TlsOptions:
+    """TLS to the server: ``ca_file`` (PEM) verifies it (None: the system's roots); for a
+    server that requires client certificates, ``cert_file`` and ``key_file`` (PEM)."""
+
+    ca_file: str | Path | None = None
+    cert_file: str | Path | None = None
+    key_file: str | Path | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("cert_file and key_file must be given together")
+        ca, cert, key = (
+            Path(path).read_bytes() if path is not None else None
+            for path in (self.ca_file, self.cert_file, self.key_file)
+        )
+        return grpc.ssl_channel_credentials(ca, key, cert)
+
+
 def open_channel(
-    target: str, *, api_key: str | None, timeout: float | None, channel: grpc.Channel | None
+    target: str,
+    *,
+    api_key: str | None,
+    timeout: float | None,
+    channel: grpc.Channel | None,
+    tls: TlsOptions | None = None,
 ) -> tuple[grpc.Channel, grpc.Channel]:
     """(the channel to make calls on, the underlying channel to close or not)."""
-    base = channel if channel is not None else grpc.insecure_channel(target, CHANNEL_OPTIONS)
+    if channel is not None:
+        base = channel
+    elif tls is not None:
+        base = grpc.secure_channel(target, tls.credentials(), CHANNEL_OPTIONS)
+    else:
+        base = grpc.insecure_channel(target, CHANNEL_OPTIONS)
     return grpc.intercept_channel(base, CallDefaults(api_key, timeout)), base

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
 from types import TracebackType
 
 import grpc
@@ -15,7 +16,7 @@ import grpc
 from sluice_client._calls import call as _call
 from sluice_client._calls import pages as _pages
 from sluice_client._calls import required as _required
-from sluice_client._channel import open_channel
+from sluice_client._channel import TlsOptions, open_channel
 from sluice_client._clone import CloneMethods
 from sluice_client._edits import EditingMethods
 from sluice_client._faq_entries import FaqEntryMethods
@@ -52,8 +53,10 @@ class SluiceClient(EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, C
     """A connection to a Sluice API server; use it as a context manager to close it.
 
     `timeout` is the deadline in seconds of every call that returns one response (uploads
-    included); `watch_spans` has none unless given one. A `channel` passed in (e.g. a TLS
-    channel) is used as is and left open by `close()`.
+    included); `watch_spans` has none unless given one. `tls` (TlsOptions: a CA bundle,
+    a client certificate and key for mutual TLS) connects with TLS; `ca_file`, `cert_file`
+    and `key_file` are its shorthand. A `channel` passed in is used as is and left open by
+    `close()`.
     """
 
     def __init__(
@@ -63,11 +66,17 @@ class SluiceClient(EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, C
         api_key: str | None = None,
         timeout: float = 60.0,
         channel: grpc.Channel | None = None,
+        tls: TlsOptions | None = None,
+        ca_file: str | Path | None = None,
+        cert_file: str | Path | None = None,
+        key_file: str | Path | None = None,
     ) -> None:
         self.target = target
         self._owns_channel = channel is None
+        if tls is None and (ca_file or cert_file or key_file):
+            tls = TlsOptions(ca_file, cert_file, key_file)
         self._channel, self._base_channel = open_channel(
-            target, api_key=api_key, timeout=timeout, channel=channel
+            target, api_key=api_key, timeout=timeout, channel=channel, tls=tls
         )
         self._knowledge_bases = v1.KnowledgeBaseServiceStub(self._channel)
         self._knowledges = v1.KnowledgeServiceStub(self._channel)
