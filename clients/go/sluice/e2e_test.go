@@ -64,12 +64,21 @@ func TestUploadWatchSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	found := false
 	for _, hit := range results {
-		if hit.KnowledgeId == knowledge.Id && strings.Contains(hit.Content, "Quokka") {
-			return
-		}
+		found = found || hit.KnowledgeId == knowledge.Id && strings.Contains(hit.Content, "Quokka")
 	}
-	t.Fatalf("the upload is not among %d results", len(results))
+	if !found {
+		t.Fatalf("the upload is not among %d results", len(results))
+	}
+
+	// The same bytes again: ALREADY_EXISTS naming the knowledge that holds them.
+	_, err = client.UploadFile(ctx, path, &sluicev1.FileHeader{KnowledgeBaseId: kb.Id}, 0)
+	var duplicate *sluice.Error
+	if !errors.As(err, &duplicate) || duplicate.Code != codes.AlreadyExists ||
+		len(duplicate.Resources) != 1 || duplicate.ExistingKnowledge.GetId() != knowledge.Id {
+		t.Fatalf("a duplicate upload answered %v", err)
+	}
 }
 
 func TestBadRequestDetails(t *testing.T) {

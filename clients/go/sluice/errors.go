@@ -4,6 +4,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"sluice.dev/clients/go/sluicev1"
 )
 
 // Error is a failed call with the server's rich details (google.rpc.Status in
@@ -17,6 +19,8 @@ type Error struct {
 	Resources              []*errdetails.ResourceInfo
 	Info                   *errdetails.ErrorInfo
 	Retry                  *errdetails.RetryInfo
+	// ALREADY_EXISTS for a duplicate upload: the knowledge that already holds the file.
+	ExistingKnowledge *sluicev1.Knowledge
 }
 
 func (e *Error) Error() string { return e.Code.String() + ": " + e.Message }
@@ -45,6 +49,8 @@ func DecodeError(err error) error {
 			decoded.Info = d
 		case *errdetails.RetryInfo:
 			decoded.Retry = d
+		case *sluicev1.Knowledge:
+			decoded.ExistingKnowledge = d
 		}
 	}
 	return decoded

@@ -14,6 +14,7 @@ import {
   ResourceInfo,
   RetryInfo,
 } from "./gen/google/rpc/error_details";
+import { Knowledge } from "./gen/sluice/v1/knowledge";
 
 const DETAILS_KEY = "grpc-status-details-bin";
 const TYPE_PREFIX = "type.googleapis.com/";
@@ -25,6 +26,8 @@ export class SluiceError extends Error {
   readonly resources: ResourceInfo[] = [];
   errorInfo?: ErrorInfo;
   retryInfo?: RetryInfo;
+  /** ALREADY_EXISTS for a duplicate upload: the knowledge that already holds the file. */
+  existingKnowledge?: Knowledge;
 
   constructor(
     readonly code: GrpcStatus,
@@ -79,6 +82,9 @@ function addDetail(error: SluiceError, detail: Any): void {
       break;
     case "google.rpc.RetryInfo":
       error.retryInfo = RetryInfo.decode(detail.value);
+      break;
+    case "sluice.v1.Knowledge":
+      error.existingKnowledge = Knowledge.decode(detail.value);
       break;
     default:
       // A detail type this client does not know: the code and message still say what failed.

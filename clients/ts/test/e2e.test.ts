@@ -31,6 +31,16 @@ test("upload, watch to completion, search", async () => {
 
   const results = await client.search({ query: "Zephyr pump red button", knowledgeBaseIds: [kb.id] });
   assert.ok(results.some((hit) => hit.knowledgeId === knowledge.id && hit.content.includes("Zephyr")));
+
+  // The same bytes again: ALREADY_EXISTS naming the knowledge that holds them.
+  const duplicate = await client.uploadFile(kb.id, path).then(
+    () => assert.fail("a duplicate upload was accepted"),
+    (error: unknown) => error,
+  );
+  assert.ok(duplicate instanceof SluiceError);
+  assert.equal(duplicate.code, status.ALREADY_EXISTS);
+  assert.equal(duplicate.resources.length, 1);
+  assert.equal(duplicate.existingKnowledge?.id, knowledge.id);
 });
 
 test("a bad request's field violation decodes", async () => {
