@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
-GEN_DIRS := clients/python/sluice clients/python/sluice_client/_proto
+GEN_DIRS := clients/python/sluice clients/python/sluice_client/_proto clients/ts/src/gen \
+  clients/go/sluicev1 clients/go/docreaderv1
+NODE_STAMP := clients/ts/node_modules/.installed
+# google.rpc.Status and its details for the TypeScript client (Python and Go have them).
+RPC_PROTOS := $(VENV)/lib/python3.11/site-packages
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: run test lint proto proto-check typecheck unit bench worker clean contract-check \
@@ -21,10 +25,16 @@ run: $(STAMP)
 worker: $(STAMP)
 	$(BIN)/sluice-worker
 
-proto: $(STAMP)
+$(NODE_STAMP): clients/ts/package-lock.json
+	cd clients/ts && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+proto: $(STAMP) $(NODE_STAMP)
 	rm -rf $(GEN_DIRS)
 	$(BIN)/buf lint
 	$(BIN)/buf generate
+	$(BIN)/buf generate --template buf.gen.rpc.yaml $(RPC_PROTOS) \
+	  --path $(RPC_PROTOS)/google/rpc/status.proto --path $(RPC_PROTOS)/google/rpc/error_details.proto
 	find clients/python/sluice -type d -exec touch {}/__init__.py \;
 	$(BIN)/ruff format -q clients/python/sluice_client/_proto
 

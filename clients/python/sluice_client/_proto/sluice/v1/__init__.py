@@ -1358,6 +1358,12 @@ class CreateFromFileRequest(betterproto2.Message):
     data: "bytes | None" = betterproto2.field(
         2, betterproto2.TYPE_BYTES, optional=True, group="frame"
     )
+    """
+    The file's next bytes. A frame is one gRPC message: at most the server's message
+    limit (SLUICE_MAX_MESSAGE_BYTES, 64 MiB by default; more is RESOURCE_EXHAUSTED), so
+    send frames of 1-4 MiB. The whole file is at most SLUICE_MAX_UPLOAD_BYTES (1 GiB by
+    default); more is RESOURCE_EXHAUSTED and nothing is kept.
+    """
 
 
 default_message_pool.register_message("sluice.v1", "CreateFromFileRequest", CreateFromFileRequest)
