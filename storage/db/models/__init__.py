@@ -4,7 +4,7 @@ from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
 from storage.db.models.chunk import Chunk
 from storage.db.models.graph import GraphEntity, GraphMention, GraphRelation, GraphRelationSource
 from storage.db.models.index_checkpoint import IndexCheckpoint
-from storage.db.models.jobs import FaqImportJob, KbCloneJob
+from storage.db.models.jobs import FaqImportJob, FaqImportRow, KbCloneJob
 from storage.db.models.knowledge import Knowledge
 from storage.db.models.knowledge_base import KnowledgeBase, KnowledgeTag, Tag
 from storage.db.models.resources import AccessGrant, StorageResource
@@ -26,6 +26,7 @@ __all__ = [
     "Base",
     "Chunk",
     "FaqImportJob",
+    "FaqImportRow",
     "GraphEntity",
     "GraphMention",
     "GraphRelation",

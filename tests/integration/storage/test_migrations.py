@@ -33,6 +33,7 @@ EXPECTED_TABLES = {
     "wiki_tombstones",
     "wiki_kb_triggers",
     "faq_import_jobs",
+    "faq_import_rows",
     "kb_clone_jobs",
 }
 
