@@ -211,3 +211,17 @@ class WikiRetractPayload(Payload):
     knowledge_ids: list[str]
     slugs: list[str]
     up_to_attempt: int = 0
+
+
+@dataclass(frozen=True)
+class FaqImportPayload(Payload):
+    """faq:import — one import job's rows into an FAQ knowledge base: ``rows`` (ImportRow
+    dicts) for a small import, else ``rows_path``, the stored file of its rows (one JSON
+    object a line)."""
+
+    job_id: str
+    tenant_id: str
+    knowledge_base_id: str
+    dry_run: bool = False
+    rows: list[dict[str, Any]] | None = None
+    rows_path: str = ""

@@ -9,6 +9,7 @@ from server.api.auth import Authenticator
 from server.services.cancel import CancelService
 from server.services.chunk_edits import ChunkEditService
 from server.services.deletion import DeletionService
+from server.services.faq_imports import FaqImportService
 from server.services.graph import GraphReadService
 from server.services.ingest import IngestService
 from server.services.kb_profile import KnowledgeBaseProfileService
@@ -51,6 +52,7 @@ class ApiDeps:
     summary_refresh: SummaryRefreshService
     graph: GraphReadService
     wiki_reads: WikiReadService
+    faq_imports: FaqImportService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -82,4 +84,5 @@ class ApiDeps:
             SummaryRefreshService(ctx),
             GraphReadService(ctx, kbs),
             WikiReadService(ctx, kbs),
+            FaqImportService(ctx, kbs),
         )

@@ -9,7 +9,7 @@ guarded by the job's resume point: a batch is counted once, whichever attempt co
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,11 +216,3 @@ class FaqImportRepository:
                 .group_by(FaqImportRow.outcome)
             )
             return {outcome: count for outcome, count in rows.tuples()}
-
-
-def column_names(rows: Iterable[FaqImportRow]) -> list[str]:
-    """Every column name the rows have, in the order they first appear."""
-    names: dict[str, None] = {}
-    for row in rows:
-        names.update(dict.fromkeys(row.columns))
-    return list(names)
