@@ -146,6 +146,7 @@ def progress(job: FaqImportJob) -> pb.FAQImportProgress:
         skipped=job.skipped,
         error_message=job.error_message or "",
         has_failures=job.failed + job.partial > 0,
+        deleted=job.deleted,
         created_at=convert.timestamp(job.created_at),
         updated_at=convert.timestamp(job.updated_at),
     )

@@ -48,6 +48,8 @@ class FaqImportJob(Base):
     failed: Mapped[int] = mapped_column(default=0)
     partial: Mapped[int] = mapped_column(default=0)
     skipped: Mapped[int] = mapped_column(default=0)
+    # Entries a replace deleted (a dry run: would delete).
+    deleted: Mapped[int] = mapped_column(default=0)
     # FileService path of the rows to import when they were too many for the task payload
     # ("" = they are in the payload); deleted once the job ends.
     source_path: Mapped[str] = mapped_column(Text, default="")

@@ -26,10 +26,12 @@ def upgrade() -> None:
     with op.batch_alter_table("faq_import_jobs") as batch:
         batch.drop_column("failed_rows_path")
         batch.add_column(sa.Column("processed", sa.Integer(), nullable=False, server_default="0"))
+        batch.add_column(sa.Column("deleted", sa.Integer(), nullable=False, server_default="0"))
         batch.add_column(sa.Column("source_path", sa.Text(), nullable=False, server_default=""))
         batch.add_column(sa.Column("pending_writes", JSONType, nullable=True))
     with op.batch_alter_table("faq_import_jobs") as batch:
         batch.alter_column("processed", server_default=None)
+        batch.alter_column("deleted", server_default=None)
         batch.alter_column("source_path", server_default=None)
     op.create_index(
         "uq_faq_import_jobs_active_knowledge_base",
@@ -64,6 +66,7 @@ def downgrade() -> None:
     with op.batch_alter_table("faq_import_jobs") as batch:
         batch.drop_column("pending_writes")
         batch.drop_column("source_path")
+        batch.drop_column("deleted")
         batch.drop_column("processed")
         batch.add_column(
             sa.Column("failed_rows_path", sa.Text(), nullable=False, server_default="")
