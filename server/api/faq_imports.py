@@ -39,6 +39,8 @@ class FaqImportRpcs:
         self, request: pb.ImportFAQEntriesRequest, context: Ctx
     ) -> pb.ImportFAQEntriesResponse:
         identity = await self._deps.auth.identify(context)
+        # The knowledge base first: another tenant's is NOT_FOUND whatever else is wrong.
+        options = await self._import_options(identity, request.options, "options")
         if not request.entries:
             raise InvalidArgument.field("entries", "at least one entry is required")
         if len(request.entries) > INLINE_MAX_ROWS:
@@ -47,7 +49,6 @@ class FaqImportRpcs:
                 f"{len(request.entries)} entries: at most {INLINE_MAX_ROWS} are imported from a "
                 "list; use ImportFAQFile for more",
             )
-        options = await self._import_options(identity, request.options, "options")
         rows = [_listed_row(number, entry) for number, entry in enumerate(request.entries, 1)]
         job = await asyncio.to_thread(self._deps.faq_imports.start, options, rows)
         return pb.ImportFAQEntriesResponse(progress=progress(job))

@@ -175,6 +175,14 @@ class FaqImportRepository:
                 )
             )
 
+    def add_deleted(self, job_id: str, count: int) -> None:
+        with self._db.session() as session:
+            session.execute(
+                update(FaqImportJob)
+                .where(FaqImportJob.id == job_id)
+                .values(deleted=FaqImportJob.deleted + count, updated_at=utcnow())
+            )
+
     def finish(self, job_id: str, status: JobStatus, error_message: str | None = None) -> bool:
         """End it (completed or failed), once; False when it had ended already."""
         now = utcnow()

@@ -60,11 +60,6 @@ NOT_BUILT = {
     "sluice.v1.FAQService.UpdateFAQEntry",
     "sluice.v1.FAQService.DeleteFAQEntries",
     "sluice.v1.FAQService.SetFAQEntriesEnabled",
-    "sluice.v1.FAQService.ImportFAQEntries",
-    "sluice.v1.FAQService.ImportFAQFile",
-    "sluice.v1.FAQService.GetFAQImportProgress",
-    "sluice.v1.FAQService.WatchFAQImport",
-    "sluice.v1.FAQService.ExportFAQImportFailures",
 }
 
 
