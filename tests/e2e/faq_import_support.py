@@ -50,7 +50,12 @@ class FaqCalls:
         return str(self.kbs.CreateKnowledgeBase(request).knowledge_base.id)
 
     def import_list(
-        self, kb_id: str, rows: Sequence[Row], *, mode: int = 0, dry_run: bool = False
+        self,
+        kb_id: str,
+        rows: Sequence[Row],
+        *,
+        mode: faq_pb2.FAQImportMode = faq_pb2.FAQ_IMPORT_MODE_UNSPECIFIED,
+        dry_run: bool = False,
     ) -> faq_pb2.FAQImportProgress:
         request = faq_pb2.ImportFAQEntriesRequest(
             options=options(kb_id, mode, dry_run), entries=[content(row) for row in rows]
@@ -63,9 +68,9 @@ class FaqCalls:
         file_name: str,
         data: bytes,
         *,
-        mode: int = 0,
+        mode: faq_pb2.FAQImportMode = faq_pb2.FAQ_IMPORT_MODE_UNSPECIFIED,
         dry_run: bool = False,
-        file_format: int = 0,
+        file_format: faq_pb2.FAQFileFormat = faq_pb2.FAQ_FILE_FORMAT_UNSPECIFIED,
     ) -> faq_pb2.FAQImportProgress:
         header = faq_pb2.ImportFAQFileHeader(
             options=options(kb_id, mode, dry_run), file_name=file_name, format=file_format
@@ -115,7 +120,9 @@ class FaqCalls:
         return {entry.content.standard_question: entry for entry in self.entries(kb_id)}
 
 
-def options(kb_id: str, mode: int, dry_run: bool) -> faq_pb2.FAQImportOptions:
+def options(
+    kb_id: str, mode: faq_pb2.FAQImportMode, dry_run: bool
+) -> faq_pb2.FAQImportOptions:
     return faq_pb2.FAQImportOptions(knowledge_base_id=kb_id, mode=mode, dry_run=dry_run)
 
 
