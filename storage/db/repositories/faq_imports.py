@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from core.statuses import JobStatus
@@ -215,12 +215,3 @@ class FaqImportRepository:
                     .limit(limit)
                 )
             )
-
-    def outcome_counts(self, job_id: str) -> dict[str, int]:
-        with self._db.session() as session:
-            rows = session.execute(
-                select(FaqImportRow.outcome, func.count())
-                .where(FaqImportRow.job_id == job_id)
-                .group_by(FaqImportRow.outcome)
-            )
-            return {outcome: count for outcome, count in rows.tuples()}
