@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,8 @@ from server.services.faq_files.columns import field_of, header_fields, row_from_
 
 FORMATS = ("csv", "json", "xlsx")
 _READ_CHARS = 1 << 16
+# What surrogateescape decodes a byte that is not UTF-8 to.
+_UNDECODED = re.compile("[\udc80-\udcff]")
 
 
 def read_rows(path: Path, file_format: str) -> Iterator[ImportRow]:
@@ -42,21 +45,28 @@ def _bad(row_number: int, message: str) -> InvalidArgument:
 
 
 def _csv_rows(path: Path) -> Iterator[ImportRow]:
-    with path.open(encoding="utf-8-sig", newline="") as text:
+    # Bytes that are not UTF-8 are kept as lone surrogates while the text is decoded ahead
+    # in blocks, so the row that holds them is the one named.
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as text:
         reader = csv.reader(text)
         try:
             headers = next(reader, None)
             if headers is None:
                 raise _bad(1, "the file is empty: a header row is required")
+            _check_utf8(1, headers)
             fields = header_fields(headers)
             # Numbered as a spreadsheet numbers them: a cell's line breaks do not count.
             for number, cells in enumerate(reader, start=2):
+                _check_utf8(number, cells)
                 if any(cell.strip() for cell in cells):
                     yield _tabular_row(number, headers, fields, cells)
-        except UnicodeDecodeError as exc:
-            raise _bad(reader.line_num + 1, f"the file is not UTF-8 text ({exc.reason})") from exc
         except csv.Error as exc:
             raise _bad(reader.line_num, f"not valid CSV: {exc}") from exc
+
+
+def _check_utf8(row_number: int, cells: list[str]) -> None:
+    if any(_UNDECODED.search(cell) for cell in cells):
+        raise _bad(row_number, "the file is not UTF-8 text")
 
 
 def _xlsx_rows(path: Path) -> Iterator[ImportRow]:
