@@ -22,6 +22,7 @@ from core.statuses import JobStatus
 from storage.db.models import FaqImportJob
 from storage.db.repositories.faq_imports import BatchCounts, FaqImportRepository, RowOutcome
 from storage.events.base import job_changed_event
+from storage.files.base import FileNotFoundInStorage
 from workers.faq_import.parts import FaqImportTaskParts
 from workers.faq_import.planner import FAILED, Catalogue, EntryText, plan_row
 from workers.faq_import.source import import_rows
@@ -53,6 +54,29 @@ def run_import(ctx: FaqImportTaskParts, payload: FaqImportPayload, store: EntryS
     if job.pending_writes:
         _redo_writes(jobs, job, store)
         _publish(ctx, job.id)
+    try:
+        if not _import_rows(ctx, payload, job, jobs, store):
+            return
+    except FileNotFoundInStorage as exc:
+        # Retrying cannot bring the stored rows back: the job fails now, saying so.
+        log.error("FAQ import %s: its stored rows are gone: %s", job.id, exc)
+        if jobs.finish(job.id, JobStatus.FAILED, f"the stored rows of the import are gone: {exc}"):
+            _publish(ctx, job.id)
+        return
+    jobs.finish(job.id, JobStatus.COMPLETED)
+    _publish(ctx, job.id)
+    discard_rows_file(ctx, payload)
+
+
+def _import_rows(
+    ctx: FaqImportTaskParts,
+    payload: FaqImportPayload,
+    job: FaqImportJob,
+    jobs: FaqImportRepository,
+    store: EntryStore,
+) -> bool:
+    """Every row counted and written; False when another runner of the job counted a batch
+    this one had planned (it goes on; this one stops, writing nothing more)."""
     catalogue = _catalogue(store, job, jobs)
     tags = TagNames(ctx.tags, job.tenant_id, job.knowledge_base_id, create=not job.dry_run)
     rows = islice(import_rows(ctx.files, payload), job.processed, None)
@@ -68,8 +92,10 @@ def run_import(ctx: FaqImportTaskParts, payload: FaqImportPayload, store: EntryS
             writes=writes,
         )
         if not counted:
-            log.warning("FAQ import %s: batch at row %d was counted elsewhere", job.id, processed)
-            return
+            log.warning(
+                "FAQ import %s: its batch at row %d was counted elsewhere", job.id, processed
+            )
+            return False
         processed += len(chunk)
         _publish(ctx, job.id)
         if writes:
@@ -78,9 +104,7 @@ def run_import(ctx: FaqImportTaskParts, payload: FaqImportPayload, store: EntryS
             _publish(ctx, job.id)
     if job.mode == "replace":
         _delete_old(jobs, job, store, catalogue)
-    jobs.finish(job.id, JobStatus.COMPLETED)
-    _publish(ctx, job.id)
-    discard_rows_file(ctx, payload)
+    return True
 
 
 def import_failed(ctx: FaqImportTaskParts, payload: FaqImportPayload, error: str) -> None:
