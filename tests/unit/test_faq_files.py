@@ -5,6 +5,7 @@ the read buffer included), and unreadable files refused naming the row."""
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -101,3 +102,13 @@ def test_unreadable_files_are_invalid_argument_naming_the_row(
         list(read_rows(path, name.rsplit(".", 1)[1]))
     ((field, description),) = refused.value.violations
     assert field == "data" and message in description
+
+
+def test_a_workbook_that_inflates_like_a_zip_bomb_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/worksheets/sheet1.xml", b"0" * (4 << 20))
+    with pytest.raises(InvalidArgument) as refused:
+        list(read_rows(path, "xlsx"))
+    assert "inflates past" in refused.value.violations[0][1]

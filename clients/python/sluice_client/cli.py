@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sluice_client._arguments import key_value
 from sluice_client._edit_commands import EDIT_COMMANDS, add_edit_commands
+from sluice_client._faq_import_commands import FAQ_IMPORT_COMMANDS, add_faq_import_commands
 from sluice_client._graph_commands import GRAPH_COMMANDS, add_graph_commands
 from sluice_client._output import (
     UNSUCCESSFUL,
@@ -235,6 +236,7 @@ COMMANDS: dict[str, Command] = {
     **EDIT_COMMANDS,
     **GRAPH_COMMANDS,
     **WIKI_COMMANDS,
+    **FAQ_IMPORT_COMMANDS,
 }
 
 
@@ -382,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_edit_commands(commands)
     add_graph_commands(commands)
     add_wiki_commands(commands)
+    add_faq_import_commands(commands)
     return parser
 
 
