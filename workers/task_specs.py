@@ -292,8 +292,12 @@ def faq_import(payload: FaqImportPayload) -> TaskSpec:
         retry_intervals=(5, 30, 120),
         timeout_s=FAQ_IMPORT_TIMEOUT_S,
         on_final_failure="workers.tasks.on_faq_import_failed",
-        group=f"faq-import-{payload.job_id}",
+        group=faq_import_group(payload.job_id),
     )
+
+
+def faq_import_group(job_id: str) -> str:
+    return f"faq-import-{job_id}"
 
 
 def batch_reparse(payload: BatchReparsePayload) -> TaskSpec:

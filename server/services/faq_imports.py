@@ -13,6 +13,7 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from core.errors import FailedPrecondition, NotFound
 from core.faq_import_rows import INLINE_MAX_BYTES, INLINE_MAX_ROWS, ImportRow
@@ -23,7 +24,7 @@ from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.parts import FaqImportParts
 from storage.db.models import FaqImportJob, KnowledgeBase
 from storage.db.repositories.faq_imports import FaqImportRepository, ImportRunningError
-from storage.files.base import Upload
+from storage.files.base import StorageError, Upload
 from storage.queue.base import QueueError
 from workers import task_specs
 
@@ -33,6 +34,9 @@ IMPORT_RUNNING = "FAQ_IMPORT_RUNNING"
 NOT_FAQ = "KNOWLEDGE_BASE_NOT_FAQ"
 ROWS_FILE_NAME = "faq-import-rows.jsonl"
 FAQ_IMPORT = "sluice.v1.FAQImportProgress"
+# An active job not written for longer than an attempt's time limit (and some) is dead.
+LOST_AFTER = timedelta(seconds=task_specs.FAQ_IMPORT_TIMEOUT_S + 600)
+LOST_TASK = "the import's task was lost (not queued, no progress within its time limit)"
 
 
 @dataclass(frozen=True)
@@ -129,8 +133,19 @@ class FaqImportService:
 
     def _refuse_if_running(self, kb_id: str) -> None:
         running = self._jobs.active_for(kb_id)
-        if running is not None:
-            raise _running(kb_id, running.id)
+        if running is None:
+            return
+        if self._lost(running):
+            log.error("FAQ import %s lost its task; failing it to free the lock", running.id)
+            self._jobs.finish(running.id, JobStatus.FAILED, LOST_TASK)
+            return
+        raise _running(kb_id, running.id)
+
+    def _lost(self, job: FaqImportJob) -> bool:
+        """Neither queued nor written for longer than an attempt may run: its task is gone
+        (Redis emptied, say), and it must not hold the knowledge base's lock for ever."""
+        stale = self._ctx.clock.now() - job.updated_at > LOST_AFTER
+        return stale and not self._ctx.queue.is_queued(task_specs.faq_import_group(job.id))
 
     def _stage(self, kb: KnowledgeBase, job_id: str, rows: Iterable[ImportRow]) -> _Staged:
         inline: list[ImportRow] = []
@@ -168,7 +183,7 @@ class FaqImportService:
         if path:
             try:
                 self._ctx.files.delete(path)
-            except Exception as exc:  # the job did not start: a leftover is only space
+            except StorageError as exc:  # the job did not start: a leftover is only space
                 log.warning("could not delete the staged FAQ rows %s: %s", path, exc)
 
 

@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from core.clock import ManualClock
 from core.errors import FailedPrecondition, InvalidArgument, NotFound
 from core.faq_import_rows import INLINE_MAX_ROWS, ImportRow
-from core.statuses import KnowledgeBaseType
-from server.services.faq_imports import FaqImportService
+from core.statuses import JobStatus, KnowledgeBaseType
+from server.services.faq_imports import LOST_AFTER, LOST_TASK, FaqImportService
 from server.services.identity import Identity
 from server.services.knowledge_bases import KnowledgeBaseService
 from workers.context import WorkerContext
+from workers.task_specs import faq_import_group
 
 
 @pytest.fixture
@@ -127,3 +129,18 @@ def test_what_an_import_cannot_reach(
     with pytest.raises(NotFound):
         service.job(owner, "not-a-uuid")
     assert service.job(owner, job.id).id == job.id
+
+
+def test_a_job_whose_task_was_lost_does_not_hold_the_lock_for_ever(
+    ctx: WorkerContext, service: FaqImportService, owner: Identity, kb_id: str, clock: ManualClock
+) -> None:
+    # The lite queue of this context runs nothing: the job's task stays queued.
+    waiting = service.start(service.options(owner, kb_id, "append", False), rows(1))
+    clock.advance(LOST_AFTER.total_seconds() + 1)
+    with pytest.raises(FailedPrecondition):
+        service.options(owner, kb_id, "append", False)  # still queued: it waits its turn
+    ctx.queue.cancel_group(faq_import_group(waiting.id))
+    # Neither queued nor written for longer than an attempt may run: failed, lock free.
+    assert service.options(owner, kb_id, "append", False).knowledge_base.id == kb_id
+    lost = service.job(owner, waiting.id)
+    assert (lost.status, lost.error_message) == (JobStatus.FAILED, LOST_TASK)

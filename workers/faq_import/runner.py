@@ -22,7 +22,7 @@ from core.statuses import JobStatus
 from storage.db.models import FaqImportJob
 from storage.db.repositories.faq_imports import BatchCounts, FaqImportRepository, RowOutcome
 from storage.events.base import job_changed_event
-from storage.files.base import FileNotFoundInStorage
+from storage.files.base import FileNotFoundInStorage, StorageError
 from workers.faq_import.parts import FaqImportTaskParts
 from workers.faq_import.planner import FAILED, Catalogue, EntryText, plan_row
 from workers.faq_import.source import import_rows
@@ -116,8 +116,14 @@ def import_failed(ctx: FaqImportTaskParts, payload: FaqImportPayload, error: str
 
 
 def discard_rows_file(ctx: FaqImportTaskParts, payload: FaqImportPayload) -> None:
-    if payload.rows_path:
+    """The job ended: its stored rows are of no more use (a leftover costs only space, so
+    a storage outage does not fail the task for it)."""
+    if not payload.rows_path:
+        return
+    try:
         ctx.files.delete(payload.rows_path)
+    except StorageError as exc:
+        log.warning("FAQ import %s: could not delete its stored rows: %s", payload.job_id, exc)
 
 
 def _publish(ctx: FaqImportTaskParts, job_id: str) -> None:
