@@ -126,3 +126,30 @@ def test_a_created_entry_renamed_to_its_id_keeps_its_place() -> None:
     assert decision.outcome == FAILED and "entry id-1" in decision.reason
     merged, _ = plan_row(catalogue, 4, entry("A", answers=("more",)))
     assert merged.key == "id-1"
+
+
+def test_replace_finds_the_old_entries_holding_a_question_it_writes() -> None:
+    catalogue = existing(
+        ("old1", entry("Ferry times", similar=("When does the ferry leave?",))),
+        ("old2", entry("Parking")),
+        old=True,
+    )
+    decision, written = plan_row(
+        catalogue, 2, entry("Boats", similar=("when does the FERRY leave?",))
+    )
+    assert decision.outcome == SUCCEEDED and written is not None
+    assert catalogue.old_holders([written]) == {"old1"}
+    catalogue.forget_old({"old1"})
+    assert catalogue.old == {"old2"} and "old1" not in catalogue.entries
+
+
+def test_a_merge_past_the_limits_fails_the_row_and_changes_nothing() -> None:
+    catalogue = existing(("e1", entry("Hours", answers=("a1",))))
+    decision, written = plan_row(
+        catalogue,
+        2,
+        entry("Hours", answers=("a2",)),
+        lambda e: "too many" if len(e.answers) > 1 else "",
+    )
+    assert (decision.outcome, decision.reason, written) == (FAILED, "too many", None)
+    assert catalogue.entries["e1"].answers == ("a1",)

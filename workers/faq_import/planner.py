@@ -25,6 +25,7 @@ entries once every row is written."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from core.faq_text import faq_content_hash, normalize_faq_text
@@ -70,6 +71,8 @@ class Catalogue:
     by_similar: dict[str, str] = field(default_factory=dict)
     old_by_hash: dict[str, str] = field(default_factory=dict)
     old_by_standard: dict[str, str] = field(default_factory=dict)
+    # Every standard and similar question of the old entries.
+    old_by_question: dict[str, str] = field(default_factory=dict)
 
     def add(self, key: str, entry: EntryText, *, old: bool = False) -> None:
         if old:
@@ -77,6 +80,8 @@ class Catalogue:
             self.entries[key] = entry
             self.old_by_hash.setdefault(entry.content_hash, key)
             self.old_by_standard.setdefault(normalize_faq_text(entry.standard_question), key)
+            for question in questions_of(entry):
+                self.old_by_question.setdefault(question, key)
             return
         previous = self.entries.get(key)
         if previous is not None and key not in self.old:
@@ -87,6 +92,18 @@ class Catalogue:
         self.by_standard[normalize_faq_text(entry.standard_question)] = key
         for question in entry.similar_questions:
             self.by_similar.setdefault(normalize_faq_text(question), key)
+
+    def old_holders(self, entries: list[EntryText]) -> set[str]:
+        """The old entries (not yet claimed) that hold a standard or similar question of
+        ``entries``."""
+        keys = {self.old_by_question.get(q) for entry in entries for q in questions_of(entry)}
+        return {key for key in keys if key is not None and key in self.old}
+
+    def forget_old(self, keys: set[str]) -> None:
+        """Old entries deleted before the end."""
+        for key in keys:
+            self.old.discard(key)
+            self.entries.pop(key, None)
 
     def rename(self, key: str, entry_id: str) -> None:
         """A planned entry was created as ``entry_id``."""
@@ -103,15 +120,29 @@ class Catalogue:
             _drop(self.by_similar, normalize_faq_text(question), key)
 
 
+def questions_of(entry: EntryText) -> set[str]:
+    """Its standard and similar questions, normalised: what no two entries may share."""
+    return {normalize_faq_text(q) for q in (entry.standard_question, *entry.similar_questions)}
+
+
 def _drop(index: dict[str, str], text: str, key: str) -> None:
     if index.get(text) == key:
         del index[text]
 
 
+def _no_objection(entry: EntryText) -> str:
+    return ""
+
+
 def plan_row(
-    catalogue: Catalogue, row_number: int, entry: EntryText
+    catalogue: Catalogue,
+    row_number: int,
+    entry: EntryText,
+    check: Callable[[EntryText], str] = _no_objection,
 ) -> tuple[Decision, EntryText | None]:
-    """The row's decision and the content its entry gets (None: nothing to write)."""
+    """The row's decision and the content its entry gets (None: nothing to write).
+    ``check`` gives why the content to write is not a valid entry ("" if it is): a merge
+    can take an entry past its limits, which fails the row and changes nothing."""
     digest = entry.content_hash
     if digest in catalogue.by_hash:
         return Decision(
@@ -139,9 +170,20 @@ def plan_row(
     if current is not None and kept.content_hash == current.content_hash:
         # Merged, it adds nothing to the entry.
         return Decision(PARTIAL if dropped else SKIPPED, _reason(dropped), target), None
+    objection = check(kept)
+    if objection:
+        return Decision(FAILED, objection), None
     catalogue.add(target, kept)
     outcome = PARTIAL if dropped else SUCCEEDED
     return Decision(outcome, _reason(dropped), target), kept
+
+
+def without_own_negatives(entry: EntryText) -> EntryText:
+    """The entry without the negative questions that are its own standard or similar
+    questions (check 3 drops them; what is left is what must be valid)."""
+    own = {normalize_faq_text(q) for q in (entry.standard_question, *entry.similar_questions)}
+    negative = tuple(q for q in entry.negative_questions if normalize_faq_text(q) not in own)
+    return replace(entry, negative_questions=negative)
 
 
 def _claimed_old(catalogue: Catalogue, standard: str) -> str | None:

@@ -11,6 +11,7 @@ write of the job row."""
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from itertools import islice
@@ -24,7 +25,13 @@ from storage.db.repositories.faq_imports import BatchCounts, FaqImportRepository
 from storage.events.base import job_changed_event
 from storage.files.base import FileNotFoundInStorage, StorageError
 from workers.faq_import.parts import FaqImportTaskParts
-from workers.faq_import.planner import FAILED, Catalogue, EntryText, plan_row
+from workers.faq_import.planner import (
+    FAILED,
+    Catalogue,
+    EntryText,
+    plan_row,
+    without_own_negatives,
+)
 from workers.faq_import.source import import_rows
 from workers.faq_import.store import EntryStore
 from workers.faq_import.tags import TagNames
@@ -99,7 +106,9 @@ def _import_rows(
         processed += len(chunk)
         _publish(ctx, job.id)
         if writes:
-            for key, entry_id in _write(jobs, job.id, store, writes, {}).items():
+            if job.mode == "replace":
+                _clear_old_conflicts(jobs, job, store, catalogue, writes)
+            for key, entry_id in _write(jobs, job.id, store, writes).items():
                 catalogue.rename(key, entry_id)
             _publish(ctx, job.id)
     if job.mode == "replace":
@@ -148,12 +157,17 @@ def _catalogue(store: EntryStore, job: FaqImportJob, jobs: FaqImportRepository) 
 
 def _plan(catalogue: Catalogue, rows: list[ImportRow], store: EntryStore, tags: TagNames) -> _Batch:
     batch = _Batch()
+
+    def check(entry: EntryText) -> str:
+        return _described(store.violations(entry))
+
     for row in rows:
         entry = _entry_of(row, store, tags)
-        if isinstance(entry, str):
-            outcome, reason, key = FAILED, entry, None
+        objection = entry if isinstance(entry, str) else check(without_own_negatives(entry))
+        if isinstance(entry, str) or objection:
+            outcome, reason, key = FAILED, objection, None
         else:
-            decision, written = plan_row(catalogue, row.row_number, entry)
+            decision, written = plan_row(catalogue, row.row_number, entry, check)
             outcome, reason, key = decision.outcome, decision.reason, decision.key
             if written is not None and key is not None:
                 batch.writes[key] = written
@@ -173,7 +187,12 @@ def _plan(catalogue: Catalogue, rows: list[ImportRow], store: EntryStore, tags: 
     return batch
 
 
+def _described(violations: list[tuple[str, str]]) -> str:
+    return "; ".join(f"{field} {description}" for field, description in violations)
+
+
 def _entry_of(row: ImportRow, store: EntryStore, tags: TagNames) -> EntryText | str:
+    """The row's entry, cleaned, or why the row cannot be one."""
     if row.error:
         return row.error
     tag_id = row.tag_id
@@ -185,7 +204,7 @@ def _entry_of(row: ImportRow, store: EntryStore, tags: TagNames) -> EntryText | 
             similar_questions=tuple(row.similar_questions),
             negative_questions=tuple(row.negative_questions),
             answers=tuple(row.answers),
-            answer_strategy=row.answer_strategy or "all",
+            answer_strategy=row.answer_strategy,
             tag_id=tag_id,
         )
     )
@@ -199,27 +218,17 @@ def _pending(batch: _Batch) -> list[dict[str, Any]]:
 
 
 def _write(
-    jobs: FaqImportRepository,
-    job_id: str,
-    store: EntryStore,
-    writes: list[dict[str, Any]],
-    existing: dict[str, str],
+    jobs: FaqImportRepository, job_id: str, store: EntryStore, writes: list[dict[str, Any]]
 ) -> dict[str, str]:
     """Do a batch's planned writes and record each row's entry; the ids of the entries it
-    created, by key. A create whose content hash is in ``existing`` (hash -> id: the
-    entries a crashed attempt may have written) takes that entry instead."""
+    created, by key. A new entry's id is derived from the job and its row, so writing the
+    batch again (after a crash) finds the entries it had created instead of adding more."""
     entries = [(write["key"], _entry(write["entry"])) for write in writes]
-    creates = [(key, entry) for key, entry in entries if key.startswith(_NEW)]
-    ids = {
-        key: existing[entry.content_hash]
-        for key, entry in creates
-        if entry.content_hash in existing
-    }
-    missing = [(key, entry) for key, entry in creates if key not in ids]
-    if missing:
-        created = store.create([entry for _, entry in missing])
-        ids.update(zip((key for key, _ in missing), created, strict=True))
-    updates = [(key, entry) for key, entry in entries if not key.startswith(_NEW)]
+    ids = {key: new_entry_id(job_id, key) for key, _ in entries if key.startswith(_NEW)}
+    creates = [(ids[key], entry) for key, entry in entries if key in ids]
+    if creates:
+        store.create(creates)
+    updates = [(key, entry) for key, entry in entries if key not in ids]
     if updates:
         store.update(updates)
     jobs.writes_done(
@@ -229,10 +238,33 @@ def _write(
     return ids
 
 
+def new_entry_id(job_id: str, key: str) -> str:
+    return str(uuid.uuid5(uuid.UUID(job_id), key))
+
+
 def _redo_writes(jobs: FaqImportRepository, job: FaqImportJob, store: EntryStore) -> None:
     log.info("FAQ import %s: doing the writes of its last counted batch again", job.id)
-    existing = {entry.content_hash: entry_id for entry_id, entry in store.entries()}
-    _write(jobs, job.id, store, job.pending_writes or [], existing)
+    writes = job.pending_writes or []
+    if job.mode == "replace":
+        _clear_old_conflicts(jobs, job, store, _catalogue(store, job, jobs), writes)
+    _write(jobs, job.id, store, writes)
+
+
+def _clear_old_conflicts(
+    jobs: FaqImportRepository,
+    job: FaqImportJob,
+    store: EntryStore,
+    catalogue: Catalogue,
+    writes: list[dict[str, Any]],
+) -> None:
+    """Replace: an old entry that holds a question this batch writes is deleted just
+    before the batch (the entries layer keeps questions unique to one entry), not at the
+    end: only that question is missing from search meanwhile, for one write."""
+    doomed = catalogue.old_holders([_entry(write["entry"]) for write in writes])
+    if doomed:
+        store.delete(sorted(doomed))
+        jobs.add_deleted(job.id, len(doomed))
+        catalogue.forget_old(doomed)
 
 
 def _entry(raw: dict[str, Any]) -> EntryText:

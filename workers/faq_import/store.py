@@ -14,12 +14,17 @@ class EntryStore(Protocol):
         """Every entry of the knowledge base: its id and content."""
         ...
 
-    def cleaned(self, entry: EntryText) -> EntryText | str:
-        """The entry cleaned as a single create cleans it, or why it is not valid."""
+    def cleaned(self, entry: EntryText) -> EntryText:
+        """The entry cleaned as a single create cleans it."""
         ...
 
-    def create(self, entries: Sequence[EntryText]) -> list[str]:
-        """Write and index new entries; their ids, in order."""
+    def violations(self, entry: EntryText) -> list[tuple[str, str]]:
+        """Each (field, description) the cleaned entry breaks; empty when it is valid."""
+        ...
+
+    def create(self, entries: Sequence[tuple[str, EntryText]]) -> None:
+        """Write and index new entries with these ids; an id already an entry's is left as
+        it is (a retried write)."""
         ...
 
     def update(self, entries: Sequence[tuple[str, EntryText]]) -> None:
