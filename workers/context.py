@@ -20,6 +20,7 @@ from core.ssrf.url_policy import UrlPolicy
 from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
+from storage.db.repositories.faq_entries import FaqEntryRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.kb_profiles import KnowledgeBaseProfileRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -96,6 +97,8 @@ class ProcessContext:
     # The knowledge graph: what graph extraction found, merged per knowledge base.
     graph: GraphStore
     tags: TagRepository
+    # FAQ knowledge bases' entries (chunks of type faq) and their normalised questions.
+    faq_entries: FaqEntryRepository
     # Edits of processed knowledges: metadata, chunk content and enabled flags.
     edits: KnowledgeEditRepository
     summaries: SummaryRepository

@@ -10,6 +10,7 @@ from storage.db.engine import Database
 from storage.db.repositories.access_grants import AccessGrantRepository
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
+from storage.db.repositories.faq_entries import FaqEntryRepository
 from storage.db.repositories.index_checkpoints import IndexCheckpointRepository
 from storage.db.repositories.kb_profiles import KnowledgeBaseProfileRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -65,6 +66,7 @@ def build_process_context(
         resources=resources,
         graph=SqlGraphStore(db),
         tags=TagRepository(db),
+        faq_entries=FaqEntryRepository(db),
         edits=KnowledgeEditRepository(db),
         summaries=SummaryRepository(db),
         kb_profiles=KnowledgeBaseProfileRepository(db),

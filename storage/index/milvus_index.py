@@ -251,6 +251,11 @@ class MilvusIndex:
         of one processing round, leaving the knowledge's other rounds alone."""
         self._delete_where(model_key, cs.CHUNK_ID, chunk_ids)
 
+    def delete_by_ids(self, model_key: str, row_ids: Sequence[str]) -> None:
+        """Remove the given rows, e.g. an FAQ entry's separate similar-question rows that an
+        update made obsolete, leaving its other rows alone."""
+        self._delete_where(model_key, cs.ID, row_ids)
+
     def _delete_where(self, model_key: str, field: str, values: Sequence[str]) -> None:
         name = self._existing(model_key) if values else None
         if name is None:

@@ -1,7 +1,7 @@
 """ORM models of every Sluice table; importing this package registers them all."""
 
 from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
-from storage.db.models.chunk import Chunk
+from storage.db.models.chunk import Chunk, FaqQuestion
 from storage.db.models.graph import GraphEntity, GraphMention, GraphRelation, GraphRelationSource
 from storage.db.models.index_checkpoint import IndexCheckpoint
 from storage.db.models.jobs import FaqImportJob, FaqImportRow, KbCloneJob
@@ -27,6 +27,7 @@ __all__ = [
     "Chunk",
     "FaqImportJob",
     "FaqImportRow",
+    "FaqQuestion",
     "GraphEntity",
     "GraphMention",
     "GraphRelation",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.statuses import ChunkType
@@ -19,6 +19,7 @@ class Chunk(Base):
         UniqueConstraint("knowledge_id", "chunk_type", "chunk_index"),
         Index(None, "knowledge_base_id", "content_hash"),
         Index(None, "parent_chunk_id"),
+        Index(None, "knowledge_base_id", "tag_id"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
@@ -48,5 +49,34 @@ class Chunk(Base):
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     # Normalised-content hash (FAQ dedup and clone diffs).
     content_hash: Mapped[str] = mapped_column(String(64), default="")
+    # An FAQ entry's tag (a tag of its knowledge base); None for every other chunk.
+    tag_id: Mapped[str | None] = mapped_column(String(36), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class FaqQuestion(Base):
+    """One normalised question of an FAQ entry (its chunk): what a duplicate check looks up,
+    and, for the standard and similar ones, what the database keeps unique per knowledge
+    base (so two racing writes cannot both store the same question)."""
+
+    __tablename__ = "faq_questions"
+    __table_args__ = (
+        Index(None, "knowledge_base_id", "text"),
+        Index(
+            "uq_faq_questions_asked",
+            "knowledge_base_id",
+            "text",
+            unique=True,
+            postgresql_where=text("kind <> 'negative'"),
+            sqlite_where=text("kind <> 'negative'"),
+        ),
+    )
+
+    chunk_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("chunks.id", ondelete="CASCADE"), primary_key=True
+    )
+    knowledge_base_id: Mapped[str] = mapped_column(String(36))
+    # core.faq_entry.QuestionKind: standard, similar or negative.
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    text: Mapped[str] = mapped_column(Text, primary_key=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, false
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.statuses import EnableStatus, KnowledgeType, ParseStatus, SummaryStatus
@@ -22,6 +22,15 @@ class Knowledge(Base):
         Index(None, "tenant_id", "knowledge_base_id", "file_hash"),
         Index(None, "knowledge_base_id", "parse_status"),
         Index(None, "parse_status", "updated_at"),
+        # An FAQ knowledge base has exactly one knowledge of type faq, even when two first
+        # uses race (the loser's insert fails and it reads the winner's).
+        Index(
+            "uq_knowledges_one_faq_knowledge",
+            "knowledge_base_id",
+            unique=True,
+            postgresql_where=text("type = 'faq'"),
+            sqlite_where=text("type = 'faq'"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)

@@ -35,6 +35,8 @@ EXPECTED_TABLES = {
     "faq_import_jobs",
     "faq_import_rows",
     "kb_clone_jobs",
+    # issue 15, FAQ entries (0012)
+    "faq_questions",
 }
 
 
