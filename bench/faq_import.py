@@ -57,7 +57,7 @@ def raw_entries_per_second(texts: Sequence[str]) -> float:
 
 def import_entries_per_second(rows: Sequence[Row], data_dir: Path) -> tuple[float, dict[str, int]]:
     with lite_stack(data_dir) as stack:
-        calls = FaqCalls(stack.target)
+        calls = FaqCalls(stack)
         try:
             # One small import first: the model loaded, the collection made.
             calls.done(calls.import_list(calls.faq_kb(), rows[:8]).job_id)

@@ -11,6 +11,7 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    FaqImportPayload,
     GraphExtractPayload,
     GraphRefreshPayload,
     ImageMultimodalPayload,
@@ -40,6 +41,8 @@ from workers.enrichment.summary_refresh import refresh_failed
 from workers.enrichment.summary_refresh import refresh_summary as write_summary_again
 from workers.enrichment.wiki.ingest import ingest_failed, ingest_wiki
 from workers.enrichment.wiki.retract import rewrite_pages
+from workers.faq_import.entry_store import LayerEntryStore
+from workers.faq_import.runner import import_failed, run_import
 from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.pipeline.after_images import post_process
 from workers.pipeline.data_table import summarize_data_tables
@@ -173,3 +176,16 @@ def on_wiki_ingest_failed(payload: dict[str, Any], error: str) -> None:
 def wiki_retract(payload: dict[str, Any]) -> None:
     """wiki:retract (wiki queue)."""
     rewrite_pages(current_context(), WikiRetractPayload.from_dict(payload))
+
+
+def faq_import(payload: dict[str, Any]) -> None:
+    """faq:import (maintenance queue)."""
+    ctx, task = current_context(), FaqImportPayload.from_dict(payload)
+    kb = ctx.knowledge_bases.get(None, task.knowledge_base_id)
+    if kb is not None:  # a deleted knowledge base took its import job with it
+        run_import(ctx, task, LayerEntryStore(ctx, kb))
+
+
+def on_faq_import_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of faq:import: its last attempt crashed or timed out."""
+    import_failed(current_context(), FaqImportPayload.from_dict(payload), error)

@@ -16,6 +16,12 @@ import grpc
 import openpyxl
 from sluice.v1 import faq_pb2, faq_pb2_grpc, knowledge_base_pb2, knowledge_base_pb2_grpc
 
+from core.faq_entry import FaqEntryContent
+from storage.db.engine import Database
+from storage.db.repositories.faq_entries import FaqEntryRepository
+from tests.e2e.stacks import Stack
+from workers.settings import Settings
+
 WAIT_S = 240
 FRAME = 64 * 1024
 ENDED = (knowledge_base_pb2.JOB_STATUS_COMPLETED, knowledge_base_pb2.JOB_STATUS_FAILED)
@@ -30,14 +36,27 @@ class Row:
     tag: str = ""
 
 
+@dataclass(frozen=True)
+class StoredEntry:
+    """An entry as the database holds it (read there, not through the entries' RPCs)."""
+
+    id: str
+    knowledge_id: str
+    content: FaqEntryContent
+    content_hash: str
+    enabled: bool
+
+
 class FaqCalls:
-    def __init__(self, target: str) -> None:
-        self.channel = grpc.insecure_channel(target)
+    def __init__(self, stack: Stack) -> None:
+        self.channel = grpc.insecure_channel(stack.target)
         self.faq = faq_pb2_grpc.FAQServiceStub(self.channel)
         self.kbs = knowledge_base_pb2_grpc.KnowledgeBaseServiceStub(self.channel)
+        self.db = Database.from_url(Settings.from_env(env=stack.env).storage.database_url)
 
     def close(self) -> None:
         self.channel.close()
+        self.db.dispose()
 
     def faq_kb(self) -> str:
         request = knowledge_base_pb2.CreateKnowledgeBaseRequest(
@@ -103,26 +122,24 @@ class FaqCalls:
         frames = [m.data for m in self.faq.ExportFAQImportFailures(request, timeout=60)]
         return b"".join(frames), [len(frame) for frame in frames]
 
-    def entries(self, kb_id: str) -> list[faq_pb2.FAQEntry]:
-        found: list[faq_pb2.FAQEntry] = []
-        token = ""
-        while True:
-            request = faq_pb2.ListFAQEntriesRequest(
-                knowledge_base_id=kb_id, page_size=1000, page_token=token
+    def entries(self, kb_id: str) -> list[StoredEntry]:
+        chunks, _ = FaqEntryRepository(self.db).page(kb_id, limit=100_000)
+        return [
+            StoredEntry(
+                chunk.id,
+                chunk.knowledge_id,
+                FaqEntryContent.from_metadata(chunk.meta),
+                chunk.content_hash,
+                chunk.is_enabled,
             )
-            page = self.faq.ListFAQEntries(request, timeout=60)
-            found += page.entries
-            token = page.next_page_token
-            if not token:
-                return found
+            for chunk in chunks
+        ]
 
-    def by_question(self, kb_id: str) -> dict[str, faq_pb2.FAQEntry]:
+    def by_question(self, kb_id: str) -> dict[str, StoredEntry]:
         return {entry.content.standard_question: entry for entry in self.entries(kb_id)}
 
 
-def options(
-    kb_id: str, mode: faq_pb2.FAQImportMode, dry_run: bool
-) -> faq_pb2.FAQImportOptions:
+def options(kb_id: str, mode: faq_pb2.FAQImportMode, dry_run: bool) -> faq_pb2.FAQImportOptions:
     return faq_pb2.FAQImportOptions(knowledge_base_id=kb_id, mode=mode, dry_run=dry_run)
 
 

@@ -39,7 +39,7 @@ ROWS = [
 
 @pytest.fixture(scope="module")
 def calls(stack: Stack) -> Iterator[FaqCalls]:
-    faq = FaqCalls(stack.target)
+    faq = FaqCalls(stack)
     yield faq
     faq.close()
 
@@ -86,7 +86,7 @@ def test_a_list_import_is_watched_to_completion_and_its_entries_are_found(
     assert set(entries) == {row.q for row in ROWS}
     gate = entries["How do I open the lock gate?"]
     assert list(gate.content.similar_questions) == ["open the gate"]
-    assert gate.indexed and gate.enabled
+    assert gate.enabled
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ BASE = [
 
 @pytest.fixture(scope="module")
 def calls(stack: Stack) -> Iterator[FaqCalls]:
-    faq = FaqCalls(stack.target)
+    faq = FaqCalls(stack)
     yield faq
     faq.close()
 
