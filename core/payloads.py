@@ -255,3 +255,17 @@ class KnowledgeMovePayload(Payload):
     source_index_key: str
     knowledge_ids: list[str]
     attempts: list[int]
+
+
+@dataclass(frozen=True)
+class FaqImportPayload(Payload):
+    """faq:import — one import job's rows into an FAQ knowledge base: ``rows`` (ImportRow
+    dicts) for a small import, else ``rows_path``, the stored file of its rows (one JSON
+    object a line)."""
+
+    job_id: str
+    tenant_id: str
+    knowledge_base_id: str
+    dry_run: bool = False
+    rows: list[dict[str, Any]] | None = None
+    rows_path: str = ""

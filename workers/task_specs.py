@@ -9,6 +9,7 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    FaqImportPayload,
     GraphExtractPayload,
     GraphRefreshPayload,
     ImageMultimodalPayload,
@@ -60,6 +61,11 @@ IMAGE_TIMEOUT_S = 600
 # of the batch; wiki:retract: one call per page rebuilt.
 WIKI_RETRIES = 2
 WIKI_TIMEOUT_S = 3600
+# faq:import (spec: TypeFAQImport): 1 + 5 attempts (a dry run, which writes nothing, 1 + 3),
+# each within 2 hours; every attempt resumes from the rows already counted.
+FAQ_IMPORT_RETRIES = 5
+FAQ_IMPORT_DRY_RUN_RETRIES = 3
+FAQ_IMPORT_TIMEOUT_S = 7200
 # knowledge:post_process: database writes and enqueues only.
 POST_PROCESS_RETRIES = 3
 POST_PROCESS_TIMEOUT_S = 300
@@ -276,6 +282,26 @@ def knowledge_post_process(payload: KnowledgePostProcessPayload) -> TaskSpec:
         on_final_failure="workers.tasks.on_document_process_failed",
         group=payload.knowledge_id,
     )
+
+
+def faq_import(payload: FaqImportPayload) -> TaskSpec:
+    """On the maintenance queue, one per import job (its group, so it can be found and
+    cancelled); the last attempt's failure fails the job with its reason."""
+    return TaskSpec(
+        handler="workers.tasks.faq_import",
+        payload=payload.to_dict(),
+        queue=QueueName.LOW,
+        job_id=f"faq-import-{payload.job_id}",
+        max_retries=FAQ_IMPORT_DRY_RUN_RETRIES if payload.dry_run else FAQ_IMPORT_RETRIES,
+        retry_intervals=(5, 30, 120),
+        timeout_s=FAQ_IMPORT_TIMEOUT_S,
+        on_final_failure="workers.tasks.on_faq_import_failed",
+        group=faq_import_group(payload.job_id),
+    )
+
+
+def faq_import_group(job_id: str) -> str:
+    return f"faq-import-{job_id}"
 
 
 def batch_reparse(payload: BatchReparsePayload) -> TaskSpec:

@@ -11,6 +11,7 @@ from core.payloads import (
     BatchReparsePayload,
     DataTableSummaryPayload,
     DocumentProcessPayload,
+    FaqImportPayload,
     GraphExtractPayload,
     GraphRefreshPayload,
     ImageMultimodalPayload,
@@ -47,6 +48,8 @@ from workers.enrichment.summary_refresh import refresh_failed
 from workers.enrichment.summary_refresh import refresh_summary as write_summary_again
 from workers.enrichment.wiki.ingest import ingest_failed, ingest_wiki
 from workers.enrichment.wiki.retract import rewrite_pages
+from workers.faq_import.entry_store import LayerEntryStore
+from workers.faq_import.runner import import_failed, run_import
 from workers.lifecycle.batches import delete_listed, reparse_batch
 from workers.lifecycle.move.job import give_up, run_move
 from workers.pipeline.after_images import post_process
@@ -221,3 +224,16 @@ def move_knowledge(payload: dict[str, Any]) -> None:
 def on_knowledge_move_failed(payload: dict[str, Any], error: str) -> None:
     """Dead-letter callback of knowledge:move: its last try crashed or timed out."""
     give_up(current_context(), KnowledgeMovePayload.from_dict(payload), error)
+
+
+def faq_import(payload: dict[str, Any]) -> None:
+    """faq:import (maintenance queue)."""
+    ctx, task = current_context(), FaqImportPayload.from_dict(payload)
+    kb = ctx.knowledge_bases.get(None, task.knowledge_base_id)
+    if kb is not None:  # a deleted knowledge base took its import job with it
+        run_import(ctx, task, LayerEntryStore(ctx, kb))
+
+
+def on_faq_import_failed(payload: dict[str, Any], error: str) -> None:
+    """Dead-letter callback of faq:import: its last attempt crashed or timed out."""
+    import_failed(current_context(), FaqImportPayload.from_dict(payload), error)

@@ -10,6 +10,7 @@ from server.services.cancel import CancelService
 from server.services.chunk_edits import ChunkEditService
 from server.services.deletion import DeletionService
 from server.services.faq_entries import FaqEntryService
+from server.services.faq_imports import FaqImportService
 from server.services.graph import GraphReadService
 from server.services.ingest import IngestService
 from server.services.kb_clone import KnowledgeBaseCloneService
@@ -57,6 +58,7 @@ class ApiDeps:
     faq_entries: FaqEntryService
     kb_clones: KnowledgeBaseCloneService
     knowledge_moves: KnowledgeMoveService
+    faq_imports: FaqImportService
 
     @classmethod
     def build(cls, ctx: ProcessContext, subscriber: EventSubscriber) -> ApiDeps:
@@ -91,4 +93,5 @@ class ApiDeps:
             faq_entries=FaqEntryService(ctx, kbs),
             kb_clones=KnowledgeBaseCloneService(ctx, kbs),
             knowledge_moves=KnowledgeMoveService(ctx, kbs),
+            faq_imports=FaqImportService(ctx, kbs),
         )

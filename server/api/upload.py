@@ -114,7 +114,7 @@ async def receive_upload(
             writing = asyncio.create_task(asyncio.to_thread(upload.write, frame.data))
         if writing is not None:
             await asyncio.shield(writing)
-        await _client_half_closed(context, plan.file_name, received)
+        await client_half_closed(context, plan.file_name, received)
         declared.check_complete(upload)
         if upload.size == 0:
             raise InvalidArgument.field("data", "empty document: the file has no bytes")
@@ -125,7 +125,7 @@ async def receive_upload(
     return await asyncio.to_thread(ingest.finish_upload, plan, upload)
 
 
-async def _client_half_closed(
+async def client_half_closed(
     context: grpc.aio.ServicerContext[Any, Any], file_name: str, received: int
 ) -> None:
     """Return only if the stream ended because the client half-closed it.

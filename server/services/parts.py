@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from core.clock import Clock
+from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.edits import KnowledgeEditRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
@@ -131,8 +132,15 @@ class ReparseParts(KnowledgeParts, TagParts, RestartParts, Protocol):
     """ReparseService: a knowledge's new round, or a batch of them queued."""
 
 
-class CancelParts(KnowledgeParts, TagParts, WikiRetractParts, QueueParts, RoundProductParts,
-                  RoundSpanParts, Protocol):
+class CancelParts(
+    KnowledgeParts,
+    TagParts,
+    WikiRetractParts,
+    QueueParts,
+    RoundProductParts,
+    RoundSpanParts,
+    Protocol,
+):
     """CancelService: the round's tasks stopped, its products removed, its spans closed."""
 
     @property
@@ -185,3 +193,16 @@ class WikiReadParts(Protocol):
 
     @property
     def wiki_reads(self) -> WikiReadRepository: ...
+
+
+class FaqImportParts(Protocol):
+    """Starting an FAQ import and reading its job (server.services.faq_imports)."""
+
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def db(self) -> Database: ...
+    @property
+    def files(self) -> BackendScopedFileService: ...
+    @property
+    def queue(self) -> TaskQueue: ...

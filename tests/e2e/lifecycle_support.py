@@ -83,12 +83,10 @@ def _png(width: int, height: int) -> bytes:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     # A gradient, so the compressed picture is not trivially small.
-    rows = (
-        b"\x00" + bytes((x * 7 + y * 3) % 256 for x in range(width * 3)) for y in range(height)
-    )
+    rows = (b"\x00" + bytes((x * 7 + y * 3) % 256 for x in range(width * 3)) for y in range(height))
     pixels = zlib.compress(b"".join(rows))
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(
-        b"IEND", b""
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
     )
 
 

@@ -110,9 +110,7 @@ def full_stack(
                 python("-m", "workers.main", "--name", f"{prefix}-w{n}"),
                 {**env, **(worker_env or {})},
             )
-        processes["housekeeper"] = Process(
-            "housekeeper", python("-m", "workers.housekeeping"), env
-        )
+        processes["housekeeper"] = Process("housekeeper", python("-m", "workers.housekeeping"), env)
         yield Stack("full", f"127.0.0.1:{port}", data_dir / "files", processes, env)
 
 

@@ -151,8 +151,10 @@ class _Api:
 
     def upload(self, header: knowledge_pb2.FileHeader, data: bytes = b"# Title\n\ntext") -> Any:
         frames = iter(
-            [knowledge_pb2.CreateFromFileRequest(header=header),
-             knowledge_pb2.CreateFromFileRequest(data=data)]
+            [
+                knowledge_pb2.CreateFromFileRequest(header=header),
+                knowledge_pb2.CreateFromFileRequest(data=data),
+            ]
         )
         return self.knowledge.CreateFromFile(frames, metadata=self.auth).knowledge
 
@@ -191,8 +193,10 @@ def test_knowledge_base_configs_the_chunker_refuses_are_invalid_argument(api: _A
         ({"chunk_size": -(2**31)}, "chunk_size"),
         ({"chunk_size": 1, "chunk_overlap": 1}, "chunk_overlap"),
         ({"separators": [""]}, "separators[0]"),
-        ({"enable_parent_child": True, "parent_chunk_size": 100, "child_chunk_size": 200},
-         "child_chunk_size"),
+        (
+            {"enable_parent_child": True, "parent_chunk_size": 100, "child_chunk_size": 200},
+            "child_chunk_size",
+        ),
     ):
         config = config_pb2.KnowledgeBaseConfig(chunking=config_pb2.ChunkingConfig(**chunking))
         assert api.refused(lambda c=config: api.create_kb("bad-config", c)) == [  # type: ignore[misc]
@@ -231,7 +235,10 @@ def test_a_document_whose_effective_config_is_bad_is_never_stored_or_queued(
             f"header.process_config.chunking.{field}"
         ], override
         manual = knowledge_pb2.CreateManualRequest(
-            knowledge_base_id=kb_id, title="t", content="# x", process_config=override,
+            knowledge_base_id=kb_id,
+            title="t",
+            content="# x",
+            process_config=override,
             status=knowledge_pb2.MANUAL_STATUS_PUBLISH,
         )
         assert api.refused(
@@ -276,8 +283,10 @@ def test_header_fields_over_their_limits_are_invalid_argument(api: _Api, stack: 
 def test_page_sizes_are_clamped_and_page_tokens_are_opaque(api: _Api) -> None:
     kb_id = api.create_kb("pages", config_pb2.KnowledgeBaseConfig(indexing=_NO_INDEX))
     for n in range(3):
-        api.upload(knowledge_pb2.FileHeader(knowledge_base_id=kb_id, file_name=f"p{n}.md"),
-                   f"# page {n}".encode())
+        api.upload(
+            knowledge_pb2.FileHeader(knowledge_base_id=kb_id, file_name=f"p{n}.md"),
+            f"# page {n}".encode(),
+        )
 
     def listed(size: int, token: str = "", keyword: str = "") -> Any:
         request = knowledge_pb2.ListKnowledgeRequest(
@@ -308,7 +317,9 @@ def test_no_list_response_exceeds_the_default_message_limit(api: _Api) -> None:
     kb_id = api.create_kb("heavy-chunks", config)
     words = " ".join("字" * 15 for _ in range(140_000))  # 2.24 M characters, 6.5 MiB
     manual = knowledge_pb2.CreateManualRequest(
-        knowledge_base_id=kb_id, title="heavy", content=words,
+        knowledge_base_id=kb_id,
+        title="heavy",
+        content=words,
         status=knowledge_pb2.MANUAL_STATUS_PUBLISH,
     )
     created = api.knowledge.CreateManual(manual, metadata=api.auth).knowledge

@@ -97,8 +97,10 @@ def test_cancel_during_embedding_stops_within_2_s_and_leaves_no_chunks(
     assert not chunk_ids(client, knowledge.id)
     # The worker removed its index rows; another process may see them for a moment longer.
     wait_until(
-        lambda: not searchable_chunk_ids(client, kb.id, knowledge.id)
-        and index_rows(stack, knowledge.id) in (None, 0),
+        lambda: (
+            not searchable_chunk_ids(client, kb.id, knowledge.id)
+            and index_rows(stack, knowledge.id) in (None, 0)
+        ),
         INDEX_VISIBILITY_S,
         "the index rows to go",
     )
@@ -111,7 +113,9 @@ def test_cancel_during_embedding_stops_within_2_s_and_leaves_no_chunks(
 
 def test_a_cancelled_knowledge_can_be_reparsed(client: SluiceClient, kb: v1.KnowledgeBase) -> None:
     knowledge = client.upload_file(
-        kb.id, io.BytesIO(slow_to_embed("Razorbill")), file_name="rb.md",
+        kb.id,
+        io.BytesIO(slow_to_embed("Razorbill")),
+        file_name="rb.md",
         process_config=SMALL_CHUNKS,
     )
     _cancel_and_time_the_stop(client, knowledge, "embedding", chunks_embedded=1)

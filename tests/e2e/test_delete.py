@@ -130,9 +130,7 @@ def test_batch_delete_across_two_knowledge_bases(stack: Stack, client: SluiceCli
         "the index rows to go",
     )
     # The stored files go last, after the rows (the spec's order): a moment after the rows.
-    wait_until(
-        lambda: len(stored_files(stack) - files_before) == 1, 30, "the stored files to go"
-    )
+    wait_until(lambda: len(stored_files(stack) - files_before) == 1, 30, "the stored files to go")
     remaining = stored_files(stack) - files_before
     assert len(remaining) == 1 and remaining <= kept_files
     assert searchable_chunk_ids(client, first_kb.id, kept.id) == chunk_ids(client, kept.id)

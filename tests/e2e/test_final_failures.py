@@ -75,7 +75,9 @@ def test_a_chunking_config_the_chunker_refuses_fails_at_once(stack: Stack) -> No
         # Fine with the knowledge base's 512; the knowledge keeps its own overlap of 150.
         overlap = v1.ProcessConfig(chunking=v1.ChunkingConfig(chunk_overlap=150))
         knowledge = client.upload_file(
-            kb.id, io.BytesIO(b"# Notes\n\n" + b"word " * 400), file_name="notes.md",
+            kb.id,
+            io.BytesIO(b"# Notes\n\n" + b"word " * 400),
+            file_name="notes.md",
             process_config=overlap,
         )
         assert client.wait_until_done(knowledge.id, WAIT_S).parse_status == (

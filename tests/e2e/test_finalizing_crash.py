@@ -40,9 +40,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def test_workers_killed_while_finalizing_still_complete_the_document(
     stack: Stack, tmp_path: Path
 ) -> None:
-    with ChatServer(answer=lambda _: SUMMARY, delay_s=MODEL_DELAY_S) as chat, SluiceClient(
-        stack.target
-    ) as client:
+    with (
+        ChatServer(answer=lambda _: SUMMARY, delay_s=MODEL_DELAY_S) as chat,
+        SluiceClient(stack.target) as client,
+    ):
         writer = v1.ModelConfig(provider="openai", model="writer-1", base_url=chat.base_url)
         config = v1.KnowledgeBaseConfig(summary=v1.SummaryConfig(enabled=True, model=writer))
         kb = client.create_knowledge_base(f"final-crash-{uuid.uuid4().hex[:8]}", config=config)

@@ -54,15 +54,11 @@ def ingested(
 ) -> dict[str, tuple[CorpusFile, v1.Knowledge]]:
     config = v1.KnowledgeBaseConfig(
         chunking=v1.ChunkingConfig(chunk_size=CHUNK_SIZE, chunk_overlap=0),
-        asr=v1.AsrConfig(
-            model=v1.ModelConfig(provider="openai", model=MODEL, base_url=asr.url)
-        ),
+        asr=v1.AsrConfig(model=v1.ModelConfig(provider="openai", model=MODEL, base_url=asr.url)),
     )
     kb = client.create_knowledge_base(f"formats-{uuid.uuid4().hex[:8]}", config=config)
     uploaded = {f.file_type: (f, client.upload_file(kb.id, f.path)) for f in corpus}
-    done = {
-        kind: (f, client.wait_until_done(k.id, WAIT_S)) for kind, (f, k) in uploaded.items()
-    }
+    done = {kind: (f, client.wait_until_done(k.id, WAIT_S)) for kind, (f, k) in uploaded.items()}
     failed = {
         kind: k.error_message
         for kind, (_, k) in done.items()

@@ -43,8 +43,7 @@ def answer(request: ChatRequest) -> str:
                     {"name": HARBOUR, "type": "place", "description": ""},
                 ],
                 "relations": [
-                    {"source": person, "target": HARBOUR, "relation": "works_at",
-                     "description": ""}
+                    {"source": person, "target": HARBOUR, "relation": "works_at", "description": ""}
                 ],
             }
         )

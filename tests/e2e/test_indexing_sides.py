@@ -52,7 +52,9 @@ def _kb(client: SluiceClient, server: EmbeddingServer, vector: bool, keyword: bo
         chunking=v1.ChunkingConfig(chunk_size=80, chunk_overlap=0),
         indexing=v1.IndexingStrategy(vector_enabled=vector, keyword_enabled=keyword),
         embedding=v1.ModelConfig(
-            provider="openai", model=server.model, base_url=server.url("/v1"),
+            provider="openai",
+            model=server.model,
+            base_url=server.url("/v1"),
             dimensions=DIMENSION,
         ),
     )
@@ -140,7 +142,9 @@ def test_the_switches_change_only_while_the_knowledge_base_is_empty(
         chunking=v1.ChunkingConfig(chunk_size=80, chunk_overlap=0),
         indexing=v1.IndexingStrategy(vector_enabled=False, keyword_enabled=True),
         embedding=v1.ModelConfig(
-            provider="openai", model=server.model, base_url=server.url("/v1"),
+            provider="openai",
+            model=server.model,
+            base_url=server.url("/v1"),
             dimensions=DIMENSION,
         ),
     )

@@ -18,7 +18,9 @@ from tests.e2e.test_readme_edits import run
 from tests.e2e.wiki_support import WRITTEN_AT, Contribution, deployment_database, write_page
 from tests.support.processes import REPO
 
-RULES = "# Harbour rules\n\nBoats moor at the [East quay](wiki://east-quay) ([notes](knowledge://{}))."
+RULES = (
+    "# Harbour rules\n\nBoats moor at the [East quay](wiki://east-quay) ([notes](knowledge://{}))."
+)
 
 
 def readme_blocks() -> list[str]:

@@ -95,7 +95,9 @@ def test_a_rejected_reparse_leaves_a_completed_round_untouched(
 def test_a_rejected_reparse_leaves_the_running_round_running(client: SluiceClient) -> None:
     kb = _kb(client)
     knowledge = client.upload_file(
-        kb.id, io.BytesIO(slow_to_embed("Petrel")), file_name="petrel.md",
+        kb.id,
+        io.BytesIO(slow_to_embed("Petrel")),
+        file_name="petrel.md",
         process_config=SMALL_CHUNKS,
     )
     with recording(client, knowledge.id) as spans:
@@ -117,7 +119,9 @@ def test_a_late_task_of_attempt_1_cannot_touch_attempt_2(
 ) -> None:
     kb = _kb(client)
     knowledge = client.upload_file(
-        kb.id, io.BytesIO(slow_to_embed("Shearwater")), file_name="shearwater.md",
+        kb.id,
+        io.BytesIO(slow_to_embed("Shearwater")),
+        file_name="shearwater.md",
         process_config=SMALL_CHUNKS,
     )
     with recording(client, knowledge.id) as spans:

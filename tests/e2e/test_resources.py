@@ -129,7 +129,9 @@ def test_grants_stream_the_original_and_its_image_back_byte_for_byte(
 
     assert original.kind == v1.ResourceKind.ORIGINAL
     assert (original.file_name, original.content_type, original.size) == (
-        "puffin.html", "text/html", len(page)
+        "puffin.html",
+        "text/html",
+        len(page),
     )
     assert image.kind == v1.ResourceKind.IMAGE and image.content_type == "image/png"
     assert {original.knowledge_id, image.knowledge_id} == {knowledge.id}
@@ -269,8 +271,12 @@ def test_a_resource_on_a_backend_no_longer_configured_is_a_failed_precondition(
     client: SluiceClient, storage: StackStorage
 ) -> None:
     record = storage.resources.record(
-        tenant_id="t", path="storage://retired/local://t/k/old.png", owner_type=KNOWLEDGE_IMAGE,
-        owner_id=str(uuid.uuid4()), size=3, backend_id="retired",
+        tenant_id="t",
+        path="storage://retired/local://t/k/old.png",
+        owner_type=KNOWLEDGE_IMAGE,
+        owner_id=str(uuid.uuid4()),
+        size=3,
+        backend_id="retired",
     )
     grant = storage.catalog.create_grant(resource_ref(record.id), 60)
     try:
@@ -290,7 +296,10 @@ def test_a_read_cancelled_while_storage_is_slow_does_not_stall_the_server(
     os.mkfifo(pipe)
     writer = os.open(pipe, os.O_RDWR)  # the server's open does not wait for a writer then
     resource = storage.catalog.register(
-        f"storage://disk/{inner}", tenant_id="t", size=1 << 20, owner_type=KNOWLEDGE_IMAGE,
+        f"storage://disk/{inner}",
+        tenant_id="t",
+        size=1 << 20,
+        owner_type=KNOWLEDGE_IMAGE,
         owner_id=str(uuid.uuid4()),
     )
     grant = storage.catalog.create_grant(resource.ref, 60)

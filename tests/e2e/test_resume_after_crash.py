@@ -59,7 +59,9 @@ def test_a_requeued_round_takes_over_what_the_dead_round_indexed(stack: Stack) -
         config = v1.KnowledgeBaseConfig(
             chunking=v1.ChunkingConfig(chunk_size=100, chunk_overlap=0),
             embedding=v1.ModelConfig(
-                provider="openai", model=server.model, base_url=server.url("/v1"),
+                provider="openai",
+                model=server.model,
+                base_url=server.url("/v1"),
                 dimensions=DIMENSION,
             ),
         )

@@ -114,9 +114,7 @@ def test_a_knowledge_base_bound_to_s3_keeps_its_files_in_the_bucket_until_delete
 
     client.delete_knowledge(knowledge.id)
 
-    wait_until(
-        lambda: not _objects_of(s3_server, bucket, knowledge.id), 60, "the bucket to empty"
-    )
+    wait_until(lambda: not _objects_of(s3_server, bucket, knowledge.id), 60, "the bucket to empty")
     assert s3_server.pending_uploads(bucket) == []
 
 

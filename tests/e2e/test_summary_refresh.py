@@ -108,7 +108,10 @@ def test_an_edited_chunk_gets_a_refreshed_summary_that_search_finds(
 
 
 def test_regenerate_summary_from_the_client_the_cli_and_the_readme(
-    client: SluiceClient, chat: ChatServer, stack: Stack, tmp_path: Path,
+    client: SluiceClient,
+    chat: ChatServer,
+    stack: Stack,
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     knowledge = summarised(client, chat)

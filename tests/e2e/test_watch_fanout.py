@@ -177,9 +177,7 @@ def test_resuming_another_attempt_gets_a_full_snapshot_and_bad_sequences_are_ref
             stub: knowledge_pb2_grpc.KnowledgeServiceAsyncStub = (
                 knowledge_pb2_grpc.KnowledgeServiceStub(channel)
             )
-            request = knowledge_pb2.WatchSpansRequest(
-                knowledge_id=knowledge.id, after_sequence=-1
-            )
+            request = knowledge_pb2.WatchSpansRequest(knowledge_id=knowledge.id, after_sequence=-1)
             try:
                 async for _ in stub.WatchSpans(request, timeout=30):
                     pass

@@ -246,9 +246,7 @@ def test_the_filter_matches_title_or_slug_ignoring_case(wiki: Wiki, owner: Sluic
     assert slugs("%") == []  # a LIKE wildcard is a plain character
 
 
-def test_a_page_by_slug_has_its_content_sources_and_links(
-    wiki: Wiki, owner: SluiceClient
-) -> None:
+def test_a_page_by_slug_has_its_content_sources_and_links(wiki: Wiki, owner: SluiceClient) -> None:
     page = owner.get_wiki_page(wiki.kb_id, "harbour-rules")
     assert (page.id, page.slug, page.title, page.version) == (
         wiki.rules_id,
@@ -274,9 +272,7 @@ def test_a_page_by_slug_has_its_content_sources_and_links(
 
 
 def test_a_page_by_id_is_the_same_page(wiki: Wiki, owner: SluiceClient) -> None:
-    assert owner.get_wiki_page(page_id=wiki.quay_id) == owner.get_wiki_page(
-        wiki.kb_id, "east-quay"
-    )
+    assert owner.get_wiki_page(page_id=wiki.quay_id) == owner.get_wiki_page(wiki.kb_id, "east-quay")
     quay = owner.get_wiki_page(page_id=wiki.quay_id)
     assert [link.page_id for link in quay.links] == [wiki.rules_id]
     assert [s.title for s in quay.sources] == ["Harbour notes"]
@@ -364,9 +360,7 @@ def test_health_and_reflection_list_the_wiki_service(wiki: Wiki) -> None:
     assert "sluice.v1.WikiService" in names
 
 
-def test_the_cli_lists_and_shows_pages(
-    wiki: Wiki, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_cli_lists_and_shows_pages(wiki: Wiki, capsys: pytest.CaptureFixture[str]) -> None:
     base = ["--target", wiki.stack.target, "--api-key", wiki.owner.key, "wiki"]
     assert cli([*base, "list", wiki.kb_id, "--query", "quay"]) == 0
     [line] = capsys.readouterr().out.splitlines()

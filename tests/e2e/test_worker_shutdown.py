@@ -58,12 +58,14 @@ def _wait_for(predicate: Any, timeout: float, what: str) -> None:
 
 
 def _embedding_runs(db: Database, kid: str) -> bool:
-    return bool(_query(
-        db,
-        "SELECT 1 FROM knowledge_processing_spans WHERE knowledge_id = :k "
-        "AND name = 'embedding' AND status = 'running'",
-        k=kid,
-    ))
+    return bool(
+        _query(
+            db,
+            "SELECT 1 FROM knowledge_processing_spans WHERE knowledge_id = :k "
+            "AND name = 'embedding' AND status = 'running'",
+            k=kid,
+        )
+    )
 
 
 def _round(db: Database, kid: str) -> tuple[str, int, int]:
@@ -136,7 +138,8 @@ def test_sigterm_during_a_long_document_hands_it_to_another_worker(tmp_path: Pat
             )
 
             _wait_for(
-                lambda: _round(db, kid) == ("completed", 1, 0), 300,
+                lambda: _round(db, kid) == ("completed", 1, 0),
+                300,
                 "completion by the second worker",
             )
             # The root span closes just after the knowledge is marked completed.

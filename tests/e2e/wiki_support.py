@@ -77,8 +77,7 @@ def write_page(
             for s in sources
         )
         session.add_all(
-            WikiPageLink(page_id=page.id, target_slug=target)
-            for target in page_links(content)
+            WikiPageLink(page_id=page.id, target_slug=target) for target in page_links(content)
         )
     return page
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from sluice_client._arguments import key_value
 from sluice_client._edit_commands import EDIT_COMMANDS, add_edit_commands
 from sluice_client._faq_entry_commands import FAQ_ENTRY_COMMANDS, add_faq_entry_commands
+from sluice_client._faq_import_commands import FAQ_IMPORT_COMMANDS, add_faq_import_commands
 from sluice_client._graph_commands import GRAPH_COMMANDS, add_graph_commands
 from sluice_client._output import (
     UNSUCCESSFUL,
@@ -237,6 +238,7 @@ COMMANDS: dict[str, Command] = {
     **GRAPH_COMMANDS,
     **WIKI_COMMANDS,
     **FAQ_ENTRY_COMMANDS,
+    **FAQ_IMPORT_COMMANDS,
 }
 
 
@@ -385,6 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_graph_commands(commands)
     add_wiki_commands(commands)
     add_faq_entry_commands(commands)
+    add_faq_import_commands(commands)
     return parser
 
 

@@ -20,6 +20,7 @@ from sluice_client._channel import TlsOptions, open_channel
 from sluice_client._clone import CloneMethods
 from sluice_client._edits import EditingMethods
 from sluice_client._faq_entries import FaqEntryMethods
+from sluice_client._faq_imports import FaqImportMethods
 from sluice_client._graph import GraphMethods
 from sluice_client._proto.google.protobuf import FieldMask
 from sluice_client._proto.sluice import v1
@@ -49,7 +50,9 @@ def _manual_status(publish: bool | None) -> v1.ManualStatus:
     return v1.ManualStatus.PUBLISH if publish else v1.ManualStatus.DRAFT
 
 
-class SluiceClient(EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, CloneMethods):
+class SluiceClient(
+    EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, FaqImportMethods, CloneMethods
+):
     """A connection to a Sluice API server; use it as a context manager to close it.
 
     `timeout` is the deadline in seconds of every call that returns one response (uploads
@@ -86,6 +89,7 @@ class SluiceClient(EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, C
         self._graph = v1.GraphServiceStub(self._channel)
         self._wiki = v1.WikiServiceStub(self._channel)
         self._faq_entries = v1.FaqServiceStub(self._channel)
+        self._faq_imports = v1.FaqServiceStub(self._channel)
         self._watch_spans = self._channel.unary_stream(
             _WATCH_SPANS_METHOD,
             request_serializer=v1.WatchSpansRequest.SerializeToString,

@@ -4,7 +4,7 @@ from storage.db.models.base import Base, JSONType, UTCDateTime, new_id, utcnow
 from storage.db.models.chunk import Chunk, FaqQuestion
 from storage.db.models.graph import GraphEntity, GraphMention, GraphRelation, GraphRelationSource
 from storage.db.models.index_checkpoint import IndexCheckpoint
-from storage.db.models.jobs import FaqImportJob, KbCloneItem, KbCloneJob
+from storage.db.models.jobs import FaqImportJob, FaqImportRow, KbCloneItem, KbCloneJob
 from storage.db.models.knowledge import Knowledge
 from storage.db.models.knowledge_base import KnowledgeBase, KnowledgeTag, Tag
 from storage.db.models.move_job import KnowledgeMoveJob
@@ -27,6 +27,7 @@ __all__ = [
     "Base",
     "Chunk",
     "FaqImportJob",
+    "FaqImportRow",
     "FaqQuestion",
     "GraphEntity",
     "GraphMention",

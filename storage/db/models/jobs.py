@@ -5,15 +5,32 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, String, Text
+from sqlalchemy import BigInteger, ForeignKey, Index, String, Text, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from core.statuses import JobStatus
-from storage.db.models.base import Base, new_id, utcnow
+from storage.db.models.base import Base, JSONType, new_id, utcnow
+
+# The statuses of an import that holds its knowledge base's import lock.
+FAQ_IMPORT_ACTIVE_SQL = "status IN ('pending', 'processing')"
 
 
 class FaqImportJob(Base):
+    """One import into an FAQ knowledge base. The partial unique index is its lock: at most
+    one pending or processing import per knowledge base, held by the database itself, so it
+    works alike in lite mode (no Redis) and full mode, and a crashed API or worker cannot
+    leave it behind (the row ends failed or completed, which releases it)."""
+
     __tablename__ = "faq_import_jobs"
+    __table_args__ = (
+        Index(
+            "uq_faq_import_jobs_active_knowledge_base",
+            "knowledge_base_id",
+            unique=True,
+            postgresql_where=text(FAQ_IMPORT_ACTIVE_SQL),
+            sqlite_where=text(FAQ_IMPORT_ACTIVE_SQL),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     tenant_id: Mapped[str] = mapped_column(String(36))
@@ -25,16 +42,46 @@ class FaqImportJob(Base):
     dry_run: Mapped[bool] = mapped_column(default=False)
     status: Mapped[str] = mapped_column(String(16), default=JobStatus.PENDING)
     total: Mapped[int] = mapped_column(default=0)
+    # Rows looked at so far, in file order: where a retried attempt resumes.
+    processed: Mapped[int] = mapped_column(default=0)
     succeeded: Mapped[int] = mapped_column(default=0)
     failed: Mapped[int] = mapped_column(default=0)
     partial: Mapped[int] = mapped_column(default=0)
     skipped: Mapped[int] = mapped_column(default=0)
-    # FileService path of the CSV of failed rows, once written.
-    failed_rows_path: Mapped[str] = mapped_column(Text, default="")
+    # Entries a replace deleted (a dry run: would delete).
+    deleted: Mapped[int] = mapped_column(default=0)
+    # FileService path of the rows to import when they were too many for the task payload
+    # ("" = they are in the payload); deleted once the job ends.
+    source_path: Mapped[str] = mapped_column(Text, default="")
+    # The entry writes of the batch last counted, until they are all done: a retry after a
+    # crash between the two does them again (each is idempotent) instead of counting again.
+    pending_writes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSONType, default=None)
     error_message: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class FaqImportRow(Base):
+    """What one row of an import came to, written with the job's counters in one
+    transaction: the failed and partially failed rows are what ExportFAQImportFailures
+    gives; ``entry_id`` (the entry the row wrote, merged into or matched) is what a replace
+    keeps when it deletes the rest."""
+
+    __tablename__ = "faq_import_rows"
+
+    job_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("faq_import_jobs.id", ondelete="CASCADE"), primary_key=True
+    )
+    # 1-based, as the file numbers it (the header row of a CSV or XLSX is row 1).
+    row_number: Mapped[int] = mapped_column(primary_key=True)
+    # succeeded, failed, partial or skipped.
+    outcome: Mapped[str] = mapped_column(String(16))
+    standard_question: Mapped[str] = mapped_column(Text, default="")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    # The row as it was read (column name -> cell text), for the failure CSV.
+    columns: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
+    entry_id: Mapped[str | None] = mapped_column(String(36), default=None)
 
 
 class KbCloneJob(Base):

@@ -45,8 +45,7 @@ def error_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
         (
             ["-m", "server.main", "--mode", "full"],
             {**FULL_MODE, "SLUICE_AUTH_REQUIRED": "ture"},
-            "sluice-server: SLUICE_AUTH_REQUIRED must be one of true/false/1/0/yes/no, "
-            "not 'ture'",
+            "sluice-server: SLUICE_AUTH_REQUIRED must be one of true/false/1/0/yes/no, not 'ture'",
         ),
         (
             ["-m", "server.main"],
@@ -71,15 +70,17 @@ def error_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
         ),
         (
             ["-m", "workers.main", "--burst"],
-            {"SLUICE_MODE": "full", "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
-             "SLUICE_MILVUS_URI": "http://127.0.0.1:19530"},
+            {
+                "SLUICE_MODE": "full",
+                "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
+                "SLUICE_MILVUS_URI": "http://127.0.0.1:19530",
+            },
             "sluice-worker: SLUICE_DATABASE_URL is required in full mode",
         ),
         (
             ["-m", "server.docreader", "--max-workers", "0"],
             {},
-            "python -m server.docreader: argument --max-workers: must be >= 1, not 0 "
-            "(see --help)",
+            "python -m server.docreader: argument --max-workers: must be >= 1, not 0 (see --help)",
         ),
         (
             ["-m", "server.docreader", "--parse-timeout-s", "-5"],
@@ -113,4 +114,3 @@ def test_an_unknown_variable_stops_the_process_naming_the_closest_known_one(
         "did you mean SLUICE_HOUSEKEEPING_ENABLED?"
     ]
     assert not (tmp_path / "data").exists()
-

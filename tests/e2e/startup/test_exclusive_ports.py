@@ -36,8 +36,9 @@ def run_to_exit(args: list[str], env: dict[str, str]) -> subprocess.CompletedPro
 @pytest.fixture
 def docreader_port() -> Iterator[int]:
     port = free_port()
-    process = Process("docreader", python("-m", "server.docreader", "--address",
-                                          f"127.0.0.1:{port}"), {})
+    process = Process(
+        "docreader", python("-m", "server.docreader", "--address", f"127.0.0.1:{port}"), {}
+    )
     try:
         wait_for_port(port, 60, process.proc)
         yield port
@@ -61,8 +62,10 @@ def test_a_second_docreader_on_a_taken_port_fails_at_start(docreader_port: int) 
     address = f"127.0.0.1:{docreader_port}"
     done = run_to_exit(["-m", "server.docreader", "--address", address], {})
     assert done.returncode == 1
-    assert f"python -m server.docreader: cannot listen on {address}: the address is already " \
+    assert (
+        f"python -m server.docreader: cannot listen on {address}: the address is already "
         "in use" in done.stderr
+    )
     health = grpcurl_json(address, "grpc.health.v1.Health/Check")
     assert health == {"status": SERVING}
 
@@ -73,8 +76,9 @@ def test_a_second_api_on_a_taken_port_fails_at_start(lite_api_port: int, tmp_pat
         ["-m", "server.main", "--address", address], {"SLUICE_DATA_DIR": str(tmp_path / "second")}
     )
     assert done.returncode == 1
-    assert f"sluice-server: cannot listen on {address}: the address is already in use" \
-        in done.stderr
+    assert (
+        f"sluice-server: cannot listen on {address}: the address is already in use" in done.stderr
+    )
     assert "listening on" not in done.stdout
     assert grpcurl_json(address, "grpc.health.v1.Health/Check") == {"status": SERVING}
 
@@ -89,8 +93,10 @@ def test_a_second_lite_process_on_the_same_data_directory_fails_at_start(
         {"SLUICE_DATA_DIR": str(tmp_path / "first")},
     )
     assert done.returncode == 1
-    assert f"sluice-server: cannot listen on unix:{socket}: another Sluice process is running" \
+    assert (
+        f"sluice-server: cannot listen on unix:{socket}: another Sluice process is running"
         in done.stderr
+    )
     # The first process's docreader socket is still there, still answering.
     with grpc.insecure_channel(f"unix:{socket}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
@@ -111,6 +117,11 @@ def test_health_list_answers_on_the_docreader(docreader_port: int) -> None:
 def test_health_list_answers_on_the_api(lite_api_port: int) -> None:
     listed = grpcurl_json(f"127.0.0.1:{lite_api_port}", "grpc.health.v1.Health/List")
     statuses = {name: entry["status"] for name, entry in listed["statuses"].items()}
-    for service in ("", "sluice.v1.KnowledgeService", "sluice.v1.KnowledgeBaseService",
-                    "sluice.v1.SearchService", "sluice.v1.ResourceService"):
+    for service in (
+        "",
+        "sluice.v1.KnowledgeService",
+        "sluice.v1.KnowledgeBaseService",
+        "sluice.v1.SearchService",
+        "sluice.v1.ResourceService",
+    ):
         assert statuses[service] == SERVING

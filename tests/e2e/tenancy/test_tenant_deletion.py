@@ -28,15 +28,21 @@ def _rows_of(deployment: Deployment, tenant_id: str) -> dict[str, int]:
                 for table in Base.metadata.sorted_tables
                 if "tenant_id" in table.c
             }
-            counts["tenants"] = session.scalar(
-                select(func.count()).select_from(Tenant).where(Tenant.id == tenant_id)
-            ) or 0
-            counts["access_grants"] = session.scalar(
-                select(func.count())
-                .select_from(AccessGrant)
-                .join(StorageResource, StorageResource.id == AccessGrant.resource_id)
-                .where(StorageResource.tenant_id == tenant_id)
-            ) or 0
+            counts["tenants"] = (
+                session.scalar(
+                    select(func.count()).select_from(Tenant).where(Tenant.id == tenant_id)
+                )
+                or 0
+            )
+            counts["access_grants"] = (
+                session.scalar(
+                    select(func.count())
+                    .select_from(AccessGrant)
+                    .join(StorageResource, StorageResource.id == AccessGrant.resource_id)
+                    .where(StorageResource.tenant_id == tenant_id)
+                )
+                or 0
+            )
     finally:
         db.dispose()
     return counts

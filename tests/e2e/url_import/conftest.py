@@ -47,9 +47,14 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         "/dedup/notes.pdf": reply(200, pdf, {"Content-Type": "application/pdf"}),
         "/void/report.pdf": reply(200, b"", {"Content-Type": "application/pdf"}),
         # Announces the whole PDF, sends all but its last 5 bytes, closes the connection.
-        "/cut/kestrel.pdf": reply(200, pdf[:-5], {
-            "Content-Type": "application/pdf", "Content-Length": str(len(pdf)),
-        }),
+        "/cut/kestrel.pdf": reply(
+            200,
+            pdf[:-5],
+            {
+                "Content-Type": "application/pdf",
+                "Content-Length": str(len(pdf)),
+            },
+        ),
         "/files/get?id=42": reply(200, docx, {"Content-Type": "application/octet-stream"}),
         "/articles/tern-island": reply(
             200, article_html(), {"Content-Type": "text/html; charset=utf-8"}
@@ -58,31 +63,45 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
         "/articles/chaek": reply(
             200, cyrillic.encode("cp1251"), {"Content-Type": "text/html; charset=windows-1251"}
         ),
-        GULL_PAGE_PATH: reply(200, (
-            "<html><head><title>Бакланий</title></head><body>"
-            f"<article><p>{GULL_SENTENCE}</p>"
-            '<p><img src="../снимки/башня.png" alt="Башня"></p></article></body></html>'
-        ).encode(), {"Content-Type": "text/html; charset=utf-8"}),
+        GULL_PAGE_PATH: reply(
+            200,
+            (
+                "<html><head><title>Бакланий</title></head><body>"
+                f"<article><p>{GULL_SENTENCE}</p>"
+                '<p><img src="../снимки/башня.png" alt="Башня"></p></article></body></html>'
+            ).encode(),
+            {"Content-Type": "text/html; charset=utf-8"},
+        ),
         TOWER_PNG_PATH: reply(200, LENS_PNG, {"Content-Type": "image/png"}),
         "/big/unannounced.pdf": reply(
             200, b"%PDF-1.4\n" + b"0" * (2 * DOWNLOAD_CAP), {"Connection": "close"}
         ),
         "/big/announced.pdf": reply(200, b"%PDF-1.4\n" + b"0" * (2 * DOWNLOAD_CAP)),
         "/tools/manual.pdf": reply(
-            200, b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00" + bytes(5000),
+            200,
+            b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00" + bytes(5000),
             {"Content-Type": "application/octet-stream"},
         ),
         "/media/briefing.pdf": reply(200, bytes(5000), {"Content-Type": "video/mp4"}),
         "/download?id=9": reply(
             200, b"MZ" + bytes(5000), {"Content-Disposition": 'attachment; filename="setup.exe"'}
         ),
-        "/exports/harbours.txt": reply(200, HARBOURS_CSV, {
-            "Content-Type": "text/csv",
-            "Content-Disposition": 'attachment; filename="harbours.csv"',
-        }),
-        "/go/secret": reply(302, b"", {
-            "Location": canary.url("/secret"), "Content-Length": "0",
-        }),
+        "/exports/harbours.txt": reply(
+            200,
+            HARBOURS_CSV,
+            {
+                "Content-Type": "text/csv",
+                "Content-Disposition": 'attachment; filename="harbours.csv"',
+            },
+        ),
+        "/go/secret": reply(
+            302,
+            b"",
+            {
+                "Location": canary.url("/secret"),
+                "Content-Length": "0",
+            },
+        ),
     }
     content = RecordingServer(routes, default=reply(404, b"not here"))
     yield Servers(content, canary, pdf, docx)

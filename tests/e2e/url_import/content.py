@@ -107,5 +107,3 @@ def found_in(client: SluiceClient, kb: v1.KnowledgeBase, question: str, sentence
 
 def stored_files_of(stack: Stack, knowledge_id: str) -> list[Path]:
     return [p for p in stack.storage_dir.rglob("*") if p.is_file() and knowledge_id in p.parts]
-
-

@@ -43,7 +43,9 @@ def test_a_pdf_url_is_downloaded_processed_like_an_upload_and_found(
     url = servers.url("/docs/kestrel-timetable.pdf")
     created = client.create_from_url(kb.id, url)
     assert (created.type, created.source, created.parse_status) == (
-        v1.KnowledgeType.URL, url, v1.ParseStatus.PENDING
+        v1.KnowledgeType.URL,
+        url,
+        v1.ParseStatus.PENDING,
     )
     assert (created.file_name, created.file_type) == ("kestrel-timetable.pdf", "pdf")
 
@@ -199,16 +201,24 @@ def test_an_empty_download_fails_as_an_empty_document_and_stores_nothing(
 @pytest.mark.parametrize(
     ("path", "file_type", "message"),
     [
-        ("/tools/manual.pdf", "",
-         "the download is a Windows executable, not a pdf file: file type 'exe' is not "
-         "supported"),
+        (
+            "/tools/manual.pdf",
+            "",
+            "the download is a Windows executable, not a pdf file: file type 'exe' is not "
+            "supported",
+        ),
         ("/media/briefing.pdf", "", f"the server sent video/mp4: {VIDEO_NOT_SUPPORTED}"),
         ("/download?id=9", "pdf", "file type 'exe' is not supported"),
     ],
 )
 def test_a_download_of_a_refused_type_fails_with_the_gates_message(
-    client: SluiceClient, kb: v1.KnowledgeBase, servers: Servers, stack: Stack,
-    path: str, file_type: str, message: str,
+    client: SluiceClient,
+    kb: v1.KnowledgeBase,
+    servers: Servers,
+    stack: Stack,
+    path: str,
+    file_type: str,
+    message: str,
 ) -> None:
     done = finished(client, client.create_from_url(kb.id, servers.url(path), file_type=file_type))
     assert done.parse_status == v1.ParseStatus.FAILED

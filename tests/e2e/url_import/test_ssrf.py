@@ -111,8 +111,13 @@ def test_a_redirect_to_the_canary_is_refused_before_it_is_followed(
     ],
 )
 def test_the_gate_and_the_upload_prechecks_apply_before_anything_is_created(
-    client: SluiceClient, kb: v1.KnowledgeBase, servers: Servers,
-    url_path: str, options: dict[str, object], error: type[Exception], message: str,
+    client: SluiceClient,
+    kb: v1.KnowledgeBase,
+    servers: Servers,
+    url_path: str,
+    options: dict[str, object],
+    error: type[Exception],
+    message: str,
 ) -> None:
     url = servers.url(url_path) if url_path else ""
     requests = len(servers.content.requests)

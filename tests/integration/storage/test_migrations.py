@@ -34,6 +34,7 @@ EXPECTED_TABLES = {
     "wiki_tombstones",
     "wiki_kb_triggers",
     "faq_import_jobs",
+    "faq_import_rows",
     "kb_clone_jobs",
     # issue 15, FAQ entries (0012)
     "faq_questions",

@@ -224,7 +224,7 @@ class ImportFAQFileRequest(_message.Message):
     def __init__(self, header: _Optional[_Union[ImportFAQFileHeader, _Mapping]] = ..., data: _Optional[bytes] = ...) -> None: ...
 
 class FAQImportProgress(_message.Message):
-    __slots__ = ("job_id", "knowledge_base_id", "status", "mode", "dry_run", "total", "processed", "succeeded", "failed", "partially_failed", "skipped", "error_message", "has_failures", "created_at", "updated_at")
+    __slots__ = ("job_id", "knowledge_base_id", "status", "mode", "dry_run", "total", "processed", "succeeded", "failed", "partially_failed", "skipped", "error_message", "has_failures", "created_at", "updated_at", "deleted")
     JOB_ID_FIELD_NUMBER: _ClassVar[int]
     KNOWLEDGE_BASE_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -240,6 +240,7 @@ class FAQImportProgress(_message.Message):
     HAS_FAILURES_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DELETED_FIELD_NUMBER: _ClassVar[int]
     job_id: str
     knowledge_base_id: str
     status: _knowledge_base_pb2.JobStatus
@@ -255,7 +256,8 @@ class FAQImportProgress(_message.Message):
     has_failures: bool
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, job_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., status: _Optional[_Union[_knowledge_base_pb2.JobStatus, str]] = ..., mode: _Optional[_Union[FAQImportMode, str]] = ..., dry_run: _Optional[bool] = ..., total: _Optional[int] = ..., processed: _Optional[int] = ..., succeeded: _Optional[int] = ..., failed: _Optional[int] = ..., partially_failed: _Optional[int] = ..., skipped: _Optional[int] = ..., error_message: _Optional[str] = ..., has_failures: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    deleted: int
+    def __init__(self, job_id: _Optional[str] = ..., knowledge_base_id: _Optional[str] = ..., status: _Optional[_Union[_knowledge_base_pb2.JobStatus, str]] = ..., mode: _Optional[_Union[FAQImportMode, str]] = ..., dry_run: _Optional[bool] = ..., total: _Optional[int] = ..., processed: _Optional[int] = ..., succeeded: _Optional[int] = ..., failed: _Optional[int] = ..., partially_failed: _Optional[int] = ..., skipped: _Optional[int] = ..., error_message: _Optional[str] = ..., has_failures: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deleted: _Optional[int] = ...) -> None: ...
 
 class ImportFAQEntriesResponse(_message.Message):
     __slots__ = ("progress",)

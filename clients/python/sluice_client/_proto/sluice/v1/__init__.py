@@ -1852,6 +1852,11 @@ class FaqImportProgress(betterproto2.Message):
         15, betterproto2.TYPE_MESSAGE, unwrap=lambda: __google__protobuf__.Timestamp, optional=True
     )
 
+    deleted: "int" = betterproto2.field(16, betterproto2.TYPE_INT64)
+    """
+    Entries a replace deleted (they were not in the import); in a dry run, would delete.
+    """
+
 
 default_message_pool.register_message("sluice.v1", "FAQImportProgress", FaqImportProgress)
 

@@ -361,7 +361,11 @@ export interface FAQImportProgress {
   /** True when failed or partially failed rows can be downloaded (ExportFAQImportFailures). */
   hasFailures: boolean;
   createdAt?: Date | undefined;
-  updatedAt?: Date | undefined;
+  updatedAt?:
+    | Date
+    | undefined;
+  /** Entries a replace deleted (they were not in the import); in a dry run, would delete. */
+  deleted: number;
 }
 
 export interface ImportFAQEntriesResponse {
@@ -2320,6 +2324,7 @@ function createBaseFAQImportProgress(): FAQImportProgress {
     hasFailures: false,
     createdAt: undefined,
     updatedAt: undefined,
+    deleted: 0,
   };
 }
 
@@ -2369,6 +2374,9 @@ export const FAQImportProgress: MessageFns<FAQImportProgress> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(122).fork()).join();
+    }
+    if (message.deleted !== 0) {
+      writer.uint32(128).int64(message.deleted);
     }
     return writer;
   },
@@ -2506,6 +2514,14 @@ export const FAQImportProgress: MessageFns<FAQImportProgress> = {
             message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.deleted = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2567,6 +2583,7 @@ export const FAQImportProgress: MessageFns<FAQImportProgress> = {
         : isSet(object.updated_at)
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
+      deleted: isSet(object.deleted) ? globalThis.Number(object.deleted) : 0,
     };
   },
 
@@ -2617,6 +2634,9 @@ export const FAQImportProgress: MessageFns<FAQImportProgress> = {
     if (message.updatedAt !== undefined) {
       obj.updatedAt = message.updatedAt.toISOString();
     }
+    if (message.deleted !== 0) {
+      obj.deleted = Math.round(message.deleted);
+    }
     return obj;
   },
 
@@ -2640,6 +2660,7 @@ export const FAQImportProgress: MessageFns<FAQImportProgress> = {
     message.hasFailures = object.hasFailures ?? false;
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
+    message.deleted = object.deleted ?? 0;
     return message;
   },
 };
