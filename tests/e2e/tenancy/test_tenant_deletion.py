@@ -74,14 +74,15 @@ def test_deleting_a_tenant_removes_its_files_rows_grants_and_index_rows(
     kept = tenant_with_data(deployment, "grace")
     for tenant in (doomed, kept):
         rows = _rows_of(deployment, tenant.key.tenant_id)
-        assert rows["knowledges"] == 1 and rows["chunks"] > 0 and rows["access_grants"] == 1
+        # A document, and the one knowledge of the tenant's FAQ knowledge base.
+        assert rows["knowledges"] == 2 and rows["chunks"] > 0 and rows["access_grants"] == 1
         assert rows[ApiKey.__tablename__] == 1 and rows["storage_resources"] == 2
         assert _index_rows_of(deployment, tenant.key.tenant_id) > 0
         assert len(_files_of(deployment, tenant.key.tenant_id)) == 2
 
     deleted = admin(deployment.stack, "delete-tenant", doomed.key.tenant_id)
     assert deleted.returncode == 0, deleted.stderr
-    assert "1 knowledges, 2 files" in deleted.stdout
+    assert "2 knowledges, 2 files" in deleted.stdout
 
     assert set(_rows_of(deployment, doomed.key.tenant_id).values()) == {0}
     assert _index_rows_of(deployment, doomed.key.tenant_id) == 0
@@ -101,7 +102,7 @@ def test_deleting_a_tenant_removes_its_files_rows_grants_and_index_rows(
 
 def _still_whole(deployment: Deployment, kept: TenantData) -> None:
     rows = _rows_of(deployment, kept.key.tenant_id)
-    assert rows["knowledges"] == 1 and rows["access_grants"] == 1
+    assert rows["knowledges"] == 2 and rows["access_grants"] == 1
     assert _index_rows_of(deployment, kept.key.tenant_id) > 0
     assert len(_files_of(deployment, kept.key.tenant_id)) == 2
     with SluiceClient(deployment.targets[1], api_key=kept.key.key) as client:
