@@ -12,7 +12,6 @@ import openpyxl
 import pytest
 
 from core.errors import InvalidArgument
-from server.services.faq_files import readers
 from server.services.faq_files.readers import read_rows
 
 
@@ -65,13 +64,11 @@ def test_xlsx_rows_from_the_first_sheet(tmp_path: Path) -> None:
     ]
 
 
-def test_json_items_are_decoded_across_read_buffers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A small read size, so items are cut by the buffer's end.
-    monkeypatch.setattr(readers, "_READ_CHARS", 7)
+def test_json_items_are_decoded_across_read_buffers(tmp_path: Path) -> None:
+    # Answers of ~10,000 characters: the reader's 64 Ki-character blocks end inside items.
     items = [
-        {"standard_question": f"Q{n} 问题", "answers": [f"A{n}"], "tag_id": "t"} for n in range(20)
+        {"standard_question": f"Q{n} 问题", "answers": [f"A{n} " + "答" * 9_997], "tag_id": "t"}
+        for n in range(20)
     ]
     path = write(tmp_path, "f.json", json.dumps(items, ensure_ascii=False, indent=1).encode())
     rows = list(read_rows(path, "json"))
