@@ -12,7 +12,7 @@ RPC_PROTOS := $(VENV)/lib/python3.11/site-packages
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: run test lint proto proto-check typecheck unit bench worker clean contract-check \
-	release-contract deploy-check
+	release-contract
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
