@@ -385,3 +385,11 @@ def kb_clone_delete(settings: Settings, payload: KbCloneDeletePayload) -> TaskSp
     return _clone_task(
         settings, "kb_clone_delete", job_id, payload.to_dict(), "on_kb_clone_delete_failed"
     )
+
+
+def kb_clone_faq(settings: Settings, payload: KbClonePlanPayload) -> TaskSpec:
+    """The entries of an FAQ clone job, batch by batch (workers.clone.faq_clone)."""
+    job_id = f"kb-clone-{payload.job_id}-faq"
+    return _clone_task(
+        settings, "kb_clone_faq", job_id, payload.to_dict(), "on_kb_clone_faq_failed"
+    )

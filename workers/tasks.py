@@ -28,6 +28,7 @@ from core.payloads import (
     WikiIngestPayload,
     WikiRetractPayload,
 )
+from workers.clone.faq_clone import clone_faq, clone_faq_failed
 from workers.clone.knowledge_clone import clone_failed, clone_knowledge
 from workers.clone.plan import plan_clone, plan_failed
 from workers.clone.removal import delete_batch, delete_batch_failed
@@ -214,6 +215,15 @@ def kb_clone_delete(payload: dict[str, Any]) -> None:
 
 def on_kb_clone_delete_failed(payload: dict[str, Any], error: str) -> None:
     delete_batch_failed(current_context(), KbCloneDeletePayload.from_dict(payload), error)
+
+
+def kb_clone_faq(payload: dict[str, Any]) -> None:
+    """kb:clone_faq (maintenance queue): an FAQ clone job's entry batches, in order."""
+    clone_faq(current_context(), KbClonePlanPayload.from_dict(payload))
+
+
+def on_kb_clone_faq_failed(payload: dict[str, Any], error: str) -> None:
+    clone_faq_failed(current_context(), KbClonePlanPayload.from_dict(payload), error)
 
 
 def move_knowledge(payload: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """CloneKnowledgeBase and its progress: the source's config copied into a new knowledge
 base or synced into an existing one, then a kb:clone job (workers.clone) that clones the
-knowledges the target lacks and deletes the clones whose source is gone."""
+knowledges the target lacks and deletes the clones whose source is gone (an FAQ knowledge
+base: the entries, by content hash)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from sluice.v1 import config_pb2, knowledge_base_pb2
 
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
 from core.payloads import KbClonePlanPayload
-from core.statuses import KnowledgeBaseType
 from server.services.config_json import from_json
 from server.services.identity import Identity
 from server.services.knowledge_bases import MAX_NAME_CHARS, KnowledgeBaseService
@@ -47,14 +47,10 @@ class KnowledgeBaseCloneService:
     ) -> KbCloneJob:
         """The queued job. NOT_FOUND for a source or target that is not the caller's;
         FAILED_PRECONDITION for a target of another type or embedding model, for the source
-        itself as target, for an FAQ source, and while another clone into it runs."""
+        itself as target, and while another clone into it runs."""
         if not request.source_id:
             raise InvalidArgument.field("source_id", "is required")
         source = self._knowledge_bases.get_row(identity, request.source_id)
-        if source.type == KnowledgeBaseType.FAQ:
-            raise FailedPrecondition(
-                "FAQ_CLONE_NOT_BUILT", source.id, "FAQ knowledge bases cannot be cloned yet"
-            )
         if request.target_id:
             target = self._synced_target(identity, source, request.target_id)
         else:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from core.payloads import KbCloneKnowledgePayload
 from core.statuses import EnableStatus, JobStatus, ParseStatus
-from storage.db.errors import AlreadyExistsError
 from storage.db.models import Knowledge, KnowledgeBase, utcnow
 from storage.db.repositories.clone_jobs import CloneJobRepository, ItemEnd
 from storage.db.repositories.resources import KNOWLEDGE_FILES
@@ -23,6 +22,7 @@ from workers.clone.file_copy import FileCopier
 from workers.clone.parts import CloneParts
 from workers.clone.progress import item_ended
 from workers.clone.removal import delete_knowledges
+from workers.clone.tag_map import TagMapper
 
 # The source's fields a clone carries over as they are.
 _CARRIED = (
@@ -135,20 +135,12 @@ def _fill(ctx: CloneParts, source: Knowledge, clone: Knowledge, target_kb: Knowl
 
 def _mapped_tags(ctx: CloneParts, source: Knowledge, target_kb: KnowledgeBase) -> list[str]:
     """The target's tags of the source's tag names, created where missing."""
-    mapped = []
-    for tag_id in ctx.tags.tags_of([source.id], tenant_id=None)[source.id]:
-        tag = ctx.tags.get(tag_id, None)
-        if tag is None:
-            continue
-        found = ctx.tags.named(target_kb.id, tag.name)
-        if found is None:
-            try:
-                found = ctx.tags.create(target_kb.tenant_id, target_kb.id, tag.name, tag.color)
-            except AlreadyExistsError:  # a parallel clone task created it first
-                found = ctx.tags.named(target_kb.id, tag.name)
-        if found is not None:
-            mapped.append(found.id)
-    return mapped
+    tags = TagMapper(ctx, target_kb)
+    mapped = (
+        tags.target_of(tag_id)
+        for tag_id in ctx.tags.tags_of([source.id], tenant_id=None)[source.id]
+    )
+    return [tag_id for tag_id in mapped if tag_id is not None]
 
 
 def _item(payload: KbCloneKnowledgePayload) -> str:

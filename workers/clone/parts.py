@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from storage.db.engine import Database
+from storage.db.repositories.faq_entries import FaqEntryRepository
 from storage.db.repositories.tags import TagRepository
 from storage.files.backend_scoped import BackendScopedFileService
 from storage.queue.base import TaskQueue
@@ -15,12 +16,14 @@ from workers.settings import Settings
 class CloneParts(DeletionParts, Protocol):
     """The delete chain (a stale or half-made clone goes through it), the database the job
     rows live in, the tags mapped by name, the queue the items go to, and where the
-    target knowledge base's files are written."""
+    target knowledge base's files are written; an FAQ knowledge base's entries."""
 
     @property
     def db(self) -> Database: ...
     @property
     def tags(self) -> TagRepository: ...
+    @property
+    def faq_entries(self) -> FaqEntryRepository: ...
     @property
     def queue(self) -> TaskQueue: ...
     @property

@@ -13,17 +13,22 @@ name and hash while its chunks change. So, between the source and the target:
   ``skipped``; its clone, if an earlier job made one, stays until a re-clone finds the source
   completed again. Knowledges uploaded to the target itself are never touched.
 
+An FAQ knowledge base has one knowledge holding its entries, so it is cloned by the
+difference of its entries instead (workers.clone.faq_clone), by one kb:clone_faq task; the
+target's FAQ knowledge is made here when missing.
+
 The plan is stored on the job, so a retried plan queues the same items; each item ends
 once (CloneJobRepository.end_item) and the last one ends the job."""
 
 from __future__ import annotations
 
 from core.payloads import KbCloneDeletePayload, KbCloneKnowledgePayload, KbClonePlanPayload
-from core.statuses import JobStatus, ParseStatus
+from core.statuses import JobStatus, KnowledgeBaseType, ParseStatus
 from storage.db.models import KbCloneJob
 from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan
 from storage.events.base import job_changed_event
 from workers import task_specs
+from workers.clone.faq_clone import faq_plan
 from workers.clone.parts import CloneParts
 
 DELETE_BATCH = 10
@@ -35,7 +40,7 @@ def plan_clone(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
     if job is None or job.status not in (JobStatus.PENDING, JobStatus.PROCESSING):
         return
     if job.status == JobStatus.PENDING:
-        plan, skipped = difference(jobs, job)
+        plan, skipped = _planned(ctx, jobs, job)
         started = jobs.start(job.id, plan, skipped)
         if started is not None:
             ctx.publisher.publish(job_changed_event(job.id))
@@ -45,6 +50,18 @@ def plan_clone(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
     if job is None or job.status != JobStatus.PROCESSING:
         return
     enqueue_items(ctx, job)
+
+
+def _planned(ctx: CloneParts, jobs: CloneJobRepository, job: KbCloneJob) -> tuple[ClonePlan, int]:
+    source = ctx.knowledge_bases.get(None, job.source_knowledge_base_id)
+    target = ctx.knowledge_bases.get(None, job.target_knowledge_base_id)
+    if source is None or target is None:
+        gone = "source" if source is None else "target"
+        raise LookupError(f"the {gone} knowledge base of clone job {job.id} is gone")
+    if source.type != KnowledgeBaseType.FAQ:
+        return difference(jobs, job)
+    ctx.faq_entries.ensure_faq_knowledge(target.tenant_id, target.id)
+    return ClonePlan([], [], faq_plan(ctx, job)), 0
 
 
 def difference(jobs: CloneJobRepository, job: KbCloneJob) -> tuple[ClonePlan, int]:
@@ -72,6 +89,8 @@ def difference(jobs: CloneJobRepository, job: KbCloneJob) -> tuple[ClonePlan, in
 def enqueue_items(ctx: CloneParts, job: KbCloneJob) -> None:
     """Every item of the plan (an item queued or ended already is a no-op when it runs)."""
     plan = ClonePlan.of(job)
+    if plan.faq is not None:
+        ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, KbClonePlanPayload(job.id)))
     for index, batch in enumerate(plan.delete):
         payload = KbCloneDeletePayload(job.id, index, list(batch))
         ctx.queue.enqueue(task_specs.kb_clone_delete(ctx.settings, payload))

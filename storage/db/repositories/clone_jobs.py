@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
@@ -24,26 +25,79 @@ _NAMED_FAILURES = 10
 
 @dataclass(frozen=True)
 class ItemEnd:
-    """One item of a job: ``removed`` for a deletion batch, else a clone; ``error`` empty
-    when it succeeded."""
+    """One item of a job: ``removed`` for a deletion batch, ``synced`` for FAQ entries whose
+    state was synced (counted in ``done`` only), else a clone; ``error`` empty when it
+    succeeded."""
 
     item: str
     count: int = 1
     error: str = ""
     removed: bool = False
+    synced: bool = False
+
+
+@dataclass(frozen=True)
+class FaqClonePlan:
+    """An FAQ knowledge base's entries by content hash, in batches: target entries the
+    source no longer has (``remove``), source entries the target lacks (``add``), and
+    (source, target) pairs of matching entries whose state is synced (``sync``)."""
+
+    remove: Sequence[Sequence[str]] = ()
+    add: Sequence[Sequence[str]] = ()
+    sync: Sequence[Sequence[tuple[str, str]]] = ()
+
+    @property
+    def total(self) -> int:
+        return sum(len(batch) for part in (self.remove, self.add, self.sync) for batch in part)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "remove": [list(b) for b in self.remove],
+            "add": [list(b) for b in self.add],
+            "sync": [[list(pair) for pair in b] for b in self.sync],
+        }
+
+    @classmethod
+    def of_json(cls, stored: dict[str, Any]) -> FaqClonePlan:
+        return cls(
+            [list(b) for b in stored.get("remove", [])],
+            [list(b) for b in stored.get("add", [])],
+            [[(str(s), str(t)) for s, t in b] for b in stored.get("sync", [])],
+        )
 
 
 @dataclass(frozen=True)
 class ClonePlan:
-    """Source knowledges to clone, and batches of target knowledges to delete."""
+    """Source knowledges to clone, and batches of target knowledges to delete; for an FAQ
+    knowledge base, its entries' difference instead (``faq``)."""
 
     clone: Sequence[str]
     delete: Sequence[Sequence[str]]
+    faq: FaqClonePlan | None = None
+
+    @property
+    def total(self) -> int:
+        faq = self.faq.total if self.faq is not None else 0
+        return len(self.clone) + sum(len(batch) for batch in self.delete) + faq
 
     @classmethod
     def of(cls, job: KbCloneJob) -> ClonePlan:
         stored = job.plan or {}
-        return cls(list(stored.get("clone", [])), [list(b) for b in stored.get("delete", [])])
+        faq = stored.get("faq")
+        return cls(
+            list(stored.get("clone", [])),
+            [list(b) for b in stored.get("delete", [])],
+            FaqClonePlan.of_json(faq) if faq is not None else None,
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        stored: dict[str, Any] = {
+            "clone": list(self.clone),
+            "delete": [list(b) for b in self.delete],
+        }
+        if self.faq is not None:
+            stored["faq"] = self.faq.as_json()
+        return stored
 
 
 class CloneJobRepository:
@@ -72,7 +126,7 @@ class CloneJobRepository:
         """Planned: its items to end (a job with none is completed at once). None when the
         job was planned already (a retried plan) or ended."""
         now = utcnow()
-        total = len(plan.clone) + sum(len(batch) for batch in plan.delete)
+        total = plan.total
         done = total == 0
         query = (
             update(KbCloneJob)
@@ -81,7 +135,7 @@ class CloneJobRepository:
                 status=JobStatus.COMPLETED if done else JobStatus.PROCESSING,
                 total=total,
                 skipped=skipped,
-                plan={"clone": list(plan.clone), "delete": [list(b) for b in plan.delete]},
+                plan=plan.as_json(),
                 updated_at=now,
                 finished_at=now if done else None,
             )
@@ -113,7 +167,7 @@ class CloneJobRepository:
                 job.failed += end.count
             elif end.removed:
                 job.removed += end.count
-            else:
+            elif not end.synced:
                 job.added += end.count
             job.updated_at = now
             if job.done >= job.total:
@@ -167,6 +221,12 @@ class CloneJobRepository:
         )
         with self._db.session() as session:
             return list(session.scalars(query))
+
+    def ended_items(self, job_id: str) -> set[str]:
+        """The items of the job that ended already (a resumed FAQ clone skips them)."""
+        query = select(KbCloneItem.item).where(KbCloneItem.job_id == job_id)
+        with self._db.session() as session:
+            return set(session.scalars(query))
 
     def clone_of(self, knowledge_base_id: str, source_id: str) -> Knowledge | None:
         query = select(Knowledge).where(

@@ -31,6 +31,16 @@ class NewFaqEntry:
     id: str = field(default_factory=new_id)
 
 
+@dataclass(frozen=True)
+class EntryState:
+    """What of an entry a clone syncs onto a matching one (same content hash)."""
+
+    chunk_id: str
+    enabled: bool
+    tag_id: str | None
+    answer_strategy: str
+
+
 class FaqEntryRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -193,6 +203,45 @@ class FaqEntryRepository:
                 )
             )
             return {chunk.content_hash: chunk for chunk in rows}
+
+    def content_hashes(self, knowledge_base_id: str) -> dict[str, str]:
+        """Content hash → entry id of every entry, in creation order."""
+        query = (
+            select(Chunk.content_hash, Chunk.id)
+            .where(*_entries_of(knowledge_base_id))
+            .order_by(Chunk.chunk_index)
+        )
+        with self._db.session() as session:
+            return {content_hash: chunk_id for content_hash, chunk_id in session.execute(query)}
+
+    def sync_state(self, knowledge_base_id: str, states: Sequence[EntryState]) -> None:
+        """Each entry set to its state (enabled flag, tag, answer strategy); the caller has
+        written the enabled flags into the index first, so a retry still finds them to do."""
+        by_id = {state.chunk_id: state for state in states}
+        if not by_id:
+            return
+        with self._db.session() as session:
+            rows = session.scalars(
+                select(Chunk)
+                .where(Chunk.id.in_(list(by_id)), *_entries_of(knowledge_base_id))
+                .with_for_update()
+            )
+            for chunk in rows:
+                state = by_id[chunk.id]
+                meta = {
+                    **chunk.meta,
+                    "answer_strategy": state.answer_strategy,
+                    "tag_id": state.tag_id or "",
+                }
+                if (chunk.is_enabled, chunk.tag_id, chunk.meta) != (
+                    state.enabled,
+                    state.tag_id,
+                    meta,
+                ):
+                    chunk.is_enabled = state.enabled
+                    chunk.tag_id = state.tag_id
+                    chunk.meta = meta
+                    chunk.updated_at = utcnow()
 
     def delete(self, knowledge_base_id: str, chunk_ids: Collection[str]) -> list[str]:
         """Remove the entries (and their questions); the ids that were there."""

@@ -1,0 +1,189 @@
+"""kb:clone_faq: an FAQ knowledge base cloned by the difference of its entries' content
+hashes (core.faq_text: the normalised questions and answers).
+
+Planned once (``faq_plan``, stored on the job): target entries whose hash the source no
+longer has are removed, with their index rows; source entries whose hash the target lacks
+are added (their chunk written again under a new id, tags mapped by name, and their index
+rows copied with the stored vectors: nothing is embedded again, whatever the index mode,
+since a separate similar question's row ``{chunk}-{i}`` follows its chunk); matching entries
+get only their state synced: enabled flag, tag and answer strategy. Removals run first, so
+a question moved to another entry never meets its old holder's unique index.
+
+One task runs the batches in that order, each an item of the job (``kb_clone_items``) ended
+once; a retried task skips the ended ones and redoes the one it was killed in, which is
+idempotent: an added entry already written (found by its hash) keeps its id and gets its
+rows copied again, a removal deletes the index rows before the chunks, a sync writes the
+index's enabled flags before the chunks'."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence, Sized
+from dataclasses import replace
+from functools import partial
+from typing import TypeVar
+
+from core.faq_entry import AnswerStrategy, FaqEntryContent
+from core.payloads import KbClonePlanPayload
+from core.statuses import JobStatus
+from storage.db.models import Chunk, KbCloneJob, Knowledge, KnowledgeBase, new_id
+from storage.db.repositories.clone_jobs import (
+    CloneJobRepository,
+    ClonePlan,
+    FaqClonePlan,
+    ItemEnd,
+)
+from storage.db.repositories.faq_entries import EntryState, NewFaqEntry
+from storage.index.milvus_index import RowOwner
+from workers.clone.parts import CloneParts
+from workers.clone.progress import item_ended
+from workers.clone.tag_map import TagMapper
+
+BATCH = 100
+_T = TypeVar("_T")
+
+
+def faq_plan(ctx: CloneParts, job: KbCloneJob) -> FaqClonePlan:
+    source = ctx.faq_entries.content_hashes(job.source_knowledge_base_id)
+    target = ctx.faq_entries.content_hashes(job.target_knowledge_base_id)
+    return FaqClonePlan(
+        remove=_batches([chunk_id for h, chunk_id in target.items() if h not in source]),
+        add=_batches([chunk_id for h, chunk_id in source.items() if h not in target]),
+        sync=_batches([(chunk_id, target[h]) for h, chunk_id in source.items() if h in target]),
+    )
+
+
+def clone_faq(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
+    jobs = CloneJobRepository(ctx.db)
+    job = jobs.get(payload.job_id, None)
+    plan = ClonePlan.of(job).faq if job is not None else None
+    if job is None or plan is None or job.status != JobStatus.PROCESSING:
+        return
+    source_kb = ctx.knowledge_bases.get(None, job.source_knowledge_base_id)
+    target_kb = ctx.knowledge_bases.get(None, job.target_knowledge_base_id)
+    if source_kb is None or target_kb is None:
+        gone = "source" if source_kb is None else "target"
+        _fail_open_items(ctx, job.id, plan, f"the {gone} knowledge base is gone")
+        return
+    batches = _FaqBatches(ctx, source_kb, target_kb)
+    ended = jobs.ended_items(job.id)
+
+    def run(item: str, count: int, action: Callable[[], None], *, removed: bool = False) -> None:
+        if item not in ended:
+            action()
+            synced = item.startswith(_SYNC)
+            item_ended(ctx, job.id, ItemEnd(item, count, removed=removed, synced=synced))
+
+    for index, ids in enumerate(plan.remove):
+        run(f"{_REMOVE}:{index}", len(ids), partial(batches.remove, ids), removed=True)
+    for index, ids in enumerate(plan.add):
+        run(f"{_ADD}:{index}", len(ids), partial(batches.add, ids))
+    for index, pairs in enumerate(plan.sync):
+        run(f"{_SYNC}:{index}", len(pairs), partial(batches.sync, pairs))
+
+
+def clone_faq_failed(ctx: CloneParts, payload: KbClonePlanPayload, error: str) -> None:
+    """The last try failed: every item it did not end fails with the reason."""
+    job = CloneJobRepository(ctx.db).get(payload.job_id, None)
+    plan = ClonePlan.of(job).faq if job is not None else None
+    if plan is not None:
+        _fail_open_items(ctx, payload.job_id, plan, error)
+
+
+_REMOVE, _ADD, _SYNC = "faq-remove", "faq-add", "faq-sync"
+
+
+def _items(plan: FaqClonePlan) -> Iterator[tuple[str, int]]:
+    """Every batch of the plan as (item name, its entry count), in the order they run."""
+    parts: tuple[tuple[str, Sequence[Sized]], ...] = (
+        (_REMOVE, plan.remove),
+        (_ADD, plan.add),
+        (_SYNC, plan.sync),
+    )
+    for kind, part in parts:
+        for index, batch in enumerate(part):
+            yield f"{kind}:{index}", len(batch)
+
+
+def _fail_open_items(ctx: CloneParts, job_id: str, plan: FaqClonePlan, error: str) -> None:
+    ended = CloneJobRepository(ctx.db).ended_items(job_id)
+    for item, count in _items(plan):
+        if item not in ended:
+            reason = f"FAQ entries {item} ({count}): {error}"
+            item_ended(ctx, job_id, ItemEnd(item, count, error=reason))
+
+
+class _FaqBatches:
+    """One batch of each kind, between the two knowledge bases of a job."""
+
+    def __init__(self, ctx: CloneParts, source_kb: KnowledgeBase, target_kb: KnowledgeBase):
+        self._ctx = ctx
+        self._source_kb = source_kb
+        self._target_kb = target_kb
+        self._model_key = target_kb.embedding_model_key
+        self._tags = TagMapper(ctx, target_kb)
+        self._knowledge: Knowledge | None = None
+
+    def remove(self, target_ids: Sequence[str]) -> None:
+        self._ctx.index.delete_by_chunk_ids(self._model_key, target_ids)
+        self._ctx.faq_entries.delete(self._target_kb.id, target_ids)
+
+    def add(self, source_ids: Sequence[str]) -> None:
+        """Entries deleted from the source since the plan are left out."""
+        entries = self._ctx.faq_entries
+        chunks = entries.get_many(self._source_kb.id, source_ids)
+        present = entries.by_content_hash(self._target_kb.id, [c.content_hash for c in chunks])
+        ids = {
+            c.id: present[c.content_hash].id if c.content_hash in present else new_id()
+            for c in chunks
+        }
+        knowledge = self._target_knowledge()
+        new = [
+            NewFaqEntry(self._content(chunk), chunk.is_enabled, ids[chunk.id])
+            for chunk in chunks
+            if chunk.content_hash not in present
+        ]
+        entries.insert(knowledge, new)
+        knowledges = {chunk.knowledge_id: knowledge.id for chunk in chunks}
+        owner = RowOwner(self._target_kb.tenant_id, self._target_kb.id, knowledges)
+        self._ctx.index.copy_rows(self._model_key, ids, owner)
+
+    def sync(self, pairs: Sequence[tuple[str, str]]) -> None:
+        entries = self._ctx.faq_entries
+        sources = _by_id(entries.get_many(self._source_kb.id, [s for s, _ in pairs]))
+        targets = _by_id(entries.get_many(self._target_kb.id, [t for _, t in pairs]))
+        states = [
+            EntryState(
+                chunk_id=target_id,
+                enabled=source.is_enabled,
+                tag_id=self._tags.target_of(source.tag_id),
+                answer_strategy=str(source.meta.get("answer_strategy") or AnswerStrategy.ALL),
+            )
+            for source_id, target_id in pairs
+            if (source := sources.get(source_id)) is not None and target_id in targets
+        ]
+        for enabled in (True, False):
+            flipped = [
+                s.chunk_id
+                for s in states
+                if s.enabled == enabled and targets[s.chunk_id].is_enabled != enabled
+            ]
+            self._ctx.index.set_enabled(self._model_key, flipped, enabled)
+        entries.sync_state(self._target_kb.id, states)
+
+    def _content(self, chunk: Chunk) -> FaqEntryContent:
+        content = FaqEntryContent.from_metadata(chunk.meta)
+        return replace(content, tag_id=self._tags.target_of(chunk.tag_id))
+
+    def _target_knowledge(self) -> Knowledge:
+        if self._knowledge is None:
+            kb = self._target_kb
+            self._knowledge = self._ctx.faq_entries.ensure_faq_knowledge(kb.tenant_id, kb.id)
+        return self._knowledge
+
+
+def _by_id(chunks: Sequence[Chunk]) -> dict[str, Chunk]:
+    return {chunk.id: chunk for chunk in chunks}
+
+
+def _batches(values: Sequence[_T]) -> list[list[_T]]:
+    return [list(values[i : i + BATCH]) for i in range(0, len(values), BATCH)]
