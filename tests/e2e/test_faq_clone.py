@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -80,7 +81,7 @@ class Api:
         tags = self.tags.ListTags(tag_pb2.ListTagsRequest(knowledge_base_id=kb_id)).tags
         return {tag.id: tag.name for tag in tags}
 
-    def create(self, kb_id: str, *, disabled: bool = False, **content: object) -> faq_pb2.FAQEntry:
+    def create(self, kb_id: str, *, disabled: bool = False, **content: Any) -> faq_pb2.FAQEntry:
         request = faq_pb2.CreateFAQEntryRequest(
             knowledge_base_id=kb_id, content=faq_pb2.FAQEntryContent(**content), disabled=disabled
         )
