@@ -14,6 +14,7 @@ from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotF
 from core.payloads import KbClonePlanPayload
 from server.services.config_json import from_json
 from server.services.identity import Identity
+from server.services.kb_compatibility import check_compatible
 from server.services.knowledge_bases import MAX_NAME_CHARS, KnowledgeBaseService
 from storage.db.engine import Database
 from storage.db.models import KbCloneJob, KnowledgeBase
@@ -84,19 +85,7 @@ class KnowledgeBaseCloneService:
             raise FailedPrecondition(
                 "OTHER_TENANT", target.id, "the target belongs to another tenant than the source"
             )
-        if target.type != source.type:
-            raise FailedPrecondition(
-                "KNOWLEDGE_BASE_TYPE_MISMATCH",
-                target.id,
-                f"the target is a {target.type} knowledge base, the source a {source.type} one",
-            )
-        if target.embedding_model_key != source.embedding_model_key:
-            raise FailedPrecondition(
-                "EMBEDDING_MODEL_MISMATCH",
-                target.id,
-                f"the target indexes with {target.embedding_model_key!r}, the source with "
-                f"{source.embedding_model_key!r}: vectors cannot be copied between them",
-            )
+        check_compatible(source, target, by_index=True)
         running = self._jobs.open_for_target(target.id)
         if running is not None:
             raise FailedPrecondition(

@@ -21,13 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.effective_config import embedding_model_of, resolve
+from core.effective_config import resolve
 from core.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from core.index_sides import index_sides
 from core.move_modes import MoveMode
 from core.payloads import KnowledgeMovePayload
 from core.statuses import JobStatus
 from server.services.identity import Identity
+from server.services.kb_compatibility import check_compatible
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.parts import KnowledgeParts
 from storage.db.engine import Database
@@ -79,7 +80,7 @@ class KnowledgeMoveService:
             raise InvalidArgument.field(
                 "target_knowledge_base_id", "is the knowledges' own knowledge base"
             )
-        _check_compatible(source, target)
+        check_compatible(source, target, by_index=False)
         busy = [row.id for row in rows if row.parse_status in UNMOVABLE]
         if busy:
             raise FailedPrecondition(
@@ -135,25 +136,6 @@ class KnowledgeMoveService:
             if knowledge_id not in found:
                 raise NotFound("sluice.v1.Knowledge", knowledge_id)
         return [found[i] for i in requested]
-
-
-def _check_compatible(source: KnowledgeBase, target: KnowledgeBase) -> None:
-    if source.type != target.type:
-        raise FailedPrecondition(
-            "KB_TYPE_MISMATCH",
-            target.id,
-            f"the knowledge base type differs: the source is {source.type!r}, the target "
-            f"{target.type!r}",
-        )
-    source_model = embedding_model_of(source.config or {}).key
-    target_model = embedding_model_of(target.config or {}).key
-    if source_model != target_model:
-        raise FailedPrecondition(
-            "EMBEDDING_MODEL_MISMATCH",
-            target.id,
-            f"the embedding model differs: the source uses {source_model!r}, the target "
-            f"{target_model!r}",
-        )
 
 
 def shares_vector_store(source: KnowledgeBase, target: KnowledgeBase) -> bool:

@@ -27,6 +27,8 @@ from sluice.v1 import (
     tag_pb2,
     tag_pb2_grpc,
 )
+from sluice_client import FailedPrecondition, SluiceClient
+from sluice_client._proto.sluice import v1
 
 from tests.e2e.stacks import Stack, full_stack, lite_stack
 from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
@@ -260,3 +262,33 @@ def test_faq_clone_copies_entries_without_embedding_and_syncs_the_difference(
     idle = api.clone(source, target)
     assert (idle.status, idle.total, idle.added, idle.removed) == (COMPLETED, 4, 0, 0)
     assert api.described(target) == api.described(source)
+
+
+def test_a_target_of_another_type_or_model_is_refused_naming_which(
+    api: Api, embeddings: EmbeddingServer, client: SluiceClient
+) -> None:
+    source = api.faq_kb(embeddings, QUESTION_ONLY, COMBINED)
+    documents = client.create_knowledge_base(
+        f"docs-{uuid.uuid4().hex[:8]}",
+        config=v1.KnowledgeBaseConfig(
+            embedding=v1.ModelConfig(
+                provider="openai",
+                model=embeddings.model,
+                base_url=embeddings.base_url,
+                dimensions=DIMENSION,
+            )
+        ),
+    )
+    with pytest.raises(FailedPrecondition) as refused:
+        client.clone_knowledge_base(source, target_id=documents.id)
+    assert "KB_TYPE_MISMATCH" in str(refused.value.details)
+    other = api.kbs.CreateKnowledgeBase(
+        knowledge_base_pb2.CreateKnowledgeBaseRequest(
+            name=f"faq-local-{uuid.uuid4().hex[:8]}",
+            type=knowledge_base_pb2.KNOWLEDGE_BASE_TYPE_FAQ,
+        )
+    ).knowledge_base
+    with pytest.raises(FailedPrecondition) as refused:
+        client.clone_knowledge_base(source, target_id=other.id)
+    assert "EMBEDDING_MODEL_MISMATCH" in str(refused.value.details)
+    assert embeddings.model in refused.value.message
