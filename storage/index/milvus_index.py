@@ -40,7 +40,8 @@ from storage.index.keyword_search import keyword_query
 from storage.index.legacy_migration import copy_and_drop, legacy_dimension
 from storage.index.records import IndexHit, IndexRow
 from storage.index.row_codec import HIT_FIELDS, batches, floats, hit_of, row_data
-from storage.index.row_copy import RowOwner, copied_rows, read_rows
+from storage.index.row_copy import RowOwner
+from storage.index.row_writes import RowWrites
 
 __all__ = [
     "IndexHit",
@@ -52,16 +53,16 @@ __all__ = [
     "collection_name",
 ]
 
-_FILTER_BATCH = 500
 # Another process may have created the collection an instant ago and still be building its
 # indexes; loading it fails until they exist.
 _LOAD_ATTEMPTS = 20
 _LOAD_RETRY_DELAY = 0.25
 
 
-class MilvusIndex:
+class MilvusIndex(RowWrites):
     """Thread-safe. Writes to one collection are serialised within the process, and across
-    the processes of a machine sharing a milvus-lite server."""
+    the processes of a machine sharing a milvus-lite server. Deleting rows, flipping their
+    enabled flag and copying them are RowWrites' (row_writes)."""
 
     def __init__(
         self,
@@ -240,72 +241,6 @@ class MilvusIndex:
             for batch in batches(data, self._write_batch_size):
                 with_reload(self._client, name, partial(self._client.upsert, name, batch))
             self._settle(name)
-
-    def delete_by_knowledge(self, model_key: str, knowledge_ids: Sequence[str]) -> None:
-        self._delete_where(model_key, cs.KNOWLEDGE_ID, knowledge_ids)
-
-    def delete_by_tenant(self, model_key: str, tenant_id: str) -> None:
-        """Every row of a tenant (the last sweep when the tenant is deleted)."""
-        self._delete_where(model_key, cs.TENANT_ID, [tenant_id])
-
-    def delete_by_chunk_ids(self, model_key: str, chunk_ids: Sequence[str]) -> None:
-        """Remove every row (chunk and derived sources) of the given chunks, e.g. the chunks
-        of one processing round, leaving the knowledge's other rounds alone."""
-        self._delete_where(model_key, cs.CHUNK_ID, chunk_ids)
-
-    def delete_by_ids(self, model_key: str, row_ids: Sequence[str]) -> None:
-        """Remove the given rows, e.g. an FAQ entry's separate similar-question rows that an
-        update made obsolete, leaving its other rows alone."""
-        self._delete_where(model_key, cs.ID, row_ids)
-
-    def _delete_where(self, model_key: str, field: str, values: Sequence[str]) -> None:
-        name = self._existing(model_key) if values else None
-        if name is None:
-            return
-        with self._errors(f"delete from {name}"), self._writing(name):
-            for batch in batches(list(values), _FILTER_BATCH):
-                expr = field_in(field, batch)
-                with_reload(self._client, name, partial(self._client.delete, name, filter=expr))
-            self._settle(name)
-
-    def set_enabled(self, model_key: str, chunk_ids: Sequence[str], enabled: bool) -> None:
-        """Flip `is_enabled` on every row (chunk and derived sources) of the given chunks."""
-        name = self._existing(model_key) if chunk_ids else None
-        if name is None:
-            return
-        with self._errors(f"update {name}"), self._writing(name):
-            for batch in batches(list(chunk_ids), _FILTER_BATCH):
-                found = query_all(
-                    self._client, name, field_in(cs.CHUNK_ID, batch),
-                    [cs.ID, cs.KNOWLEDGE_BASE_ID], lite=self.is_lite,
-                )
-                updates = [
-                    {
-                        cs.ID: row[cs.ID],
-                        cs.KNOWLEDGE_BASE_ID: row[cs.KNOWLEDGE_BASE_ID],
-                        cs.IS_ENABLED: enabled,
-                    }
-                    for row in found
-                ]
-                for part in batches(updates, self._write_batch_size):
-                    upsert = partial(self._client.upsert, name, part, partial_update=True)
-                    with_reload(self._client, name, upsert)
-            self._settle(name)
-
-    def copy_rows(self, model_key: str, chunk_ids: Mapping[str, str], owner: RowOwner) -> int:
-        """Rows of the chunks keyed in `chunk_ids` (source -> target id) written as stored
-        under the target ids and `owner` (row_copy); returns the count. Idempotent; a target
-        id equal to its source (a move) replaces the row in place."""
-        name = self._existing(model_key) if chunk_ids else None
-        if name is None:
-            return 0
-        with self._errors(f"copy rows in {name}"), self._writing(name):
-            stored = read_rows(self._client, name, list(chunk_ids), lite=self.is_lite)
-            data = copied_rows(stored, chunk_ids, owner)
-            for batch in batches(data, self._write_batch_size):
-                with_reload(self._client, name, partial(self._client.upsert, name, batch))
-            self._settle(name)
-        return len(data)
 
     def _settle(self, name: str) -> None:
         # milvus-lite scans unflushed rows in Python on every search (about 30 us per row, up
