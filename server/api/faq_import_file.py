@@ -16,7 +16,8 @@ from typing import Any
 import grpc
 from sluice.v1 import faq_pb2 as pb
 
-from core.errors import InvalidArgument, ResourceExhausted
+from core.errors import InvalidArgument
+from server.api.stream_frames import DataFrames, header_frame
 from server.api.upload import client_half_closed
 from server.services.faq_files.readers import FORMATS
 from storage.files.keys import file_extension
@@ -52,10 +53,7 @@ def file_format(header: pb.ImportFAQFileHeader) -> str:
 async def first_header(
     frames: AsyncIterator[pb.ImportFAQFileRequest],
 ) -> pb.ImportFAQFileHeader:
-    first = await anext(frames, None)
-    if first is None or first.WhichOneof("frame") != "header":
-        raise InvalidArgument.field("frame", "the first frame must be a header")
-    return first.header
+    return (await header_frame(frames)).header
 
 
 @asynccontextmanager
@@ -70,18 +68,11 @@ async def received_file(
     fmt = file_format(header)
     with tempfile.TemporaryDirectory(prefix="sluice-faq-import-") as folder:
         path = Path(folder) / f"upload.{fmt}"
+        data = DataFrames(frames, max_bytes)
         with path.open("wb") as sink:
-            received = 0
-            async for frame in frames:
-                if frame.WhichOneof("frame") != "data":
-                    raise InvalidArgument.field("frame", "only data frames may follow the header")
-                received += len(frame.data)
-                if received > max_bytes:
-                    raise ResourceExhausted(
-                        "file_size", f"file is larger than the limit of {max_bytes} bytes"
-                    )
-                await asyncio.to_thread(sink.write, frame.data)
-        await client_half_closed(context, header.file_name, received)
-        if received == 0:
+            async for chunk in data:
+                await asyncio.to_thread(sink.write, chunk)
+        await client_half_closed(context, header.file_name, data.received)
+        if data.received == 0:
             raise InvalidArgument.field("data", "empty file: no bytes arrived")
         yield ReceivedFile(header, fmt, path)

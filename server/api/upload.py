@@ -21,6 +21,7 @@ import grpc
 from sluice.v1 import knowledge_pb2
 
 from core.errors import DataLoss, InvalidArgument, ResourceExhausted
+from server.api.stream_frames import DataFrames, header_frame
 from server.api.threads import close_after
 from server.services.identity import Identity
 from server.services.ingest import IngestService
@@ -88,33 +89,24 @@ async def receive_upload(
     ingest: IngestService,
     max_bytes: int,
 ) -> TaggedKnowledge:
-    first = await anext(frames, None)
-    if first is None or first.WhichOneof("frame") != "header":
-        raise InvalidArgument.field("frame", "the first frame must be a header")
+    first = await header_frame(frames)
     declared = Declared.of(first.header, max_bytes)
     plan = await asyncio.to_thread(ingest.plan_upload, identity, first.header)
     upload = await asyncio.to_thread(ingest.begin_upload, plan)
-    received = 0
+    data = DataFrames(frames, max_bytes)
     # Each frame is hashed and written (in a thread) while the next one is received: one
     # write at a time, so the file stays in order and at most two frames are in memory.
     # Shielded: a cancelled call must not forget a write its thread is still doing.
     writing: asyncio.Task[None] | None = None
     try:
-        async for frame in frames:
-            if frame.WhichOneof("frame") != "data":
-                raise InvalidArgument.field("frame", "only data frames may follow the header")
-            received += len(frame.data)
-            if received > max_bytes:
-                raise ResourceExhausted(
-                    "file_size", f"file is larger than the limit of {max_bytes} bytes"
-                )
-            declared.check_running_size(received)
+        async for chunk in data:
+            declared.check_running_size(data.received)
             if writing is not None:
                 await asyncio.shield(writing)
-            writing = asyncio.create_task(asyncio.to_thread(upload.write, frame.data))
+            writing = asyncio.create_task(asyncio.to_thread(upload.write, chunk))
         if writing is not None:
             await asyncio.shield(writing)
-        await client_half_closed(context, plan.file_name, received)
+        await client_half_closed(context, plan.file_name, data.received)
         declared.check_complete(upload)
         if upload.size == 0:
             raise InvalidArgument.field("data", "empty document: the file has no bytes")

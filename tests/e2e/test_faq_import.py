@@ -24,6 +24,7 @@ from tests.e2e.faq_import_support import (
     csv_file,
     json_file,
     numbered,
+    options,
     xlsx_file,
 )
 from tests.e2e.stacks import MAX_UPLOAD_BYTES, Stack
@@ -208,6 +209,27 @@ def test_a_bad_file_is_refused_and_leaves_nothing(
             session.scalars(select(FaqImportJob).where(FaqImportJob.knowledge_base_id == kb)).all()
             == []
         )
+    assert calls.entries(kb) == []
+
+
+def test_frames_out_of_order_are_refused_like_an_upload(calls: FaqCalls) -> None:
+    """The stream is read by the one frame reader uploads use (server.api.stream_frames)."""
+    kb = calls.faq_kb()
+    header = faq_pb2.ImportFAQFileHeader(
+        options=options(kb, faq_pb2.FAQ_IMPORT_MODE_APPEND, False), file_name="faq.csv"
+    )
+    data = faq_pb2.ImportFAQFileRequest(data=b"question,answers\nq,a\n")
+    for frames, text in (
+        ([data], "the first frame must be a header"),
+        (
+            [faq_pb2.ImportFAQFileRequest(header=header)] * 2,
+            "only data frames may follow the header",
+        ),
+    ):
+        with pytest.raises(grpc.RpcError) as refused:
+            calls.faq.ImportFAQFile(iter(frames), timeout=60)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert text in str(refused.value.details())
     assert calls.entries(kb) == []
 
 
