@@ -39,6 +39,8 @@ from workers.clone.progress import item_ended
 from workers.clone.tag_map import TagMapper
 
 BATCH = 100
+# The job items' names: "{kind}:{batch index}".
+_REMOVE, _ADD, _SYNC = "faq-remove", "faq-add", "faq-sync"
 _T = TypeVar("_T")
 
 
@@ -87,9 +89,6 @@ def clone_faq_failed(ctx: CloneParts, payload: KbClonePlanPayload, error: str) -
     plan = ClonePlan.of(job).faq if job is not None else None
     if plan is not None:
         _fail_open_items(ctx, payload.job_id, plan, error)
-
-
-_REMOVE, _ADD, _SYNC = "faq-remove", "faq-add", "faq-sync"
 
 
 def _items(plan: FaqClonePlan) -> Iterator[tuple[str, int]]:

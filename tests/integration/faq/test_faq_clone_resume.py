@@ -2,7 +2,8 @@
 try that was killed midway: the state such a try leaves (part of an add batch's entries
 written into the target, their index rows not yet copied) is finished by the next try,
 every entry written once with all its rows (separate mode: ``{chunk}-{i}`` rows too), and a
-duplicate delivery once the job ended changes nothing. Nothing is embedded by the clone."""
+duplicate delivery once the job ended changes nothing. Nothing is embedded by the clone. The
+last try's failure fails the items it left, naming them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from storage.db.models import KnowledgeBase
 from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan
 from storage.db.repositories.faq_entries import NewFaqEntry
 from tests.support.openai_embeddings import EmbeddingServer
-from workers.clone.faq_clone import clone_faq, faq_plan
+from workers.clone.faq_clone import clone_faq, clone_faq_failed, faq_plan
 from workers.context import WorkerContext
 from workers.faq.entries import create_entries
 
@@ -79,3 +80,22 @@ def test_a_killed_try_is_finished_by_the_next_with_every_entry_once(
     clone_faq(ctx, KbClonePlanPayload(job.id))
     assert ctx.faq_entries.page(target.id, limit=1)[1] == ENTRIES
     assert row_ids(ctx, target) == expected
+
+
+def test_the_last_tries_failure_fails_the_items_it_left_naming_them(
+    ctx: WorkerContext, embeddings: EmbeddingServer
+) -> None:
+    tenant = ctx.tenants.create_tenant(f"t-{uuid.uuid4().hex[:6]}").id
+    source = faq_kb(ctx, embeddings, tenant)
+    target = faq_kb(ctx, embeddings, tenant)
+    create_entries(ctx, source, [NewFaqEntry(content(n)) for n in range(3)])
+    jobs = CloneJobRepository(ctx.db)
+    job = jobs.create(tenant, source.id, target.id)
+    jobs.start(job.id, ClonePlan([], [], faq_plan(ctx, job)), 0)
+    clone_faq_failed(ctx, KbClonePlanPayload(job.id), "JobTimeoutException: over 900 s")
+    failed = jobs.get(job.id, None)
+    assert failed is not None and failed.status == JobStatus.FAILED
+    assert (failed.total, failed.done, failed.failed, failed.added) == (3, 3, 3, 0)
+    assert failed.error_message == (
+        "1 item(s) failed: FAQ entries faq-add:0 (3): JobTimeoutException: over 900 s"
+    )
