@@ -11,7 +11,9 @@ from google.protobuf import field_mask_pb2
 from sluice.v1 import config_pb2, knowledge_base_pb2
 
 from core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from core.faq_entry import faq_index_modes
 from core.payloads import KbClonePlanPayload
+from core.statuses import KnowledgeBaseType
 from server.services.config_json import from_json
 from server.services.identity import Identity
 from server.services.kb_compatibility import check_compatible
@@ -19,6 +21,7 @@ from server.services.knowledge_bases import MAX_NAME_CHARS, KnowledgeBaseService
 from storage.db.engine import Database
 from storage.db.models import KbCloneJob, KnowledgeBase
 from storage.db.repositories.clone_jobs import CloneJobRepository
+from storage.db.repositories.faq_entries import FaqEntryRepository
 from storage.queue.base import TaskQueue
 from workers import task_specs
 from workers.settings import Settings
@@ -48,7 +51,8 @@ class KnowledgeBaseCloneService:
     ) -> KbCloneJob:
         """The queued job. NOT_FOUND for a source or target that is not the caller's;
         FAILED_PRECONDITION for a target of another type or embedding model, for the source
-        itself as target, and while another clone into it runs."""
+        itself as target, for an FAQ target with entries indexed in other modes, and while
+        another clone into it runs."""
         if not request.source_id:
             raise InvalidArgument.field("source_id", "is required")
         source = self._knowledge_bases.get_row(identity, request.source_id)
@@ -86,6 +90,7 @@ class KnowledgeBaseCloneService:
                 "OTHER_TENANT", target.id, "the target belongs to another tenant than the source"
             )
         check_compatible(source, target, by_index=True)
+        self._check_faq_layout(source, target)
         running = self._jobs.open_for_target(target.id)
         if running is not None:
             raise FailedPrecondition(
@@ -98,6 +103,22 @@ class KnowledgeBaseCloneService:
         )
         self._knowledge_bases.update(identity, update)
         return target
+
+    def _check_faq_layout(self, source: KnowledgeBase, target: KnowledgeBase) -> None:
+        """An FAQ target holding entries must lay out their index rows as the source does:
+        matching entries keep their rows (only their state is synced), so rows of another
+        index mode would stay. Refused rather than left to differ."""
+        if source.type != KnowledgeBaseType.FAQ:
+            return
+        theirs, ours = faq_index_modes(target.config or {}), faq_index_modes(source.config or {})
+        if theirs == ours or FaqEntryRepository(self._ctx.db).page(target.id, limit=1)[1] == 0:
+            return
+        raise FailedPrecondition(
+            "FAQ_INDEX_MODE_MISMATCH",
+            target.id,
+            f"the target indexes its entries {theirs.content}/{theirs.questions}, the source "
+            f"{ours.content}/{ours.questions}: clone into a new or empty knowledge base",
+        )
 
     def _new_target(self, identity: Identity, source: KnowledgeBase, name: str) -> KnowledgeBase:
         names = [name] if name else _derived_names(source.name)

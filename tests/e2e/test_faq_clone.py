@@ -292,3 +292,18 @@ def test_a_target_of_another_type_or_model_is_refused_naming_which(
         client.clone_knowledge_base(source, target_id=other.id)
     assert "EMBEDDING_MODEL_MISMATCH" in str(refused.value.details)
     assert embeddings.model in refused.value.message
+    # An FAQ target whose entries are indexed in other modes: its rows could not be synced.
+    separate = api.faq_kb(embeddings, QUESTION_ANSWER, SEPARATE)
+    rain = api.create(separate, standard_question="Is it raining?", answers=["Rarely."])
+    with pytest.raises(FailedPrecondition) as refused:
+        client.clone_knowledge_base(source, target_id=separate)
+    assert "FAQ_INDEX_MODE_MISMATCH" in str(refused.value.details)
+    assert "question_answer/separate" in refused.value.message
+    # Emptied, it takes the source's modes with its entries.
+    api.faq.DeleteFAQEntries(
+        faq_pb2.DeleteFAQEntriesRequest(knowledge_base_id=separate, ids=[rain.id])
+    )
+    api.create(source, standard_question="Is it sunny?", answers=["Often."])
+    emptied = api.clone(source, separate)
+    assert (emptied.status, emptied.added) == (COMPLETED, 1)
+    assert api.described(separate) == api.described(source)
