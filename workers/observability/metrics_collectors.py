@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+from redis import Redis
 from sqlalchemy import func, select
 
 from core.statuses import ParseStatus
@@ -20,6 +21,7 @@ from storage.db.engine import Database
 from storage.db.models.knowledge import Knowledge
 from storage.queue.base import QueueName
 from storage.queue.counts import QueueCounts
+from storage.queue.rq_counts import rq_queue_counts
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,13 @@ def _up(name: str, up: bool | None) -> GaugeMetricFamily:
     if up is not None:
         gauge.add_metric([], 1.0 if up else 0.0)
     return gauge
+
+
+def rq_queue_reader(redis_url: str, key_prefix: str) -> QueueReader:
+    """The counts of a deployment's RQ queues, on a connection of their own (opened at the
+    first scrape)."""
+    connection = Redis.from_url(redis_url)
+    return lambda: rq_queue_counts(connection, key_prefix)
 
 
 class QueueCollector(Collector):

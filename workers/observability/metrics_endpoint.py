@@ -38,6 +38,8 @@ class MetricsEndpoint:
     _thread: threading.Thread
     _registry: CollectorRegistry
     _collectors: tuple[Collector, ...]
+    # A multiprocess directory of our own making, removed with the endpoint.
+    made_dir: Path | None = None
 
     def stop(self) -> None:
         self._server.shutdown()
@@ -46,6 +48,8 @@ class MetricsEndpoint:
         # The default registry outlives the endpoint (a lite process started again).
         for collector in self._collectors:
             self._registry.unregister(collector)
+        if self.made_dir is not None:
+            shutil.rmtree(self.made_dir, ignore_errors=True)
 
 
 def use_multiprocess(directory: Path | None) -> Path:
