@@ -18,6 +18,7 @@ from storage.queue.pools import POOL_QUEUES, Pool
 from storage.queue.rq_pool import WorkerProcessFailed, run_worker_pool
 from storage.queue.rq_worker import run_worker
 from workers.context import install_context
+from workers.net.service_ports import add_service_port
 from workers.observability.metrics_endpoint import MetricsPortError, mark_process_dead
 from workers.observability.metrics_worker import serve_worker_metrics
 from workers.process_memory import hand_memory_back
@@ -45,6 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MetricsPortError as exc:
         logging.getLogger(parser.prog).error("%s", exc)
         return 1
+    if metrics is not None:
+        add_service_port(metrics.port)  # the SSRF guard keeps the jobs' fetches off it
     try:
         return _run(settings, args, queues, concurrency)
     finally:
