@@ -61,7 +61,7 @@ def metrics() -> SluiceMetrics:
         ),
         sandbox_kills=Counter(
             "sluice_docreader_sandbox_kills",
-            "Parser processes ended by a limit: the parse time limit or the memory cap",
+            "Parses the sandbox stopped at a limit: the parse time limit or the memory cap",
             ("reason",),
         ),
         provider_duration=Histogram(

@@ -64,6 +64,8 @@ class SandboxRunner:
         finally:
             _kill(child)
             receiver.close()
+        if outcome.stopped_by:
+            metrics().sandbox_kills.labels(outcome.stopped_by).inc()
         if outcome.error_kind:
             raise _ERROR_KINDS.get(outcome.error_kind, ParseError)(outcome.message)
         return ParseResult(SpooledDocument.load(job.out_dir), outcome.detected_type)
