@@ -183,3 +183,26 @@ def test_a_service_not_served_is_counted_as_unknown() -> None:
     asyncio.run(scenario())
     assert _count("unknown-test", "unknown", "OK", service="unknown") == 1
     assert _count("unknown-test", "Ok", "OK") == 0
+
+
+def test_a_stream_written_with_context_write_still_streams_and_is_counted() -> None:
+    async def written(request: EMPTY, context: Ctx) -> None:
+        await context.write(EMPTY())
+        await context.write(EMPTY())
+
+    async def scenario() -> int:
+        server = grpc.aio.server(interceptors=[AsyncRpcMetricsInterceptor("write-test", [SERVICE])])
+        server.add_generic_rpc_handlers([_handlers({}, {"Written": written})])
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stream = channel.unary_stream(
+                    f"/{SERVICE}/Written", EMPTY.SerializeToString, EMPTY.FromString
+                )
+                return len([item async for item in stream(EMPTY(), timeout=10)])
+        finally:
+            await server.stop(None)
+
+    assert asyncio.run(scenario()) == 2
+    assert _count("write-test", "Written", "OK") == 1

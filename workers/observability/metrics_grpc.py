@@ -86,16 +86,22 @@ def _async_handler(handler: Handler, call: _CallLabels) -> Handler:
         return observed
 
     def streamed(behavior: Callable[..., Any]) -> Callable[..., Any]:
-        if not inspect.isasyncgenfunction(behavior):
-            return unary(behavior)  # a stream written with context.write, or a refusal
-
         async def observed(
             request: Any, context: grpc.aio.ServicerContext[Any, Any]
         ) -> AsyncIterator[Any]:
             started, error = time.perf_counter(), None
             try:
-                async for response in behavior(request, context):
-                    yield response
+                # grpc.aio takes an async generator, a coroutine writing with
+                # context.write, or a plain iterator: this passes each through.
+                responses = behavior(request, context)
+                if inspect.isasyncgen(responses):
+                    async for response in responses:
+                        yield response
+                elif inspect.isawaitable(responses):
+                    await responses
+                else:
+                    for response in responses:
+                        yield response
             except BaseException as exc:
                 error = exc
                 raise
