@@ -54,15 +54,18 @@ class MetricsEndpoint:
 
 def use_multiprocess(directory: Path | None) -> Path:
     """Switch this process, and every process it forks from now on, to multiprocess mode,
-    writing to ``directory`` (emptied) or to a new temporary one; before any metric exists,
+    writing to ``directory`` (its metric files of an earlier run deleted) or to a new
+    temporary one; before any metric exists,
     as the value class a metric writes through is chosen when it is made."""
     if metrics_made():
         raise RuntimeError("multiprocess mode must be chosen before the first metric is made")
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="sluice-metrics-"))
     else:
-        shutil.rmtree(directory, ignore_errors=True)
-        directory.mkdir(parents=True)
+        # Only prometheus_client's own files go: the directory is the operator's.
+        directory.mkdir(parents=True, exist_ok=True)
+        for left in directory.glob("*.db"):
+            left.unlink()
     os.environ[MULTIPROC_ENV] = str(directory)
     # prometheus_client reads the variable when imported, which came first here: the
     # metrics made from now on pick the multiprocess value class up from this.

@@ -4,8 +4,8 @@ Every endpoint is off (port 0) unless its port is set, so a process opens no por
 asked for. The API (in lite mode: the one process, docreader and task threads included)
 serves SLUICE_METRICS_PORT; a ``sluice-worker`` serves SLUICE_WORKER_METRICS_PORT for itself
 and every worker process it forks (prometheus_client's multiprocess mode, whose files go to
-SLUICE_METRICS_MULTIPROC_DIR, emptied when the worker starts: a fresh temporary directory
-when unset). The docreader, configured by flags, takes ``--metrics-port``.
+SLUICE_METRICS_MULTIPROC_DIR, whose metric files are deleted when the worker starts: a
+fresh temporary directory when unset). The docreader, configured by flags, takes ``--metrics-port``.
 """
 
 from __future__ import annotations
