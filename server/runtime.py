@@ -188,6 +188,7 @@ async def _start_api(
     except BaseException:
         if metrics is not None:
             metrics.stop()
+            discard_service_port(metrics.port)
         raise
     # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
     add_service_port(port)
