@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from server.binding import BindError
 from server.runtime import start_full_api, start_lite
+from workers.observability.metrics_endpoint import MetricsPortError
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 
@@ -52,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         asyncio.run(_serve(settings))
     except BindError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
+    except MetricsPortError as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -34,6 +34,12 @@ from workers.context import ProcessContext, install_context
 from workers.housekeeping.restart import recover_after_restart
 from workers.housekeeping.runner import BackgroundHousekeeper
 from workers.net.service_ports import add_service_port, discard_service_port
+from workers.observability.metrics_collectors import (
+    DocumentStatusCollector,
+    QueueCollector,
+    rq_queue_reader,
+)
+from workers.observability.metrics_endpoint import MetricsEndpoint, serve_metrics
 from workers.settings import Settings
 from workers.wiring import build_context, build_process_context
 
@@ -51,10 +57,14 @@ class Runtime:
     docreader: grpc.Server | None = None
     housekeeper: BackgroundHousekeeper | None = None
     revocations: asyncio.Task[None] | None = None
+    metrics: MetricsEndpoint | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
         await self.api.stop(grace)
         discard_service_port(self.port)  # no longer ours: whoever binds it next may be fetched
+        if self.metrics is not None:
+            await asyncio.to_thread(self.metrics.stop)
+            discard_service_port(self.metrics.port)
         if self.revocations is not None:
             self.revocations.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -172,8 +182,34 @@ async def _start_api(
         ctx.tenants.ensure_default_tenant, settings.default_tenant_id, "default"
     )
     deps = ApiDeps.build(ctx, bus)
-    api, port = await start_api_server(deps, settings.api.api_address)
+    metrics = _serve_metrics(settings, ctx)
+    try:
+        api, port = await start_api_server(deps, settings.api.api_address)
+    except BaseException:
+        if metrics is not None:
+            metrics.stop()
+            discard_service_port(metrics.port)
+        raise
     # Bound to ":0", the API's port is known only now: the SSRF policy must block it too.
     add_service_port(port)
     log.info("sluice %s mode: API on port %d", settings.mode, port)
-    return Runtime(settings, ctx, deps, api, port, docreader)
+    return Runtime(settings, ctx, deps, api, port, docreader, metrics=metrics)
+
+
+def _serve_metrics(settings: Settings, ctx: ProcessContext) -> MetricsEndpoint | None:
+    """The process's /metrics when SLUICE_METRICS_PORT is set: in lite mode everything,
+    the task threads' work included; in full mode the API's and the deployment's state."""
+    config = settings.metrics
+    if not config.metrics_port:
+        return None
+    queue = ctx.queue
+    read = (
+        queue.counts
+        if isinstance(queue, LiteTaskQueue)
+        else rq_queue_reader(settings.queue.redis_url, settings.queue.key_prefix)
+    )
+    collectors = (QueueCollector(read), DocumentStatusCollector(ctx.db))
+    endpoint = serve_metrics(config.metrics_host, config.metrics_port, collectors)
+    add_service_port(endpoint.port)
+    log.info("sluice %s mode: /metrics on port %d", settings.mode, endpoint.port)
+    return endpoint

@@ -18,6 +18,9 @@ from storage.queue.pools import POOL_QUEUES, Pool
 from storage.queue.rq_pool import WorkerProcessFailed, run_worker_pool
 from storage.queue.rq_worker import run_worker
 from workers.context import install_context
+from workers.net.service_ports import add_service_port
+from workers.observability.metrics_endpoint import MetricsPortError, mark_process_dead
+from workers.observability.metrics_worker import serve_worker_metrics
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 from workers.wiring import build_full_context
@@ -36,18 +39,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         concurrency = settings.queue.pool_size(pool) if pool else 1
     if concurrency < 1:
         parser.error(f"--concurrency must be >= 1, not {concurrency}")
+    try:
+        metrics = serve_worker_metrics(
+            settings.metrics, settings.queue.redis_url, settings.queue.key_prefix
+        )
+    except MetricsPortError as exc:
+        logging.getLogger(parser.prog).error("%s", exc)
+        return 1
+    if metrics is not None:
+        add_service_port(metrics.port)  # the SSRF guard keeps the jobs' fetches off it
+    try:
+        return _run(settings, args, queues, concurrency)
+    finally:
+        if metrics is not None:
+            metrics.stop()
 
+
+def _run(
+    settings: Settings, args: argparse.Namespace, queues: list[QueueName], concurrency: int
+) -> int:
     if concurrency == 1:
         _work(settings, queues, args.name, args.burst)
         return 0
 
     def child(child_name: str, burst: bool) -> None:
-        _work(settings, queues, f"{args.name}-{child_name[:8]}" if args.name else None, burst)
+        try:
+            _work(settings, queues, f"{args.name}-{child_name[:8]}" if args.name else None, burst)
+        finally:
+            mark_process_dead()
 
     try:
         run_worker_pool(concurrency, settings.queue.redis_url, child, burst=args.burst)
     except WorkerProcessFailed as exc:
-        logging.getLogger(parser.prog).error("%s", exc)
+        logging.getLogger("sluice-worker").error("%s", exc)
         return 1
     return 0
 

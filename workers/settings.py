@@ -30,6 +30,7 @@ from pydantic_settings import (
 from core.errors import SluiceError
 from core.ssrf.url_policy import DEFAULT_BLOCKED_PORTS, UrlPolicy
 from workers.net.service_ports import runtime_service_ports
+from workers.observability.metrics_settings import MetricsSettings
 from workers.settings_env import (
     describe,
     read_environment,
@@ -59,6 +60,7 @@ GROUPS: dict[str, type[SettingsGroup]] = {
     "models": ModelSettings,
     "outbound": OutboundSettings,
     "tls": TlsSettings,
+    "metrics": MetricsSettings,
 }
 # Read from the environment at the top level, beside the groups.
 _PROCESS_FIELDS = ("mode", "data_dir")
@@ -93,6 +95,7 @@ class Settings(BaseSettings):
     models: ModelSettings = Field(default_factory=ModelSettings)
     outbound: OutboundSettings = Field(default_factory=OutboundSettings)
     tls: TlsSettings = Field(default_factory=TlsSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
 
     @property
     def url_policy(self) -> UrlPolicy:

@@ -39,6 +39,7 @@ from server.api.watch_encoding import add_with_pre_encoded_stream
 from server.api.wiki import WikiServicer
 from server.binding import EXCLUSIVE_BIND, listen
 from server.health import AsyncListingHealthServicer
+from workers.observability.metrics_grpc import AsyncRpcMetricsInterceptor
 
 SERVICE_NAMES = (
     knowledge_base_pb2.DESCRIPTOR.services_by_name["KnowledgeBaseService"].full_name,
@@ -49,6 +50,13 @@ SERVICE_NAMES = (
     graph_pb2.DESCRIPTOR.services_by_name["GraphService"].full_name,
     wiki_pb2.DESCRIPTOR.services_by_name["WikiService"].full_name,
     faq_pb2.DESCRIPTOR.services_by_name["FAQService"].full_name,
+)
+
+# The services the RPC metrics name (calls to any other are counted as "unknown").
+OBSERVED_SERVICES = (
+    *SERVICE_NAMES,
+    health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+    reflection.SERVICE_NAME,
 )
 
 # A fixed HTTP/2 flow-control window per stream instead of one grown by BDP probing: with
@@ -65,8 +73,12 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     certificate (SLUICE_API_TLS_*)."""
     limit = deps.settings.api.max_message_bytes
     server = grpc.aio.server(
-        # First and only interceptor: no call gets anywhere before its key is checked.
-        interceptors=[AuthInterceptor(deps.auth)],
+        interceptors=[
+            # Outermost: it only counts and times, so refused calls are counted too.
+            AsyncRpcMetricsInterceptor("api", OBSERVED_SERVICES),
+            # No call gets anywhere before its key is checked.
+            AuthInterceptor(deps.auth),
+        ],
         options=[
             ("grpc.max_receive_message_length", limit),
             ("grpc.max_send_message_length", limit),

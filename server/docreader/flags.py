@@ -82,7 +82,19 @@ def argument_parser(description: str | None) -> argparse.ArgumentParser:
                         help="PEM private key of --tls-cert")
     parser.add_argument("--tls-client-ca", type=Path, default=None,
                         help="PEM CA bundle: clients must present a certificate it signed")
+    # Prometheus /metrics (the README's "Observability: metrics"); off unless a port is given.
+    parser.add_argument("--metrics-port", type=_port, default=0,
+                        help="serve /metrics on this port (default 0: off)")
+    parser.add_argument("--metrics-host", default="127.0.0.1",
+                        help="interface of --metrics-port (default %(default)s)")
     return parser
+
+
+def _port(text: str) -> int:
+    port = _at_least(0)(text)
+    if port > 65535:
+        raise argparse.ArgumentTypeError(f"must be at most 65535, not {port}")
+    return port
 
 
 def server_tls(parser: argparse.ArgumentParser, args: argparse.Namespace) -> ServerTls | None:

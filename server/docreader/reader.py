@@ -6,17 +6,19 @@ unknown engine fails without starting a child; the server itself never opens the
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from server.docreader.engines import EngineRegistry
-from server.docreader.errors import UnsupportedFormatError
+from server.docreader.errors import ParseCancelled, UnsupportedFormatError
 from server.docreader.ocr_languages import check_requested
 from server.docreader.parser_contract import ParseOptions
 from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.child import REGISTRY, ParseJob
 from server.docreader.sandbox.runner import ParseResult, SandboxRunner, StopCheck
+from workers.observability.metrics import metrics
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,18 @@ class DocumentReader:
             limits=self.limits,
         )
         job = ParseJob(engine.name, declared, source, options, work_dir)
-        return self.runner.run(job, should_stop)
+        # A type the engine has no parser for is the caller's word: not a label value.
+        label = declared if declared in engine.file_types else "other"
+        started, outcome = time.perf_counter(), "error"
+        try:
+            result = self.runner.run(job, should_stop)
+            outcome = "ok"
+            return result
+        except ParseCancelled:
+            outcome = "cancelled"
+            raise
+        finally:
+            metrics().parse_duration.labels(label, outcome).observe(time.perf_counter() - started)
 
 
 def normalize_file_type(file_type: str, file_name: str) -> str:

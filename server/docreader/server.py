@@ -34,9 +34,12 @@ from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.runner import SandboxRunner
 from server.docreader.service import DocReaderServicer
 from server.health import ListingHealthServicer
+from workers.observability.metrics_endpoint import MetricsPortError, serve_metrics
+from workers.observability.metrics_grpc import RpcMetricsInterceptor
 
 SERVICE_NAME: str = docreader_pb2.DESCRIPTOR.services_by_name["DocReaderService"].full_name
 SHUTDOWN_GRACE_S = 30.0
+SERVED = (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME)
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +80,7 @@ def build_docreader_server(
     server = grpc.server(
         ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docreader"),
         options=channel_options(max_message_bytes),
+        interceptors=[RpcMetricsInterceptor("docreader", SERVED)],
     )
     runner = SandboxRunner(memory_cap_bytes=memory_cap_mb << 20, timeout_s=parse_timeout_s)
     work_root = Path(work_dir) if work_dir else None
@@ -94,9 +98,7 @@ def build_docreader_server(
     for name in (SERVICE_NAME, ""):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    reflection.enable_server_reflection(SERVED, server)
     return server, listen(server, address, tls)
 
 
@@ -120,6 +122,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BindError as exc:
         print(f"python -m server.docreader: {exc}", file=sys.stderr)
         return 1
+    try:
+        endpoint = None
+        if args.metrics_port:
+            endpoint = serve_metrics(args.metrics_host, args.metrics_port)
+    except MetricsPortError as exc:
+        print(f"python -m server.docreader: {exc}", file=sys.stderr)
+        return 1
     stop = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -134,5 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     stop.wait()
     server.stop(grace=SHUTDOWN_GRACE_S).wait()
+    if endpoint is not None:
+        endpoint.stop()
     logger.info("docreader stopped")
     return 0

@@ -42,6 +42,7 @@ from storage.queue.base import (
     TaskInterrupted,
     TaskSpec,
 )
+from storage.queue.counts import QueueCounts
 from storage.queue.execution import (
     call_final_failure,
     current_attempt,
@@ -168,6 +169,20 @@ class LiteTaskQueue:
             for queue in self._queues.values()
             for task in (*queue.ready, *(entry[2] for entry in queue.delayed))
         ]
+
+    def counts(self) -> dict[QueueName, QueueCounts]:
+        """Every queue's counts (nothing is kept failed here: a final failure goes to its
+        dead letter at once)."""
+        with self._lock:
+            running = [task.spec.queue for task in self._running]
+            return {
+                name: QueueCounts(
+                    waiting=len(queue.ready),
+                    started=running.count(name),
+                    scheduled=len(queue.delayed),
+                )
+                for name, queue in self._queues.items()
+            }
 
     def cancel_group(self, group: str) -> int:
         with self._lock:

@@ -13,6 +13,7 @@ import json
 import logging
 import ssl
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +29,7 @@ from workers.net.provider_http import (
     post_with_retries,
     retryable_status,
 )
+from workers.observability.metrics import metrics
 
 BODY_EXCERPT = 2000
 
@@ -98,11 +100,28 @@ class ProviderEndpoint:
         self._retry = retry
         self._limit = limit
         self._client = PinnedClient(tls)
+        # The kind as a label of the provider metrics: "chat model" -> "chat_model".
+        self._metric_kind = kind.lower().replace(" ", "_")
 
     def post(
         self, body: bytes, content_type: str, *, accept: str = "application/json"
     ) -> ProviderResponse:
-        """The 2xx answer to POST ``body``; ProviderCallError otherwise."""
+        """The 2xx answer to POST ``body``; ProviderCallError otherwise. Timed, and counted
+        when it fails, in the provider metrics (workers.observability.metrics)."""
+        started, outcome = time.perf_counter(), "error"
+        try:
+            answer = self._post(body, content_type, accept)
+            outcome = "ok"
+            return answer
+        except ProviderCallError as exc:
+            metrics().provider_errors.labels(self._metric_kind, _error_reason(exc)).inc()
+            raise
+        finally:
+            metrics().provider_duration.labels(self._metric_kind, outcome).observe(
+                time.perf_counter() - started
+            )
+
+    def _post(self, body: bytes, content_type: str, accept: str) -> ProviderResponse:
         headers = {"Content-Type": content_type, "Accept": accept}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -153,6 +172,7 @@ class ProviderEndpoint:
     def malformed(self, what: str, body: str, *, status: int = 200) -> ProviderCallError:
         """The error of an answer we cannot use (``what`` says why); its body is logged."""
         self.log_answer(what, body)
+        metrics().provider_errors.labels(self._metric_kind, "malformed").inc()
         return ProviderCallError(
             f"{self.url} answered {what}", status=status, body=body, reason=what
         )
@@ -161,3 +181,11 @@ class ProviderEndpoint:
         log.warning(
             "%s endpoint %s answered %s: %s", self.kind, self.url, what, body[:BODY_EXCERPT]
         )
+
+
+def _error_reason(error: ProviderCallError) -> str:
+    """The reason label of a failed call: refused by the SSRF policy, the HTTP status of the
+    last answer, or no answer at all."""
+    if error.refused:
+        return "refused"
+    return f"http_{error.status}" if error.status is not None else "unreachable"

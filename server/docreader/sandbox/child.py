@@ -54,6 +54,8 @@ class ChildOutcome:
     message: str = ""
     # The type the file was read as ("" when the parse failed before deciding).
     detected_type: str = ""
+    # The sandbox limit that stopped the parse ("memory"), for the server's metrics.
+    stopped_by: str = ""
 
 
 def run_child(job: ParseJob, conn: Connection, memory_cap_bytes: int) -> None:
@@ -85,7 +87,9 @@ def _parse(job: ParseJob, memory_cap_bytes: int) -> ChildOutcome:
     except MemoryError:
         cap_mib = memory_cap_bytes >> 20
         return ChildOutcome(
-            "ParseError", f"reading {name} needed more than the {cap_mib} MiB memory cap"
+            "ParseError",
+            f"reading {name} needed more than the {cap_mib} MiB memory cap",
+            stopped_by="memory",
         )
     except RecursionError:
         return ChildOutcome("ParseError", f"{name} is nested too deeply to read")

@@ -22,6 +22,7 @@ from server.docreader.errors import DocReaderError, ParseCancelled, ParseError
 from server.docreader.sandbox.child import ChildOutcome, ParseJob, run_child
 from server.docreader.sandbox.disk_sink import SpooledDocument
 from server.docreader.sandbox.process import ParseProcess
+from workers.observability.metrics import metrics
 
 POLL_S = 0.05
 _KILL_JOIN_S = 5.0
@@ -63,6 +64,8 @@ class SandboxRunner:
         finally:
             _kill(child)
             receiver.close()
+        if outcome.stopped_by:
+            metrics().sandbox_kills.labels(outcome.stopped_by).inc()
         if outcome.error_kind:
             raise _ERROR_KINDS.get(outcome.error_kind, ParseError)(outcome.message)
         return ParseResult(SpooledDocument.load(job.out_dir), outcome.detected_type)
@@ -87,11 +90,14 @@ class SandboxRunner:
             if should_stop():
                 raise ParseCancelled("the caller cancelled the read")
             if time.monotonic() > deadline:
+                metrics().sandbox_kills.labels("timeout").inc()  # run's finally kills it
                 raise ParseError(
                     f"reading {job.display_name} took longer than {self.timeout_s:.0f} s "
                     "and was stopped"
                 )
         child.join(_KILL_JOIN_S)
+        if child.exitcode == -signal.SIGKILL:  # the kernel's answer to the memory cap
+            metrics().sandbox_kills.labels("memory").inc()
         raise ParseError(_death_message(job, child.exitcode, self.memory_cap_bytes))
 
 

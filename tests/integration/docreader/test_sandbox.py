@@ -18,6 +18,7 @@ import docx
 import psutil
 import pytest
 from PIL import Image, ImageDraw, ImageFont
+from prometheus_client import REGISTRY
 from reportlab.lib.pagesizes import A4
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
@@ -73,6 +74,12 @@ def _parse_children() -> list[psutil.Process]:
     return [p for p in found if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
 
 
+def _kills(reason: str) -> float:
+    """The docreader's sandbox kill counter (the server runs in this process)."""
+    found = REGISTRY.get_sample_value("sluice_docreader_sandbox_kills_total", {"reason": reason})
+    return found or 0.0
+
+
 def _wait_no_parse_children(timeout_s: float = 5.0) -> list[psutil.Process]:
     deadline = time.monotonic() + timeout_s
     while (left := _parse_children()) and time.monotonic() < deadline:
@@ -84,12 +91,14 @@ def test_a_parse_over_the_time_limit_is_stopped_and_its_processes_killed(
     make_client: object,
 ) -> None:
     client = make_client(parse_timeout_s=1.0)  # type: ignore[operator]
+    kills = _kills("timeout")
     started = time.monotonic()
     with pytest.raises(DocReaderCallError) as caught:
         client.read(_scanned_pdf(8), file_name="scan.pdf", file_type="pdf")
     assert caught.value.code_name == "INVALID_ARGUMENT"
     assert "took longer than 1 s" in caught.value.message
     assert time.monotonic() - started < 10
+    assert _kills("timeout") == kills + 1
     assert _wait_no_parse_children() == []
     # The same server reads the next file.
     assert "still" in client.read(b"still here", file_name="a.txt", file_type="txt").markdown
@@ -108,10 +117,12 @@ def test_a_parse_over_the_memory_cap_fails_alone(make_client: object, tmp_path: 
         for _ in range(700):
             out.write(line * 1024)  # 700 MiB: the decoded text alone outgrows the cap
     server_rss = psutil.Process().memory_info().rss
+    kills = _kills("memory")
     with pytest.raises(DocReaderCallError) as caught:
         client.read_file(big)
     assert caught.value.code_name == "INVALID_ARGUMENT"
     assert "memory cap" in caught.value.message
+    assert _kills("memory") == kills + 1
     # The parse's memory was the child's, not the server's.
     assert psutil.Process().memory_info().rss - server_rss < 200 << 20
     assert client.read_file(small).markdown.startswith("A modest line")

@@ -18,12 +18,16 @@ from core.public_text import without_temp_paths
 from core.statuses import OPEN_SPAN_STATUSES, SpanKind, SpanStatus, Stage
 from storage.events.base import EventPublisher, ProgressEvent
 from workers.net.retry_notices import RetryNotice
+from workers.observability.metrics import metrics
 
 ROOT = "knowledge_processing"
 # The five stages of a round, in the order they run.
 STAGES: tuple[str, ...] = (
     Stage.DOCREADER, Stage.CHUNKING, Stage.EMBEDDING, Stage.MULTIMODAL, Stage.POSTPROCESS
 )
+# The spans whose durations sluice_stage_duration_seconds observes: the stages and the whole
+# round (steps and retries are too many and too alike to tell apart).
+_TIMED = frozenset({ROOT, *STAGES})
 # The error code of a retry step: a try that failed and was tried again.
 RETRIED = "RETRIED"
 # A span's progress is written at most this often (each write is a transaction and an
@@ -359,6 +363,8 @@ class SpanTracker:
         started = self._started.get(name)
         duration = int((now - started).total_seconds() * 1000) if started else 0
         self._write(name, status=status, ended_at=now, duration_ms=duration, **fields)
+        if started and name in _TIMED:
+            metrics().stage_duration.labels(name, status).observe(duration / 1000)
 
     def _write(self, name: str, **fields: Any) -> Any:
         return self._write_many([(name, fields)])[0]
