@@ -18,6 +18,8 @@ from storage.queue.pools import POOL_QUEUES, Pool
 from storage.queue.rq_pool import WorkerProcessFailed, run_worker_pool
 from storage.queue.rq_worker import run_worker
 from workers.context import install_context
+from workers.observability.logging_setup import configure_logging
+from workers.observability.tracing import configure_tracing
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 from workers.wiring import build_full_context
@@ -27,8 +29,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     hand_memory_back()  # before the threads that would each take an arena start
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = settings_or_exit(parser.prog, {"mode": "full"})
+    configure_logging(settings.telemetry)
+    configure_tracing(settings.telemetry, "sluice-worker")
     pool = Pool(args.pool) if args.pool else None
     queues = _queues(parser, args.queues, pool)
     concurrency = args.concurrency

@@ -46,6 +46,7 @@ from workers.settings_groups import (
     SettingsGroup,
     StorageSettings,
 )
+from workers.settings_telemetry import TelemetrySettings
 from workers.settings_tls import TlsSettings
 
 Mode = Literal["lite", "full"]
@@ -59,6 +60,7 @@ GROUPS: dict[str, type[SettingsGroup]] = {
     "models": ModelSettings,
     "outbound": OutboundSettings,
     "tls": TlsSettings,
+    "telemetry": TelemetrySettings,
 }
 # Read from the environment at the top level, beside the groups.
 _PROCESS_FIELDS = ("mode", "data_dir")
@@ -93,6 +95,7 @@ class Settings(BaseSettings):
     models: ModelSettings = Field(default_factory=ModelSettings)
     outbound: OutboundSettings = Field(default_factory=OutboundSettings)
     tls: TlsSettings = Field(default_factory=TlsSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
 
     @property
     def url_policy(self) -> UrlPolicy:

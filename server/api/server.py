@@ -39,6 +39,7 @@ from server.api.watch_encoding import add_with_pre_encoded_stream
 from server.api.wiki import WikiServicer
 from server.binding import EXCLUSIVE_BIND, listen
 from server.health import AsyncListingHealthServicer
+from workers.observability.tracing_grpc import aio_server_interceptors
 
 SERVICE_NAMES = (
     knowledge_base_pb2.DESCRIPTOR.services_by_name["KnowledgeBaseService"].full_name,
@@ -65,8 +66,9 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
     certificate (SLUICE_API_TLS_*)."""
     limit = deps.settings.api.max_message_bytes
     server = grpc.aio.server(
-        # First and only interceptor: no call gets anywhere before its key is checked.
-        interceptors=[AuthInterceptor(deps.auth)],
+        # The span and the access log only wrap the call; the key check is the first thing
+        # that runs of it: no call gets anywhere before its key is checked.
+        interceptors=[*aio_server_interceptors(), AuthInterceptor(deps.auth)],
         options=[
             ("grpc.max_receive_message_length", limit),
             ("grpc.max_send_message_length", limit),
