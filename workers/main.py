@@ -69,6 +69,7 @@ def _work(settings: Settings, queues: list[QueueName], name: str | None, burst: 
             name=name,
             simple=True,
             shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
+            logging_level=settings.telemetry.log_level,  # RQ sets its loggers' level itself
         )
     finally:
         install_context(None)

@@ -60,7 +60,8 @@ def configure_logging(telemetry: TelemetrySettings) -> None:
         renderer = structlog.processors.JSONRenderer()
         final: list[Processor] = [structlog.processors.format_exc_info, renderer]
     else:
-        final = [structlog.dev.ConsoleRenderer()]
+        # Colours only for a terminal: piped into a file, escape codes are noise.
+        final = [structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())]
     formatter = structlog.stdlib.ProcessorFormatter(
         # ExtraAdder: the fields of a stdlib call's ``extra=`` become fields of the record.
         foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
