@@ -19,7 +19,7 @@ from storage.queue.rq_pool import WorkerProcessFailed, run_worker_pool
 from storage.queue.rq_worker import run_worker
 from workers.context import install_context
 from workers.observability.logging_setup import configure_logging
-from workers.observability.tracing import configure_tracing
+from workers.observability.tracing import configure_tracing, flush_tracing
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 from workers.wiring import build_full_context
@@ -74,6 +74,7 @@ def _work(settings: Settings, queues: list[QueueName], name: str | None, burst: 
     finally:
         install_context(None)
         ctx.close()
+        flush_tracing()
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -37,3 +37,11 @@ def configure_tracing(telemetry: TelemetrySettings, default_service: str) -> boo
 def tracing_enabled() -> bool:
     """Whether this process records spans (a provider was installed by configure_tracing)."""
     return isinstance(trace.get_tracer_provider(), TracerProvider)
+
+
+def flush_tracing(timeout_ms: int = 5000) -> None:
+    """Send the spans still batched now: for a process that ends without running its atexit
+    hooks, as a forked worker child does (multiprocessing ends it with os._exit)."""
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, TracerProvider):
+        provider.force_flush(timeout_ms)
