@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
 
 import structlog
 from opentelemetry import trace
@@ -86,8 +85,3 @@ def configure_logging(telemetry: TelemetrySettings) -> None:
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
-
-
-def get_logger(name: str) -> Any:
-    """A structlog logger whose records take the same way as the stdlib ones."""
-    return structlog.stdlib.get_logger(name)

@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sluice_client import SluiceClient
@@ -24,6 +25,7 @@ TASK = "task workers.tasks.process_document"
 READ_UPLOAD = "/sluice.docreader.v1.DocReaderService/ReadUpload"
 SERVER, CONSUMER = 2, 5  # OTLP span kinds
 WAIT_S = 180
+BODY = b"# Tide tables\n\nThe harbour master posts the tide tables every Monday.\n"
 
 
 @pytest.fixture(scope="module", params=["lite", "full"])
@@ -55,8 +57,7 @@ def _services(stack: Stack) -> tuple[str, str, str]:
 def _ingest(stack: Stack) -> str:
     with SluiceClient(stack.target) as client:
         kb = client.create_knowledge_base(f"traces-{uuid.uuid4().hex[:8]}")
-        body = b"# Tide tables\n\nThe harbour master posts the tide tables every Monday.\n"
-        knowledge = client.upload_file(kb.id, io.BytesIO(body), file_name="tides.md")
+        knowledge = client.upload_file(kb.id, io.BytesIO(BODY), file_name="tides.md")
         deadline = time.monotonic() + WAIT_S
         for event in client.watch_spans(knowledge.id):
             assert time.monotonic() < deadline, "processing did not finish in time"
@@ -108,14 +109,26 @@ def test_an_upload_is_one_trace_across_the_api_the_worker_and_the_docreader(
     read = _one(in_trace, docreader, READ_UPLOAD)
     assert read.parent_span_id == stages["stage docreader"].span_id and read.kind == SERVER
 
-    # The docreader's access record of that call carries the same trace.
-    process = stack.processes["docreader" if stack.mode == "full" else "api"]
-    records = [json.loads(line) for line in process.lines if line[:1] == "{"]
-    access = [r for r in records if r.get("logger") == "sluice.access"]
-    assert any(
-        r["method"] == READ_UPLOAD and r["trace_id"] == upload.trace_id and r["code"] == "OK"
-        for r in access
-    ), access
+    # The access records of the upload and of the docreader call carry the same trace (the
+    # upload's, its very span: the record is written inside it).
+    api_access = _access_records(stack, "api")
+    record = next(r for r in api_access if r["method"] == UPLOAD)
+    assert (record["trace_id"], record["span_id"]) == (upload.trace_id, upload.span_id)
+    assert record["request_bytes"] > len(BODY)
+    read_records = [
+        r
+        for r in _access_records(stack, "docreader" if stack.mode == "full" else "api")
+        if r["method"] == READ_UPLOAD
+    ]
+    assert [(r["trace_id"], r["span_id"], r["code"]) for r in read_records] == [
+        (upload.trace_id, read.span_id, "OK")
+    ]
+
+
+def _access_records(stack: Stack, process: str) -> list[dict[str, Any]]:
+    lines = stack.processes[process].lines
+    records = [json.loads(line) for line in lines if line[:1] == "{"]
+    return [r for r in records if r.get("logger") == "sluice.access"]
 
 
 def test_a_sample_ratio_of_zero_exports_no_span(tmp_path: Path) -> None:
