@@ -9,6 +9,7 @@ ends, inside its span when tracing is on (the record then carries the trace id).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import time
@@ -61,15 +62,16 @@ class _Call:
 _SERVER_FAULTS = frozenset({"UNKNOWN", "INTERNAL", "DATA_LOSS", "UNIMPLEMENTED"})
 
 
-def _status_name(code: object, error: BaseException | None) -> str:
-    if isinstance(code, grpc.StatusCode):
+def _status_name(code: grpc.StatusCode | None, error: BaseException | None) -> str:
+    """The code the call ended with: the one set (by abort or set_code), else what grpc
+    answers for how the handler ended."""
+    if code is not None:
         return code.name
-    if isinstance(code, int):  # grpc.aio reports the code set by abort as its number
-        return next((c.name for c in grpc.StatusCode if c.value[0] == code), str(code))
     if error is None:
         return "OK"
-    # grpc maps an escaped exception to UNKNOWN, a caller who went away to CANCELLED.
-    return "CANCELLED" if type(error).__name__ == "CancelledError" else "UNKNOWN"
+    # grpc answers an escaped exception with UNKNOWN; a grpc.aio handler whose caller went
+    # away is cancelled.
+    return "CANCELLED" if isinstance(error, asyncio.CancelledError) else "UNKNOWN"
 
 
 def _rebuilt(handler: Handler, behaviour: Callable[..., Any]) -> Handler:
