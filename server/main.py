@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import signal
 import sys
 from collections.abc import Sequence
 
 from server.binding import BindError
 from server.runtime import start_full_api, start_lite
+from workers.observability.logging_setup import configure_logging
 from workers.observability.metrics_endpoint import MetricsPortError
+from workers.observability.tracing import configure_tracing
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 
@@ -41,7 +42,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--address", default=None, help="API address, e.g. 127.0.0.1:50051")
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     overrides: dict[str, object] = {}
     if args.mode:
         overrides["mode"] = args.mode
@@ -50,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data_dir:
         overrides["data_dir"] = args.data_dir
     settings = settings_or_exit(parser.prog, overrides)
+    configure_logging(settings.telemetry)
+    configure_tracing(settings.telemetry, "sluice-api" if settings.mode == "full" else "sluice")
     try:
         asyncio.run(_serve(settings))
     except BindError as exc:

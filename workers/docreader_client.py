@@ -28,6 +28,7 @@ from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from core.errors import SluiceError
 from core.tls import ClientTls
+from workers.observability.tracing_grpc import traced_channel
 
 UPLOAD_FRAME_BYTES = 1 << 20
 STOP_POLL_S = 0.25
@@ -109,10 +110,11 @@ class EngineInfo:
 def open_channel(
     target: str, tls: ClientTls | None, options: list[tuple[str, int]]
 ) -> grpc.Channel:
+    # Traced (workers.observability): the docreader's span is a child of the caller's.
     if tls is None:
-        return grpc.insecure_channel(target, options=options)
+        return traced_channel(grpc.insecure_channel(target, options=options))
     credentials = grpc.ssl_channel_credentials(tls.ca, tls.private_key, tls.cert_chain)
-    return grpc.secure_channel(target, credentials, options=options)
+    return traced_channel(grpc.secure_channel(target, credentials, options=options))
 
 
 class DocReaderClient:

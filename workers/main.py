@@ -19,8 +19,10 @@ from storage.queue.rq_pool import WorkerProcessFailed, run_worker_pool
 from storage.queue.rq_worker import run_worker
 from workers.context import install_context
 from workers.net.service_ports import add_service_port
+from workers.observability.logging_setup import configure_logging
 from workers.observability.metrics_endpoint import MetricsPortError, mark_process_dead
 from workers.observability.metrics_worker import serve_worker_metrics
+from workers.observability.tracing import configure_tracing, flush_tracing
 from workers.process_memory import hand_memory_back
 from workers.settings import Settings, settings_or_exit
 from workers.wiring import build_full_context
@@ -30,8 +32,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     hand_memory_back()  # before the threads that would each take an arena start
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = settings_or_exit(parser.prog, {"mode": "full"})
+    configure_logging(settings.telemetry)
+    configure_tracing(settings.telemetry, "sluice-worker")
     pool = Pool(args.pool) if args.pool else None
     queues = _queues(parser, args.queues, pool)
     concurrency = args.concurrency
@@ -90,10 +93,12 @@ def _work(settings: Settings, queues: list[QueueName], name: str | None, burst: 
             name=name,
             simple=True,
             shutdown_grace_s=settings.queue.worker_shutdown_grace_s,
+            logging_level=settings.telemetry.log_level,  # RQ sets its loggers' level itself
         )
     finally:
         install_context(None)
         ctx.close()
+        flush_tracing()
 
 
 def _parser() -> argparse.ArgumentParser:

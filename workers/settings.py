@@ -47,6 +47,7 @@ from workers.settings_groups import (
     SettingsGroup,
     StorageSettings,
 )
+from workers.settings_telemetry import TelemetrySettings
 from workers.settings_tls import TlsSettings
 
 Mode = Literal["lite", "full"]
@@ -61,6 +62,7 @@ GROUPS: dict[str, type[SettingsGroup]] = {
     "outbound": OutboundSettings,
     "tls": TlsSettings,
     "metrics": MetricsSettings,
+    "telemetry": TelemetrySettings,
 }
 # Read from the environment at the top level, beside the groups.
 _PROCESS_FIELDS = ("mode", "data_dir")
@@ -96,6 +98,7 @@ class Settings(BaseSettings):
     outbound: OutboundSettings = Field(default_factory=OutboundSettings)
     tls: TlsSettings = Field(default_factory=TlsSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
 
     @property
     def url_policy(self) -> UrlPolicy:

@@ -40,6 +40,7 @@ from server.api.wiki import WikiServicer
 from server.binding import EXCLUSIVE_BIND, listen
 from server.health import AsyncListingHealthServicer
 from workers.observability.metrics_grpc import AsyncRpcMetricsInterceptor
+from workers.observability.tracing_grpc import aio_server_interceptors
 
 SERVICE_NAMES = (
     knowledge_base_pb2.DESCRIPTOR.services_by_name["KnowledgeBaseService"].full_name,
@@ -76,6 +77,8 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
         interceptors=[
             # Outermost: it only counts and times, so refused calls are counted too.
             AsyncRpcMetricsInterceptor("api", OBSERVED_SERVICES),
+            # The span and the access log only wrap the call.
+            *aio_server_interceptors(),
             # No call gets anywhere before its key is checked.
             AuthInterceptor(deps.auth),
         ],

@@ -34,8 +34,12 @@ from server.docreader.safety.limits import ParseLimits
 from server.docreader.sandbox.runner import SandboxRunner
 from server.docreader.service import DocReaderServicer
 from server.health import ListingHealthServicer
+from workers.observability.logging_setup import configure_logging
 from workers.observability.metrics_endpoint import MetricsPortError, serve_metrics
 from workers.observability.metrics_grpc import RpcMetricsInterceptor
+from workers.observability.tracing import configure_tracing
+from workers.observability.tracing_grpc import server_interceptors
+from workers.settings_telemetry import telemetry_or_exit
 
 SERVICE_NAME: str = docreader_pb2.DESCRIPTOR.services_by_name["DocReaderService"].full_name
 SHUTDOWN_GRACE_S = 30.0
@@ -79,8 +83,9 @@ def build_docreader_server(
     """
     server = grpc.server(
         ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="docreader"),
+        # Its metrics, then its span and access log, each call.
+        interceptors=[RpcMetricsInterceptor("docreader", SERVED), *server_interceptors()],
         options=channel_options(max_message_bytes),
-        interceptors=[RpcMetricsInterceptor("docreader", SERVED)],
     )
     runner = SandboxRunner(memory_cap_bytes=memory_cap_mb << 20, timeout_s=parse_timeout_s)
     work_root = Path(work_dir) if work_dir else None
@@ -106,7 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argument_parser(__doc__)
     args = parser.parse_args(argv)
     tls = server_tls(parser, args)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # Its flags are its settings; only the telemetry group comes from SLUICE_* variables.
+    telemetry = telemetry_or_exit("python -m server.docreader")
+    configure_logging(telemetry)
+    configure_tracing(telemetry, "sluice-docreader")
     try:
         server, port = build_docreader_server(
             args.address,

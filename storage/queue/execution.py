@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from storage.queue.base import AttemptInfo, NotInTaskError
+from storage.queue.trace_context import task_span
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +45,15 @@ def run_handler(
     info: AttemptInfo,
     cancel_check: Callable[[], bool],
     shutdown_check: Callable[[], bool],
+    trace_carrier: Mapping[str, str] | None = None,
 ) -> None:
+    """Call the handler with its task context, in the span of the attempt (continuing
+    ``trace_carrier``, the trace of whoever enqueued it)."""
     handler = import_by_path(handler_path)
     token = _running.set(_RunningTask(info, cancel_check, shutdown_check))
     try:
-        handler(payload)
+        with task_span(handler_path, trace_carrier, info):
+            handler(payload)
     finally:
         _running.reset(token)
 

@@ -56,6 +56,7 @@ from storage.queue.execution import (
     shutdown_requested as _shutdown_requested,
 )
 from storage.queue.pools import PoolSpec
+from storage.queue.trace_context import current_carrier
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +71,8 @@ class _Task:
     cancelled: threading.Event = field(default_factory=threading.Event)
     # When a pool thread took it (the queue's clock, monotonic); 0 while waiting.
     taken_at: float = 0.0
+    # The trace of whoever enqueued it (built where enqueue runs), continued by its attempts.
+    trace_carrier: dict[str, str] = field(default_factory=current_carrier)
 
 
 @dataclass(eq=False)
@@ -293,7 +296,7 @@ class LiteTaskQueue:
             try:
                 run_handler(
                     spec.handler, json.loads(task.payload_json), info, stop_requested,
-                    self._shutting_down.is_set,
+                    self._shutting_down.is_set, task.trace_carrier,
                 )
             except TaskInterrupted:
                 # Not an error: closing drops the task, and the next start re-finds its row.

@@ -60,6 +60,7 @@ from storage.queue.execution import (
 from storage.queue.execution import (
     shutdown_requested as _shutdown_requested,
 )
+from storage.queue.trace_context import current_carrier
 
 logger = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ _META_GROUP = "sluice_group"
 _META_PREFIX = "sluice_prefix"
 _META_MAX_ATTEMPTS = "sluice_max_attempts"
 _META_FINAL_FAILURE = "sluice_on_final_failure"
+# The enqueuer's trace context (storage.queue.trace_context), continued by every attempt.
+_META_TRACE = "sluice_trace"
 
 # Drops group members whose job is gone or finished, atomically with the status check, so a
 # job re-enqueued under the same id in between is never dropped.
@@ -161,7 +164,10 @@ def run_task(handler_path: str, payload: dict[str, Any]) -> Retry | None:
         return None
     shutdown.enter_task()
     try:
-        run_handler(handler_path, payload, info, stop_flag_set, shutdown.is_requested)
+        run_handler(
+            handler_path, payload, info, stop_flag_set, shutdown.is_requested,
+            meta.get(_META_TRACE),
+        )
     except TaskInterrupted:
         logger.warning("job %s interrupted by shutdown; back to the front of its queue", job.id)
         return Retry(max=MAX_HANDBACKS, enqueue_at_front=True)
@@ -303,6 +309,7 @@ class RQTaskQueue:
             _META_PREFIX: self._prefix,
             _META_MAX_ATTEMPTS: spec.max_attempts,
             _META_FINAL_FAILURE: spec.on_final_failure,
+            _META_TRACE: current_carrier(),
         }
         try:
             self._queue(spec.queue).enqueue(

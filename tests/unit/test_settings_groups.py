@@ -70,5 +70,10 @@ def _a_valid_value(name: str) -> str:
         "grant_default_ttl_s": "60",
         "grant_max_ttl_s": "1000",
         "stale_after_s": "120",
+        "log_level": "debug",
+        "log_format": "console",
+        "otlp_endpoint": "http://127.0.0.1:4317",
+        "otel_service_name": "sluice-test",
+        "trace_sample_ratio": "0.5",
     }
     return special.get(name, "5")

@@ -18,6 +18,8 @@ from types import FrameType
 from workers.housekeeping.lock import RedisRoundLock
 from workers.housekeeping.runner import Housekeeper
 from workers.housekeeping.schema_wait import wait_for_schema
+from workers.observability.logging_setup import configure_logging
+from workers.observability.tracing import configure_tracing
 from workers.settings import settings_or_exit
 from workers.wiring import build_full_process_context
 
@@ -28,8 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sluice-housekeeper", description=__doc__)
     parser.add_argument("--once", action="store_true", help="run one round, print it, exit")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = settings_or_exit(parser.prog, {"mode": "full"})
+    configure_logging(settings.telemetry)
+    configure_tracing(settings.telemetry, "sluice-housekeeper")
     if not settings.housekeeping.housekeeping_enabled and not args.once:
         log.info("housekeeping is disabled (SLUICE_HOUSEKEEPING_ENABLED); exiting")
         return 0

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from opentelemetry import trace
+
 from storage.queue.base import TaskInterrupted
 from workers.pipeline.round.checkpoint import ROUND_STATUSES, round_is_current
 from workers.pipeline.round.cleanup import close_round_spans, stop_reason
@@ -26,6 +28,8 @@ from workers.pipeline.round.errors import Superseded
 from workers.pipeline.round.parts import RoundSpanParts
 
 log = logging.getLogger(__name__)
+# Each stage is also an OpenTelemetry span, a child of the task's (a no-op with tracing off).
+_tracer = trace.get_tracer("sluice.pipeline")
 
 W = TypeVar("W")
 W_contra = TypeVar("W_contra", contravariant=True)
@@ -97,7 +101,9 @@ def run_stage(spans: StageSpans, stage: Stage[W], work: W) -> HandOff | None:
     def progress(fields: Mapping[str, Any], /, *, now: bool = False) -> None:
         spans.progress(stage.name, fields, now=now)
 
-    outputs = stage.run(work, progress)
+    attributes = {"sluice.stage": stage.name}
+    with _tracer.start_as_current_span(f"stage {stage.name}", attributes=attributes):
+        outputs = stage.run(work, progress)
     if isinstance(outputs, HandOff):
         return outputs
     spans.end(stage.name, outputs)
