@@ -7,6 +7,11 @@ seconds, and a fresh worker started after the kill."""
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import create_engine, text
 
 from tests.e2e.stacks import Stack
 from tests.support.openai_embeddings import EmbeddingServer
@@ -53,3 +58,44 @@ def start_worker(stack: Stack, name: str = "after-kill") -> None:
     stack.processes[f"worker-{name}"] = Process(
         f"worker-{name}", python("-m", "workers.main", "--name", f"{prefix}-{name}"), stack.env
     )
+
+
+@contextmanager
+def held_lock(database_url: str, statement: str) -> Iterator[Callable[[], None]]:
+    """``statement`` (a row or table lock) run in a transaction of the test's own, held
+    until the callable yielded is called (or the block ends): a worker that needs the lock
+    waits for it, at a point the test chose."""
+    engine = create_engine(database_url)
+    connection = engine.connect()
+    transaction = connection.begin()
+    connection.execute(text(statement))
+
+    def release() -> None:
+        if transaction.is_active:
+            transaction.rollback()
+
+    try:
+        yield release
+    finally:
+        release()
+        connection.close()
+        engine.dispose()
+
+
+def wait_for_lock_waiter(database_url: str, table: str, timeout_s: float = 120.0) -> None:
+    """Until a database session waits for a lock in a statement on ``table``."""
+    engine = create_engine(database_url)
+    query = text(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        "AND query ILIKE :table"
+    )
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with engine.connect() as connection:
+                if connection.execute(query, {"table": f"%{table}%"}).scalar_one():
+                    return
+            assert time.monotonic() < deadline, f"no worker ever waited on {table}"
+            time.sleep(0.05)
+    finally:
+        engine.dispose()
