@@ -12,18 +12,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-import grpc
 import pytest
-from sluice.v1 import config_pb2, knowledge_base_pb2, knowledge_base_pb2_grpc
+from sluice.v1 import knowledge_base_pb2
 
-from storage.db.engine import Database
-from storage.db.models import KnowledgeBase
 from storage.db.repositories.faq_imports import FaqImportRepository
-from storage.index.milvus_index import MilvusIndex
 from tests.e2e.crash_support import CRASH_ENV, HeldEmbeddings, kill_workers, start_worker
-from tests.e2e.faq_import_support import FaqCalls, StoredEntry, csv_file, numbered
+from tests.e2e.faq_crash_support import assert_index_rows_are_the_entries, faq_kb
+from tests.e2e.faq_import_support import FaqCalls, csv_file, numbered
 from tests.e2e.stacks import Stack, full_stack
-from tests.support.openai_embeddings import DIMENSION
 
 ROWS = 500
 # 100 rows a batch, 32 texts an embedding request: batch 3's first request is the 9th.
@@ -37,29 +33,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield running
 
 
-def _faq_kb(stack: Stack, embeddings: HeldEmbeddings) -> str:
-    config = config_pb2.KnowledgeBaseConfig(
-        embedding=config_pb2.ModelConfig(
-            provider="openai",
-            model=embeddings.model,
-            base_url=embeddings.url("/v1"),
-            dimensions=DIMENSION,
-        )
-    )
-    request = knowledge_base_pb2.CreateKnowledgeBaseRequest(
-        name="faq-crash", type=knowledge_base_pb2.KNOWLEDGE_BASE_TYPE_FAQ, config=config
-    )
-    with grpc.insecure_channel(stack.target) as channel:
-        kbs = knowledge_base_pb2_grpc.KnowledgeBaseServiceStub(channel)
-        return str(kbs.CreateKnowledgeBase(request).knowledge_base.id)
-
-
 def test_a_killed_import_resumes_without_duplicates(stack: Stack) -> None:
     calls = FaqCalls(stack)
     embeddings = HeldEmbeddings(hold_at=HELD_REQUEST)
     with embeddings:
         try:
-            kb = _faq_kb(stack, embeddings)
+            kb = faq_kb(stack, embeddings)
             job = calls.import_file(kb, "many.csv", csv_file(list(numbered(ROWS)))).job_id
             embeddings.wait_held()
             kill_workers(stack)
@@ -82,25 +61,3 @@ def test_a_killed_import_resumes_without_duplicates(stack: Stack) -> None:
         finally:
             embeddings.release()
             calls.close()
-
-
-def assert_index_rows_are_the_entries(stack: Stack, kb_id: str, entries: list[StoredEntry]) -> None:
-    """The FAQ knowledge's index rows are one per entry (they have no similar questions),
-    each an entry's: none written twice, none left without its entry."""
-    db = Database.from_url(stack.env["SLUICE_DATABASE_URL"])
-    try:
-        with db.session() as session:
-            kb = session.get(KnowledgeBase, kb_id)
-            assert kb is not None
-            model_key = kb.embedding_model_key
-    finally:
-        db.dispose()
-    (knowledge_id,) = {entry.knowledge_id for entry in entries}
-    index = MilvusIndex(stack.env["SLUICE_MILVUS_URI"])
-    try:
-        rows = index.ids_for_knowledge(model_key, knowledge_id)
-        owners = index.chunk_ids_for_knowledge(model_key, knowledge_id)
-    finally:
-        index.close()
-    assert len(rows) == len(entries)
-    assert set(owners) == {entry.id for entry in entries}
