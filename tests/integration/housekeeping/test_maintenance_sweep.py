@@ -15,9 +15,11 @@ from rq.job import Job
 from rq.utils import utcformat
 from sqlalchemy import delete, update
 
-from core.payloads import FaqImportPayload
+from core.payloads import FaqImportPayload, KnowledgeMovePayload
 from storage.db.models import FaqImportJob, KbCloneJob, KnowledgeMoveJob
+from storage.db.repositories.clone_jobs import CloneJobRepository
 from storage.db.repositories.faq_imports import BatchCounts, FaqImportRepository
+from storage.db.repositories.knowledge_moves import KnowledgeMoveRepository
 from storage.db.repositories.maintenance_jobs import MaintenanceJobRepository
 from storage.queue.rq_liveness import alive_key
 from storage.queue.rq_queue import SERIALIZER, RQTaskQueue
@@ -190,4 +192,51 @@ def test_a_superseded_attempt_counts_no_more_batches(jobs_ctx: WorkerContext, sc
     )
     assert imports.record_batch(
         job_id, processed_before=0, recoveries=1, rows=[], counts=BatchCounts(), writes=None
+    )
+
+
+def _backdate(
+    ctx: WorkerContext,
+    model: type[KnowledgeMoveJob] | type[KbCloneJob],
+    job_id: str,
+    **values: object,
+) -> None:
+    quiet = datetime.now(UTC) - timedelta(minutes=10)
+    with ctx.db.session() as session:
+        session.execute(update(model).where(model.id == job_id).values(**values, updated_at=quiet))
+
+
+def test_a_clone_whose_tasks_are_gone_has_its_plan_queued_again(
+    jobs_ctx: WorkerContext, scope: Scope
+) -> None:
+    job = CloneJobRepository(jobs_ctx.db).create(scope.tenant_id, scope.knowledge_base_id, "t")
+    _backdate(jobs_ctx, KbCloneJob, job.id)
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+    assert jobs_ctx.queue.has_live_task(task_specs.kb_clone_group(job.id))
+
+
+def test_a_move_past_its_budget_fails_and_is_settled(jobs_ctx: WorkerContext, scope: Scope) -> None:
+    moves = KnowledgeMoveRepository(jobs_ctx.db)
+    job = moves.create_job(
+        tenant_id=scope.tenant_id,
+        source_knowledge_base_id=scope.knowledge_base_id,
+        target_knowledge_base_id=scope.knowledge_base_id,
+        mode="reuse_vectors",
+        knowledge_ids=[],
+    )
+    payload = KnowledgeMovePayload(
+        job.id, scope.knowledge_base_id, scope.knowledge_base_id, "reuse_vectors", "m", [], []
+    )
+    moves.keep_payload(job.id, payload.to_dict())
+    _backdate(
+        jobs_ctx, KnowledgeMoveJob, job.id, status="processing", recoveries=task_specs.BATCH_RETRIES
+    )
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    ended = moves.get_job(job.id, None)
+    assert ended is not None and ended.status == "failed"
+    assert ended.error_message == (
+        "the move was stopped: its worker was killed or lost 4 times (no task heartbeat "
+        "for 60 s), and it was queued again 3 times, all of its 4 attempts"
     )
