@@ -162,7 +162,11 @@ async def start_full_api(settings: Settings) -> Runtime:
     ctx = await asyncio.to_thread(
         build_process_context,
         settings,
-        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
+        queue=RQTaskQueue(
+            settings.queue.redis_url,
+            key_prefix=settings.queue.key_prefix,
+            heartbeat_ttl_s=settings.queue.task_heartbeat_ttl_s,
+        ),
         publisher=bus,
     )
     try:

@@ -131,6 +131,12 @@ class QueueSettings(SettingsGroup):
     # The time limit of each knowledge base clone task (one knowledge's copy). A worker killed
     # mid-task leaves its task to RQ, which retries it once this limit (plus a minute) lapsed.
     kb_clone_timeout_s: int = Field(default=900, gt=0, validation_alias="SLUICE_KB_CLONE_TIMEOUT")
+    # A running task renews a heartbeat key this long-lived (three times per TTL); a
+    # maintenance job (FAQ import, move, clone) whose task has none is queued again by
+    # housekeeping, so a SIGKILLed worker costs about this long, not the job's time limit.
+    task_heartbeat_ttl_s: float = Field(
+        default=60.0, gt=0, validation_alias="SLUICE_TASK_HEARTBEAT_TTL"
+    )
 
     def pool_size(self, pool: Pool) -> int:
         size: int = getattr(self, f"pool_{pool.value}")

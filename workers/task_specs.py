@@ -324,8 +324,12 @@ def knowledge_move(payload: KnowledgeMovePayload) -> TaskSpec:
         retry_intervals=(1, 5, 30),
         timeout_s=BATCH_TIMEOUT_S,
         on_final_failure="workers.tasks.on_knowledge_move_failed",
-        group=f"knowledge-move-{payload.job_id}",
+        group=knowledge_move_group(payload.job_id),
     )
+
+
+def knowledge_move_group(job_id: str) -> str:
+    return f"knowledge-move-{job_id}"
 
 
 def _maintenance(handler: str, name: str, payload: dict[str, object]) -> TaskSpec:
@@ -363,8 +367,13 @@ def _clone_task(
         retry_intervals=(1, 5, 30),
         timeout_s=settings.queue.kb_clone_timeout_s,
         on_final_failure=f"workers.tasks.{failed}",
-        group=f"kb-clone-{payload['job_id']}",
+        group=kb_clone_group(str(payload["job_id"])),
     )
+
+
+def kb_clone_group(job_id: str) -> str:
+    """Every task of one clone job: its plan and its items."""
+    return f"kb-clone-{job_id}"
 
 
 def kb_clone(settings: Settings, payload: KbClonePlanPayload) -> TaskSpec:

@@ -123,7 +123,11 @@ def build_full_process_context(settings: Settings) -> ProcessContext:
     pub/sub."""
     return build_process_context(
         settings,
-        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
+        queue=RQTaskQueue(
+            settings.queue.redis_url,
+            key_prefix=settings.queue.key_prefix,
+            heartbeat_ttl_s=settings.queue.task_heartbeat_ttl_s,
+        ),
         publisher=RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix),
     )
 
@@ -132,7 +136,11 @@ def build_full_context(settings: Settings) -> WorkerContext:
     """Full mode: RQ over Redis, progress over Redis pub/sub, docreader over the network."""
     return build_context(
         settings,
-        queue=RQTaskQueue(settings.queue.redis_url, key_prefix=settings.queue.key_prefix),
+        queue=RQTaskQueue(
+            settings.queue.redis_url,
+            key_prefix=settings.queue.key_prefix,
+            heartbeat_ttl_s=settings.queue.task_heartbeat_ttl_s,
+        ),
         publisher=RedisEventBus(settings.queue.redis_url, settings.queue.key_prefix),
         docreader_target=settings.docreader.docreader_address,
         docreader_tls=settings.tls.docreader_client_tls,

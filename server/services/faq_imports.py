@@ -80,6 +80,14 @@ class FaqImportService:
         kb = options.knowledge_base
         job_id = str(uuid.uuid4())
         staged = self._stage(kb, job_id, rows)
+        payload = FaqImportPayload(
+            job_id=job_id,
+            tenant_id=kb.tenant_id,
+            knowledge_base_id=kb.id,
+            dry_run=options.dry_run,
+            rows=[vars(row) for row in staged.rows] if staged.rows is not None else None,
+            rows_path=staged.path,
+        )
         try:
             job = self._jobs.start(
                 id=job_id,
@@ -89,6 +97,8 @@ class FaqImportService:
                 dry_run=options.dry_run,
                 total=staged.total,
                 source_path=staged.path,
+                # What housekeeping queues again if a worker dies running it.
+                task_payload=payload.to_dict(),
             )
         except ImportRunningError as exc:
             self._discard(staged.path)
@@ -96,14 +106,6 @@ class FaqImportService:
         except BaseException:
             self._discard(staged.path)
             raise
-        payload = FaqImportPayload(
-            job_id=job.id,
-            tenant_id=kb.tenant_id,
-            knowledge_base_id=kb.id,
-            dry_run=options.dry_run,
-            rows=[vars(row) for row in staged.rows] if staged.rows is not None else None,
-            rows_path=staged.path,
-        )
         try:
             self._ctx.queue.enqueue(task_specs.faq_import(payload))
         except QueueError as exc:

@@ -106,6 +106,8 @@ class KnowledgeMoveService:
             knowledge_ids=[row.id for row in rows],
             attempts=[row.attempt for row in rows],
         )
+        # What housekeeping queues again if a worker dies running it.
+        self._jobs.keep_payload(job.id, payload.to_dict())
         try:
             self._ctx.queue.enqueue(task_specs.knowledge_move(payload))
         except QueueError as exc:  # nothing moved yet: the job says so and the call fails

@@ -146,6 +146,18 @@ class TaskQueue(Protocol):
         running for longer don't count."""
         ...
 
+    def has_live_task(self, group: str) -> bool:
+        """A task of ``group`` is waiting, scheduled for retry, or running with a live worker
+        (full mode: its heartbeat key is fresh, or it was taken less than a heartbeat TTL
+        ago; lite mode: this process holds it). False means nothing will run the group's
+        work unless it is queued again."""
+        ...
+
+    def forget_dead_tasks(self, group: str) -> int:
+        """Drop the records of ``group``'s tasks whose worker died mid-run, so their job ids
+        can be queued again; returns how many. Lite mode: none (its tasks die with it)."""
+        ...
+
     def cancel_group(self, group: str) -> int:
         """Remove waiting tasks of ``group`` and ask its running ones to stop; returns how
         many tasks were removed or asked to stop."""

@@ -166,6 +166,13 @@ class LiteTaskQueue:
                 task.spec.group == group for task in (*self._waiting_tasks(), *just_taken)
             )
 
+    def has_live_task(self, group: str) -> bool:
+        with self._lock:
+            return any(task.spec.group == group for task in self._tasks.values())
+
+    def forget_dead_tasks(self, group: str) -> int:
+        return 0  # a task of this process lives as long as the process
+
     def _waiting_tasks(self) -> list[_Task]:
         return [
             task

@@ -60,6 +60,7 @@ from storage.queue.execution import (
 from storage.queue.execution import (
     shutdown_requested as _shutdown_requested,
 )
+from storage.queue.rq_liveness import DEFAULT_HEARTBEAT_TTL_S, alive_key, heartbeat
 from storage.queue.trace_context import current_carrier
 
 logger = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ _META_MAX_ATTEMPTS = "sluice_max_attempts"
 _META_FINAL_FAILURE = "sluice_on_final_failure"
 # The enqueuer's trace context (storage.queue.trace_context), continued by every attempt.
 _META_TRACE = "sluice_trace"
+_META_HEARTBEAT = "sluice_heartbeat_ttl_s"
 
 # Drops group members whose job is gone or finished, atomically with the status check, so a
 # job re-enqueued under the same id in between is never dropped.
@@ -163,11 +165,13 @@ def run_task(handler_path: str, payload: dict[str, Any]) -> Retry | None:
         logger.info("job %s was cancelled; not running it", job.id)
         return None
     shutdown.enter_task()
+    ttl_s = float(meta.get(_META_HEARTBEAT, DEFAULT_HEARTBEAT_TTL_S))
     try:
-        run_handler(
-            handler_path, payload, info, stop_flag_set, shutdown.is_requested,
-            meta.get(_META_TRACE),
-        )
+        with heartbeat(connection, alive_key(str(meta.get(_META_PREFIX, "")), job.id), ttl_s):
+            run_handler(
+                handler_path, payload, info, stop_flag_set, shutdown.is_requested,
+                meta.get(_META_TRACE),
+            )
     except TaskInterrupted:
         logger.warning("job %s interrupted by shutdown; back to the front of its queue", job.id)
         return Retry(max=MAX_HANDBACKS, enqueue_at_front=True)
@@ -250,6 +254,7 @@ class RQTaskQueue:
         failure_ttl_s: int = 7 * 24 * 3600,
         callback_timeout_s: int = 300,
         pickup_grace_s: float = PICKUP_GRACE_S,
+        heartbeat_ttl_s: float = DEFAULT_HEARTBEAT_TTL_S,
     ) -> None:
         validate_key_prefix(key_prefix)
         self._prefix = key_prefix
@@ -259,6 +264,7 @@ class RQTaskQueue:
         self._failure_ttl_s = failure_ttl_s
         self._callback_timeout_s = callback_timeout_s
         self._pickup_grace_s = pickup_grace_s
+        self._heartbeat_ttl_s = heartbeat_ttl_s
         self._prune_group = self._redis.register_script(_PRUNE_GROUP)
 
     @property
@@ -310,6 +316,7 @@ class RQTaskQueue:
             _META_MAX_ATTEMPTS: spec.max_attempts,
             _META_FINAL_FAILURE: spec.on_final_failure,
             _META_TRACE: current_carrier(),
+            _META_HEARTBEAT: self._heartbeat_ttl_s,
         }
         try:
             self._queue(spec.queue).enqueue(
@@ -409,6 +416,39 @@ class RQTaskQueue:
         if not raw:
             return True  # being marked started right now
         return (now() - utcparse(raw)).total_seconds() < self._pickup_grace_s
+
+    def has_live_task(self, group: str) -> bool:
+        try:
+            return any(
+                self._beating(rq_id) if status == "started" else self._still_waiting(rq_id, status)
+                for rq_id, status in self._group_members(group)
+                if status in _ACTIVE
+            )
+        except RedisError as exc:
+            raise QueueError(f"has_live_task({group!r}) failed: {exc}") from exc
+
+    def _beating(self, rq_id: str) -> bool:
+        """Its heartbeat is fresh, or it was taken less than a heartbeat TTL ago."""
+        if self._redis.exists(alive_key(self._prefix, rq_id)):
+            return True
+        raw = _text(self._redis.hget(Job.key_for(rq_id), "started_at"))
+        return not raw or (now() - utcparse(raw)).total_seconds() < self._heartbeat_ttl_s
+
+    def forget_dead_tasks(self, group: str) -> int:
+        try:
+            dead = [
+                rq_id
+                for rq_id, status in self._group_members(group)
+                if status == "started" and not self._beating(rq_id)
+            ]
+            for rq_id in dead:
+                # Its worker is gone: RQ would keep the record "started" until the time
+                # limit, and an enqueue of the same id would take it for a running task.
+                self._delete_job(rq_id)
+                self._redis.srem(_group_key(self._prefix, group), rq_id)
+            return len(dead)
+        except RedisError as exc:
+            raise QueueError(f"forget_dead_tasks({group!r}) failed: {exc}") from exc
 
     def cancel_group(self, group: str) -> int:
         try:

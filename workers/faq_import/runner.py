@@ -83,7 +83,8 @@ def _import_rows(
     store: EntryStore,
 ) -> bool:
     """Every row counted and written; False when another runner of the job counted a batch
-    this one had planned (it goes on; this one stops, writing nothing more)."""
+    this one had planned, or housekeeping superseded this one (the other goes on; this one
+    stops, writing nothing more)."""
     catalogue = _catalogue(store, job, jobs)
     tags = TagNames(ctx.tags, job.tenant_id, job.knowledge_base_id, create=not job.dry_run)
     rows = islice(import_rows(ctx.files, payload), job.processed, None)
@@ -94,6 +95,7 @@ def _import_rows(
         counted = jobs.record_batch(
             job.id,
             processed_before=processed,
+            recoveries=job.recoveries,
             rows=batch.outcomes,
             counts=BatchCounts(**batch.counts),
             writes=writes,

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 
 class Outcome(StrEnum):
-    # A new attempt of the stuck round was queued.
+    # A new attempt of the stuck round was queued (a maintenance job: queued again).
     REQUEUED = "requeued"
     # At startup: a round handed back on shutdown was queued again at its attempt.
     RESUMED = "resumed"
@@ -17,7 +17,8 @@ class Outcome(StrEnum):
     FAILED = "failed"
     # The row moved (or showed life) between the sweep's read and its write: left alone.
     MOVED = "moved"
-    # Its spans heartbeat within the stale threshold.
+    # Its spans heartbeat within the stale threshold (a maintenance job: its task is
+    # waiting, or running with a fresh heartbeat).
     ALIVE = "alive"
     # A task of the knowledge waits in the queue.
     QUEUED = "queued"

@@ -15,15 +15,20 @@ from storage.files.backend_scoped import BackendScopedFileService
 from storage.files.resource_catalog import ResourceCatalog
 from storage.queue.base import TaskQueue
 from workers.enrichment.wiki.parts import WikiRetractParts
+from workers.faq_import.parts import FaqImportTaskParts
+from workers.lifecycle.move.parts import MoveParts
 from workers.pipeline.round.parts import RoundProductParts
 from workers.settings import Settings
 
 
-class HousekeepingParts(RoundProductParts, WikiRetractParts, Protocol):
+class HousekeepingParts(
+    MoveParts, RoundProductParts, WikiRetractParts, FaqImportTaskParts, Protocol
+):
     """The sweeps' thresholds and clock, the database their queries run on, the queue they
     judge and requeue through, the spans they read and close (published), the knowledge
-    bases a recovered round's products are removed by (its wiki contributions too), and
-    the catalog and files of deleted resources."""
+    bases a recovered round's products are removed by (its wiki contributions too), the
+    catalog and files of deleted resources, and what a maintenance job given up settles
+    (a move's knowledges, an import's stored rows)."""
 
     @property
     def settings(self) -> Settings: ...

@@ -5,9 +5,10 @@ queued or running: a round the previous process handed back on its way down (its
 say INTERRUPTED_BY_SHUTDOWN) is queued again at the same attempt, as a full-mode worker's
 hand-back would be; every other row left in flight is re-enqueued as a new attempt (within
 the automatic requeue budget; a round that never started is free) or failed, every interrupted
-deletion is failed so it can be deleted again, and every open summary of a finished parse
-is failed. Only rows last updated before the pass began are taken, so the rows it requeues
-(whose ``updated_at`` it bumps) are not taken twice.
+deletion is failed so it can be deleted again, every open summary of a finished parse
+is failed, and every maintenance job left pending or processing is queued again to resume
+(within its budget; see maintenance.py). Only rows last updated before the pass began are
+taken, so the rows it requeues (whose ``updated_at`` it bumps) are not taken twice.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from storage.db.models import Knowledge
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers import task_specs
 from workers.housekeeping.deletions import fail_interrupted_deletions
+from workers.housekeeping.maintenance import sweep_maintenance
 from workers.housekeeping.outcomes import Outcome, plain_counts
 from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.recovery import StuckRound, recover_round
@@ -50,6 +52,8 @@ def recover_after_restart(ctx: HousekeepingParts) -> Counter[str]:
             report[Outcome.ERRORS] += 1
     report["deletions_failed"] += fail_interrupted_deletions(repo, started)
     report["summaries_failed"] += fail_open_summaries(repo, started)
+    for outcome, count in sweep_maintenance(ctx, started).items():
+        report[f"maintenance_{outcome}"] += count
     if any(report.values()):
         log.warning("restart recovery: %s", plain_counts(report))
     return report

@@ -6,10 +6,11 @@ import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from storage.db.repositories.housekeeping import HousekeepingRepository
 from workers.housekeeping.deletions import sweep_deletions
+from workers.housekeeping.maintenance import sweep_maintenance
 from workers.housekeeping.outcomes import IDLE, Outcome, plain_counts
 from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.resources import sweep_resources
@@ -32,6 +33,7 @@ class RoundReport:
     deletions: Counter[str] = field(default_factory=Counter)
     resources: Counter[str] = field(default_factory=Counter)
     wiki: Counter[str] = field(default_factory=Counter)
+    maintenance: Counter[str] = field(default_factory=Counter)
 
     def as_dict(self) -> dict[str, dict[str, int]]:
         return {
@@ -40,6 +42,7 @@ class RoundReport:
             "deletions": plain_counts(self.deletions),
             "resources": plain_counts(self.resources),
             "wiki": plain_counts(self.wiki),
+            "maintenance": plain_counts(self.maintenance),
         }
 
 
@@ -52,6 +55,7 @@ def run_round(ctx: HousekeepingParts, now: datetime | None = None) -> RoundRepor
         deletions=_guarded("C (stuck deletions)", sweep_deletions, ctx, repo, moment),
         resources=_guarded("D (resource catalog)", sweep_resources, ctx, repo, moment),
         wiki=_guarded("W (wiki queue)", sweep_wiki, ctx, repo, moment),
+        maintenance=_guarded("M (maintenance jobs)", _maintenance, ctx, repo, moment),
     )
     acted = {
         name: counts
@@ -61,6 +65,13 @@ def run_round(ctx: HousekeepingParts, now: datetime | None = None) -> RoundRepor
     if acted:
         log.info("housekeeping round: %s", acted)
     return report
+
+
+def _maintenance(
+    ctx: HousekeepingParts, repo: HousekeepingRepository, now: datetime
+) -> Counter[str]:
+    # A job written within a heartbeat TTL is being worked on (or was just queued).
+    return sweep_maintenance(ctx, now - timedelta(seconds=ctx.settings.queue.task_heartbeat_ttl_s))
 
 
 def _guarded(

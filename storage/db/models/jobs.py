@@ -60,6 +60,10 @@ class FaqImportJob(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Times housekeeping queued the job again after its worker died (workers.housekeeping
+    # .maintenance), and the payload it queues then: the one the API queued.
+    recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
+    task_payload: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
 
 
 class FaqImportRow(Base):
@@ -108,6 +112,8 @@ class KbCloneJob(Base):
     # What the plan decided (workers.clone.plan): {"clone": [source knowledge ids],
     # "delete": [[target knowledge ids], ...]}, so a retried plan queues the same items.
     plan: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # Times housekeeping queued the job's missing tasks again after a worker died.
+    recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class KbCloneItem(Base):

@@ -36,3 +36,7 @@ class KnowledgeMoveJob(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Times housekeeping queued the job again after its worker died, and the payload it
+    # queues then: the one the API queued (it holds each knowledge's attempt at the time).
+    recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
+    task_payload: Mapped[dict[str, Any] | None] = mapped_column(default=None)

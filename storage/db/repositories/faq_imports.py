@@ -113,12 +113,14 @@ class FaqImportRepository:
         job_id: str,
         *,
         processed_before: int,
+        recoveries: int,
         rows: Sequence[RowOutcome],
         counts: BatchCounts,
         writes: list[dict[str, Any]] | None,
     ) -> bool:
         """Count a batch that began at row index ``processed_before`` and plan its writes;
-        False (nothing written) when that batch was counted already or the job ended."""
+        False (nothing written) when that batch was counted already, the job ended, or
+        housekeeping queued it again since this attempt began (``recoveries`` moved on)."""
         now = utcnow()
         with self._db.session() as session:
             counted = session.execute(
@@ -127,6 +129,7 @@ class FaqImportRepository:
                     FaqImportJob.id == job_id,
                     FaqImportJob.status == JobStatus.PROCESSING,
                     FaqImportJob.processed == processed_before,
+                    FaqImportJob.recoveries == recoveries,
                     FaqImportJob.pending_writes.is_(None),
                 )
                 .values(

@@ -53,6 +53,16 @@ class KnowledgeMoveRepository:
             session.expunge(job)
         return job
 
+    def keep_payload(self, job_id: str, payload: dict[str, object]) -> None:
+        """The payload the job is queued with: housekeeping queues it again if the task
+        is lost (its worker killed)."""
+        with self._db.session() as session:
+            session.execute(
+                update(KnowledgeMoveJob)
+                .where(KnowledgeMoveJob.id == job_id)
+                .values(task_payload=payload)
+            )
+
     def get_job(self, job_id: str, tenant_id: str | None) -> KnowledgeMoveJob | None:
         """The job, when it is ``tenant_id``'s (None: any tenant's)."""
         with self._db.session() as session:
@@ -63,11 +73,18 @@ class KnowledgeMoveRepository:
             return job
 
     def record(
-        self, job_id: str, *, done: int, failures: dict[str, str], status: str | None = None
+        self,
+        job_id: str,
+        *,
+        done: int,
+        failures: dict[str, str],
+        status: str | None = None,
+        recoveries: int | None = None,
     ) -> bool:
         """The job's progress as the worker counts it now (a retried task counts again from
         the rows, so a count is set, never added to); ``status`` processing while it runs.
-        A job already ended is left alone."""
+        A job already ended is left alone, and so is one housekeeping queued again since the
+        attempt began (``recoveries``, when given, moved on): False then."""
         values: dict[str, object] = {
             "done": done,
             "failed": len(failures),
@@ -76,7 +93,7 @@ class KnowledgeMoveRepository:
         }
         if status is not None:
             values["status"] = status
-        return self._update_open(job_id, values)
+        return self._update_open(job_id, values, recoveries)
 
     def finish(self, job_id: str, status: str, error_message: str | None = None) -> bool:
         """End the job (completed or failed); False when it had ended already."""
@@ -84,15 +101,16 @@ class KnowledgeMoveRepository:
         values = {"status": status, "error_message": error_message, "updated_at": now}
         return self._update_open(job_id, {**values, "finished_at": now})
 
-    def _update_open(self, job_id: str, values: dict[str, object]) -> bool:
-        statement = (
-            update(KnowledgeMoveJob)
-            .where(
-                KnowledgeMoveJob.id == job_id,
-                KnowledgeMoveJob.status.in_([JobStatus.PENDING, JobStatus.PROCESSING]),
-            )
-            .values(**values)
+    def _update_open(
+        self, job_id: str, values: dict[str, object], recoveries: int | None = None
+    ) -> bool:
+        statement = update(KnowledgeMoveJob).where(
+            KnowledgeMoveJob.id == job_id,
+            KnowledgeMoveJob.status.in_([JobStatus.PENDING, JobStatus.PROCESSING]),
         )
+        if recoveries is not None:
+            statement = statement.where(KnowledgeMoveJob.recoveries == recoveries)
+        statement = statement.values(**values)
         with self._db.session() as session:
             return affected_rows(session.execute(statement)) > 0
 

@@ -33,7 +33,9 @@ def test_the_failed_rows_as_a_bom_csv_in_bounded_frames(database: Database, scop
             for n in range(2, 202)
         ]
     ]
-    jobs.record_batch(job_id, processed_before=0, rows=rows, counts=BatchCounts(), writes=None)
+    jobs.record_batch(
+        job_id, processed_before=0, recoveries=0, rows=rows, counts=BatchCounts(), writes=None
+    )
     frames = list(failure_csv(jobs, job_id))
     assert len(frames) > 1 and all(len(frame) <= FRAME_BYTES for frame in frames)
     data = b"".join(frames)

@@ -69,16 +69,20 @@ def test_a_batch_is_counted_once_and_its_writes_cleared_when_done(
     rows = [outcome(2, "succeeded"), outcome(3, "failed"), outcome(4, "skipped", "e-old")]
     writes = [{"key": "new:2", "rows": [2], "entry": {}}]
     counts = BatchCounts(succeeded=1, failed=1, skipped=1)
-    assert jobs.record_batch(job_id, processed_before=0, rows=rows, counts=counts, writes=writes)
+    assert jobs.record_batch(
+        job_id, processed_before=0, recoveries=0, rows=rows, counts=counts, writes=writes
+    )
     # A second attempt counting the same batch (its resume point passed it): refused.
-    assert not jobs.record_batch(job_id, processed_before=0, rows=rows, counts=counts, writes=None)
+    assert not jobs.record_batch(
+        job_id, processed_before=0, recoveries=0, rows=rows, counts=counts, writes=None
+    )
     job = jobs.get(scope.tenant_id, job_id)
     assert job is not None
     assert (job.processed, job.succeeded, job.failed, job.skipped) == (3, 1, 1, 1)
     assert job.pending_writes == writes
     # Until its writes are done, not even the next batch is counted.
     assert not jobs.record_batch(
-        job_id, processed_before=3, rows=[], counts=BatchCounts(), writes=None
+        job_id, processed_before=3, recoveries=0, rows=[], counts=BatchCounts(), writes=None
     )
     jobs.writes_done(job_id, {2: "e-new"})
     job = jobs.get(None, job_id)
@@ -87,6 +91,7 @@ def test_a_batch_is_counted_once_and_its_writes_cleared_when_done(
     assert jobs.record_batch(
         job_id,
         processed_before=3,
+        recoveries=0,
         rows=[outcome(5, "partial")],
         counts=BatchCounts(partial=1),
         writes=None,

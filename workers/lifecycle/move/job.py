@@ -40,7 +40,10 @@ def run_move(ctx: MoveParts, payload: KnowledgeMovePayload) -> None:
     # Failures are final (see above); everything else is counted again from the rows.
     failures: dict[str, str] = {str(k): str(v) for k, v in (job.failures or {}).items()}
     done = 0
-    _record(ctx, jobs, payload.job_id, done, failures)
+    # Housekeeping queues the job again when this attempt's worker looks dead; if this one
+    # was only frozen, its next record fails and it stops before moving another knowledge.
+    if not _record(ctx, jobs, payload.job_id, done, failures, job.recoveries):
+        return
     for knowledge_id, attempt in zip(payload.knowledge_ids, payload.attempts, strict=True):
         if knowledge_id in failures:
             continue
@@ -49,7 +52,9 @@ def run_move(ctx: MoveParts, payload: KnowledgeMovePayload) -> None:
             done += 1
         except NotMovable as exc:
             failures[knowledge_id] = str(exc)
-        _record(ctx, jobs, payload.job_id, done, failures)
+        if not _record(ctx, jobs, payload.job_id, done, failures, job.recoveries):
+            log.warning("move job %s: ended or superseded; this attempt stops", payload.job_id)
+            return
     _refresh_profiles(ctx, payload)
     jobs.finish(payload.job_id, JobStatus.COMPLETED)
     ctx.publisher.publish(job_changed_event(payload.job_id))
@@ -114,9 +119,13 @@ def _record(
     job_id: str,
     done: int,
     failures: dict[str, str],
-) -> None:
-    jobs.record(job_id, done=done, failures=failures, status=JobStatus.PROCESSING)
+    recoveries: int,
+) -> bool:
+    recorded = jobs.record(
+        job_id, done=done, failures=failures, status=JobStatus.PROCESSING, recoveries=recoveries
+    )
     ctx.publisher.publish(job_changed_event(job_id))
+    return recorded
 
 
 def _refresh_profiles(ctx: MoveParts, payload: KnowledgeMovePayload) -> None:
