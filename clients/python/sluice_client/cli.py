@@ -8,7 +8,11 @@ found, 5 refused by the server, 130 interrupted, 141 the output pipe closed.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+
+# Typer 0.29 vendors Click as typer._click; its ClickException is what usage errors raise.
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
 
 from sluice_client import (
     _edit_commands,
@@ -40,7 +44,15 @@ COMMAND_MODULES = (
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command line (default: the process's) and returns its exit code."""
     try:
-        app(args=None if argv is None else list(argv), prog_name="sluice")
-    except SystemExit as done:
-        return done.code if isinstance(done.code, int) else 0 if done.code is None else 2
-    return 0
+        code = app(
+            args=None if argv is None else list(argv), prog_name="sluice", standalone_mode=False
+        )
+    except NoArgsIsHelpError as usage:
+        usage.show()  # the help text itself
+        return usage.exit_code
+    except ClickException as usage:
+        # One line, not Rich's boxed panel: a usage error must be easy to read in CI logs.
+        hint = f" (see '{usage.ctx.command_path} -h')" if getattr(usage, "ctx", None) else ""
+        print(f"error: {usage.format_message()}{hint}", file=sys.stderr)
+        return usage.exit_code
+    return code if isinstance(code, int) else 0
