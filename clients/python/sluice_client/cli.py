@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 # Typer 0.29 vendors Click as typer._click; its ClickException is what usage errors raise.
-from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 
 from sluice_client import (
     _edit_commands,
@@ -52,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return usage.exit_code
     except ClickException as usage:
         # One line, not Rich's boxed panel: a usage error must be easy to read in CI logs.
-        hint = f" (see '{usage.ctx.command_path} -h')" if getattr(usage, "ctx", None) else ""
+        where = usage.ctx if isinstance(usage, UsageError) else None
+        hint = f" (see '{where.command_path} -h')" if where is not None else ""
         print(f"error: {usage.format_message()}{hint}", file=sys.stderr)
         return usage.exit_code
     return code if isinstance(code, int) else 0
