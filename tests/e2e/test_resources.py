@@ -261,7 +261,7 @@ def test_the_cli_grants_and_fetches(
     assert (tmp_path / "copy.md").read_bytes() == body
     assert cli([*target, "grant", listed["ref"]]) == 0
     assert json.loads(capsys.readouterr().out)["resource"]["ref"] == listed["ref"]
-    assert cli([*target, "fetch", "A" * 43, "-o", str(tmp_path / "nothing")]) == 2
+    assert cli([*target, "fetch", "A" * 43, "-o", str(tmp_path / "nothing")]) == 5
     assert "PERMISSION_DENIED" in capsys.readouterr().err
     assert not (tmp_path / "nothing").exists()
     client.delete_knowledge(knowledge.id)
