@@ -10,6 +10,8 @@ was ingested and uploads nothing again.
 from __future__ import annotations
 
 import json
+import os
+import pty
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -182,3 +184,50 @@ def test_a_closed_pipe_ends_the_command_quietly(
     assert done.stdout == b"All hands "
     assert done.stderr == b""
     assert done.returncode == 141
+
+
+def _on_a_terminal(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Runs the installed `sluice` with its stdout and stderr on a pseudo-terminal, as a
+    user's shell would; (exit code, everything it drew)."""
+    main_end, child_end = pty.openpty()
+    with subprocess.Popen(
+        [str(SLUICE), *argv], stdout=child_end, stderr=child_end, env=env
+    ) as process:
+        os.close(child_end)
+        drawn = bytearray()
+        while True:
+            try:
+                piece = os.read(main_end, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not piece:
+                break
+            drawn += piece
+        code = process.wait(timeout=60)
+    os.close(main_end)
+    return code, drawn.decode(errors="replace")
+
+
+def test_on_a_terminal_ingest_draws_bars_and_watch_draws_the_span_tree(
+    stack: Stack, client: SluiceClient, tmp_path: Path, cache_home: Path
+) -> None:
+    kb = client.create_knowledge_base(f"tty-{uuid.uuid4().hex[:8]}")
+    folder = tmp_path / "docs"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "guide.md").write_text(GUIDE)
+    (folder / "nested" / "notes.txt").write_text(NOTES)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "COLUMNS": "120"}
+
+    code, drawn = _on_a_terminal(["--target", stack.target, "ingest", kb.id, str(folder)], env)
+
+    assert code == 0, drawn
+    assert "all files" in drawn  # the overall bar
+    assert "━" in drawn  # Rich's bar glyph: bars, not plain lines
+    assert "2 completed, 0 failed, 0 skipped" in drawn
+    [knowledge, _] = client.list_knowledge(kb.id)
+
+    code, drawn = _on_a_terminal(["--target", stack.target, "watch", knowledge.id], env)
+
+    assert code == 0, drawn
+    assert "attempt 1" in drawn and "└──" in drawn  # the tree
+    assert "status: completed" in drawn

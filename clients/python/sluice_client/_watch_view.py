@@ -8,6 +8,7 @@ import sys
 
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.tree import Tree
 
 from sluice_client import _exit_codes
@@ -17,7 +18,6 @@ from sluice_client._output import (
     SpanChangePrinter,
     final_status_line,
     label,
-    span_line,
 )
 from sluice_client._proto.sluice import v1
 from sluice_client.client import SluiceClient
@@ -42,15 +42,36 @@ class SpanTree:
                 self._spans[span.id or span.name] = span
 
     def render(self) -> Tree:
-        root = Tree(f"[bold]{self._knowledge_id}[/]  attempt {self._attempt}")
-        nodes: dict[str, Tree] = {}
-        # In change order parents come first; a child whose parent is unknown hangs on the root.
-        for span in sorted(self._spans.values(), key=lambda span: span.sequence):
-            parent = nodes.get(span.parent_id, root)
-            status = label(span.status)
-            text = span_line(span).replace(status, f"[{_STYLE.get(status, 'dim')}]{status}[/]", 1)
-            nodes[span.id or span.name] = parent.add(text)
+        root = Tree(f"[bold]{escape(self._knowledge_id)}[/]  attempt {self._attempt}")
+        known = {span.id for span in self._spans.values()}
+        children: dict[str, list[v1.Span]] = {}
+        # Started spans in start order, then the ones not started yet in arrival order.
+        for span in sorted(self._spans.values(), key=_start_order):
+            parent = span.parent_id if span.parent_id in known else ""
+            children.setdefault(parent, []).append(span)
+
+        def add(node: Tree, parent_id: str) -> None:
+            for span in children.get(parent_id, []):
+                add(node.add(_span_label(span)), span.id)
+
+        add(root, "")
         return root
+
+
+def _start_order(span: v1.Span) -> tuple[bool, float]:
+    started = span.started_at
+    return (started is None, started.timestamp() if started is not None else 0.0)
+
+
+def _span_label(span: v1.Span) -> str:
+    """`chunking  done  0.4 s`, the error after a failed span; the outputs stay in `spans`."""
+    status = label(span.status)
+    text = f"{escape(span.name)}  [{_STYLE.get(status, 'dim')}]{status}[/]"
+    if span.duration_ms:
+        text += f"  {span.duration_ms / 1000:.1f} s"
+    if span.error_message:
+        text += f"  [red]{escape(span.error_message)}[/]"
+    return text
 
 
 def _outcome(knowledge: v1.Knowledge) -> int:
