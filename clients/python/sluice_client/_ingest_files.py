@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
@@ -40,12 +40,13 @@ def _matches(relative: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch(relative, p) or fnmatch(name, p) for p in patterns)
 
 
-def walk(folder: Path, include: list[str], exclude: list[str]) -> Iterator[Candidate]:
-    """The folder's files in path order that pass the globs (hidden files and folders,
-    such as `.git`, are left out)."""
+def walk(folder: Path, include: list[str], exclude: list[str]) -> list[Candidate]:
+    """The folder's files that pass the globs, sorted by relative path (hidden files and
+    folders, such as `.git`, are left out)."""
+    found: list[Candidate] = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
             if name.startswith("."):
                 continue
             path = Path(root, name)
@@ -53,7 +54,8 @@ def walk(folder: Path, include: list[str], exclude: list[str]) -> Iterator[Candi
             if include and not _matches(relative, include):
                 continue
             if not _matches(relative, exclude):
-                yield Candidate(path, relative)
+                found.append(Candidate(path, relative))
+    return sorted(found, key=lambda candidate: candidate.relative)
 
 
 def unsupported_reason(path: Path) -> str | None:
