@@ -132,8 +132,8 @@ def _root(
     ctx.obj = Settings(target=target, api_key=api_key, json=as_json)
 
 
-def group(name: str, help_text: str) -> typer.Typer:
-    """A command group (`sluice kb …`) added to the root."""
+def group(name: str, help_text: str, panel: str) -> typer.Typer:
+    """A command group (`sluice kb …`) added to the root, listed under `panel` in -h."""
     sub = typer.Typer(name=name, help=help_text, no_args_is_help=True)
-    app.add_typer(sub)
+    app.add_typer(sub, rich_help_panel=panel)
     return sub

@@ -12,8 +12,9 @@ import typer
 from sluice_client._app import JsonFlag, Output, app, connect, group
 from sluice_client._arguments import key_values, text_or_file
 
-tag = group("tag", "manage the tags of a knowledge base")
-chunk = group("chunk", "edit a chunk of a processed knowledge")
+PANEL = "Tags and edits"
+tag = group("tag", "manage the tags of a knowledge base", PANEL)
+chunk = group("chunk", "edit a chunk of a processed knowledge", PANEL)
 
 KbId = Annotated[str, typer.Argument(metavar="KB_ID")]
 TagId = Annotated[str, typer.Argument(metavar="TAG_ID")]
@@ -65,7 +66,7 @@ def _tag_delete(ctx: typer.Context, tag_id: TagId, as_json: JsonFlag = False) ->
     )
 
 
-@app.command("set-tags")
+@app.command("set-tags", rich_help_panel=PANEL)
 def _set_tags(
     ctx: typer.Context,
     knowledge_id: KnowledgeId,
@@ -77,7 +78,7 @@ def _set_tags(
         Output(ctx, as_json).message(client.set_knowledge_tags(knowledge_id, tag_ids or []))
 
 
-@app.command("set-metadata")
+@app.command("set-metadata", rich_help_panel=PANEL)
 def _set_metadata(
     ctx: typer.Context,
     knowledge_id: KnowledgeId,
@@ -118,7 +119,7 @@ def _chunk_disable(ctx: typer.Context, chunk_id: ChunkId, as_json: JsonFlag = Fa
         Output(ctx, as_json).message(client.set_chunk_enabled(chunk_id, False))
 
 
-@app.command("regenerate-summary")
+@app.command("regenerate-summary", rich_help_panel=PANEL)
 def _regenerate_summary(
     ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = False
 ) -> None:

@@ -10,7 +10,7 @@ import typer
 from sluice_client._app import JsonFlag, Output, connect, group
 from sluice_client._faq_entries import faq_content
 
-faq = group("faq", "manage an FAQ knowledge base's entries")
+faq = group("faq", "manage an FAQ knowledge base's entries", "FAQ")
 
 KbId = Annotated[str, typer.Argument(metavar="KB_ID")]
 EntryId = Annotated[str, typer.Argument(metavar="ENTRY_ID")]

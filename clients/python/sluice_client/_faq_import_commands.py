@@ -15,6 +15,8 @@ from sluice_client._app import JsonFlag, Output, app, connect
 from sluice_client._faq_imports import faq_import_options
 from sluice_client._proto.sluice import v1
 
+PANEL = "FAQ"
+
 
 def progress_line(progress: v1.FaqImportProgress) -> str:
     """`JOB  completed  12/12  succeeded 10  failed 1  partial 0  skipped 1  deleted 0`."""
@@ -35,7 +37,7 @@ def _print(progress: v1.FaqImportProgress, out: Output) -> None:
         out.text(progress_line(progress))
 
 
-@app.command("faq-import")
+@app.command("faq-import", rich_help_panel=PANEL)
 def _faq_import(
     ctx: typer.Context,
     kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
@@ -49,8 +51,10 @@ def _faq_import(
     wait: Annotated[bool, typer.Option("--wait", help="follow the job until it ends")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Import FAQ entries from a CSV, JSON or XLSX file; with --wait, exit 1 unless the job
-    completed."""
+    """Import FAQ entries from a CSV, JSON or XLSX file.
+
+    With --wait, exit 1 unless the job completed.
+    """
     out = Output(ctx, as_json)
     options = faq_import_options(kb_id, replace=replace, dry_run=dry_run)
     with connect(ctx) as client:
@@ -65,18 +69,20 @@ def _faq_import(
         raise typer.Exit(_exit_codes.FAILED)
 
 
-@app.command("faq-import-failures")
+@app.command("faq-import-failures", rich_help_panel=PANEL)
 def _faq_import_failures(
     ctx: typer.Context,
     job_id: Annotated[str, typer.Argument(metavar="JOB_ID")],
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="a file (default: stdout)")
     ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
-    """Download an import's failed rows as CSV."""
+    """Download an import's failed rows as CSV (--json: say where, with -o)."""
     with connect(ctx) as client:
-        if output is not None:
-            with output.open("wb") as sink:
-                client.export_faq_import_failures(job_id, sink)
-        else:
+        if output is None:  # the CSV alone on stdout, for a pipe
             client.export_faq_import_failures(job_id, sys.stdout.buffer)
+            return
+        with output.open("wb") as sink:
+            client.export_faq_import_failures(job_id, sink)
+    Output(ctx, as_json).text(f"wrote {output}", job_id=job_id, output=str(output))

@@ -9,7 +9,7 @@ import typer
 
 from sluice_client._app import JsonFlag, Output, connect, group
 
-graph = group("graph", "read a knowledge base's knowledge graph")
+graph = group("graph", "read a knowledge base's knowledge graph", "Graph and wiki")
 
 EntityId = Annotated[str, typer.Argument(metavar="ENTITY_ID")]
 

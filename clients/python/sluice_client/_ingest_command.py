@@ -31,6 +31,8 @@ from sluice_client._proto.sluice import v1
 from sluice_client.client import SluiceClient
 from sluice_client.errors import AlreadyExists, SluiceRpcError
 
+PANEL = "Documents"
+
 
 class _Ingest:
     """One file's way: resume check, upload, dedup answer, then its processing."""
@@ -113,7 +115,7 @@ def _run(
     return results
 
 
-@app.command("ingest")
+@app.command("ingest", rich_help_panel=PANEL)
 def _ingest(
     ctx: typer.Context,
     kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
@@ -121,10 +123,12 @@ def _ingest(
         Path, typer.Argument(metavar="DIR", exists=True, file_okay=False, dir_okay=True)
     ],
     include: Annotated[
-        list[str] | None, typer.Option(help="only files matching this glob (repeat)")
+        list[str] | None,
+        typer.Option(metavar="GLOB", help="only files matching this glob (repeat)"),
     ] = None,
     exclude: Annotated[
-        list[str] | None, typer.Option(help="leave out files matching this glob (repeat)")
+        list[str] | None,
+        typer.Option(metavar="GLOB", help="leave out files matching this glob (repeat)"),
     ] = None,
     concurrency: Annotated[
         int, typer.Option(min=1, max=64, help="documents in flight at once")
@@ -132,9 +136,11 @@ def _ingest(
     timeout: WatchTimeout = DEFAULT_WATCH_SECONDS,
     as_json: JsonFlag = False,
 ) -> None:
-    """Upload a folder (recursively) and follow every document's processing. Files of
-    types the server does not import are skipped, so are duplicates and files an earlier
-    run ingested; exit 1 if any document failed."""
+    """Upload a folder (recursively) and follow each document to the end.
+
+    Unsupported types, duplicates and files an earlier run ingested are skipped; exit 1
+    if any document failed.
+    """
     out = Output(ctx, as_json)
     console = Console(stderr=out.json)
     results: list[Result] = []

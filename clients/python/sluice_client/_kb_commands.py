@@ -9,7 +9,7 @@ import typer
 from sluice_client._app import JsonFlag, Output, connect, group
 from sluice_client._proto.sluice import v1
 
-kb = group("kb", "manage knowledge bases")
+kb = group("kb", "manage knowledge bases", "Knowledge bases")
 
 KbId = Annotated[str, typer.Argument(metavar="ID")]
 

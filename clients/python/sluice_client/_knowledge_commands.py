@@ -20,8 +20,10 @@ KbId = Annotated[str, typer.Argument(metavar="KB_ID")]
 KnowledgeId = Annotated[str, typer.Argument(metavar="ID")]
 Watch = Annotated[bool, typer.Option("--watch", help="follow the processing")]
 
+PANEL = "Documents"
 
-@app.command("upload")
+
+@app.command("upload", rich_help_panel=PANEL)
 def _upload(
     ctx: typer.Context,
     kb_id: KbId,
@@ -42,7 +44,7 @@ def _upload(
             raise typer.Exit(follow(client, knowledge.id, timeout, out))
 
 
-@app.command("import-url")
+@app.command("import-url", rich_help_panel=PANEL)
 def _import_url(
     ctx: typer.Context,
     kb_id: KbId,
@@ -69,7 +71,7 @@ def _import_url(
             raise typer.Exit(follow(client, knowledge.id, timeout, out))
 
 
-@app.command("manual")
+@app.command("manual", rich_help_panel=PANEL)
 def _manual(
     ctx: typer.Context,
     kb_id: KbId,
@@ -86,20 +88,22 @@ def _manual(
     Output(ctx, as_json).message(knowledge)
 
 
-@app.command("get")
+@app.command("get", rich_help_panel=PANEL)
 def _get(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = False) -> None:
     """Show a knowledge."""
     with connect(ctx) as client:
         Output(ctx, as_json).message(client.get_knowledge(knowledge_id))
 
 
-@app.command("list")
+@app.command("list", rich_help_panel=PANEL)
 def _list(
     ctx: typer.Context,
     kb_id: KbId,
     status: Annotated[
         list[str] | None,
-        typer.Option(help=f"only these (repeat): {', '.join(sorted(_PARSE_STATUSES))}"),
+        typer.Option(
+            metavar="STATUS", help=f"only these (repeat): {', '.join(sorted(_PARSE_STATUSES))}"
+        ),
     ] = None,
     keyword: Annotated[str, typer.Option(help="match title or file name")] = "",
     as_json: JsonFlag = False,
@@ -115,27 +119,29 @@ def _list(
             out.line(knowledge)
 
 
-@app.command("spans")
+@app.command("spans", rich_help_panel=PANEL)
 def _spans(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = False) -> None:
     """Show the spans of a knowledge's latest attempt."""
     with connect(ctx) as client:
         Output(ctx, as_json).message(client.get_spans(knowledge_id))
 
 
-@app.command("watch")
+@app.command("watch", rich_help_panel=PANEL)
 def _watch(
     ctx: typer.Context,
     knowledge_id: Annotated[str, typer.Argument(metavar="KNOWLEDGE_ID")],
     timeout: WatchTimeout = DEFAULT_WATCH_SECONDS,
     as_json: JsonFlag = False,
 ) -> None:
-    """Follow a knowledge's processing (its span tree, live) until the attempt ends;
-    exit 0 if it completed, 1 if it failed or was cancelled."""
+    """Follow a knowledge's processing (its span tree, live) until the attempt ends.
+
+    Exit 0 if it completed, 1 if it failed or was cancelled.
+    """
     with connect(ctx) as client:
         raise typer.Exit(follow(client, knowledge_id, timeout, Output(ctx, as_json)))
 
 
-@app.command("chunks")
+@app.command("chunks", rich_help_panel=PANEL)
 def _chunks(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = False) -> None:
     """List a knowledge's chunks (a JSON line each)."""
     out = Output(ctx, as_json)
@@ -144,7 +150,7 @@ def _chunks(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = F
             out.line(chunk)
 
 
-@app.command("delete")
+@app.command("delete", rich_help_panel=PANEL)
 def _delete(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = False) -> None:
     """Delete a knowledge."""
     with connect(ctx) as client:
@@ -152,7 +158,7 @@ def _delete(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = F
     Output(ctx, as_json).text(f"deleted {knowledge_id}", deleted=knowledge_id)
 
 
-@app.command("reparse")
+@app.command("reparse", rich_help_panel=PANEL)
 def _reparse(
     ctx: typer.Context,
     knowledge_id: KnowledgeId,
@@ -175,14 +181,14 @@ def _reparse(
             raise typer.Exit(follow(client, knowledge.id, timeout, out))
 
 
-@app.command("cancel")
+@app.command("cancel", rich_help_panel=PANEL)
 def _cancel(ctx: typer.Context, knowledge_id: KnowledgeId, as_json: JsonFlag = False) -> None:
     """Stop a knowledge's processing."""
     with connect(ctx) as client:
         Output(ctx, as_json).message(client.cancel_parse(knowledge_id))
 
 
-@app.command("batch-delete")
+@app.command("batch-delete", rich_help_panel=PANEL)
 def _batch_delete(
     ctx: typer.Context,
     knowledge_ids: Annotated[list[str], typer.Argument(metavar="ID...")],

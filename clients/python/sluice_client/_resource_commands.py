@@ -16,8 +16,10 @@ from sluice_client._proto.sluice import v1
 
 _SEARCH_MODES = {m.name.lower(): m for m in v1.SearchMode if m != v1.SearchMode.UNSPECIFIED}
 
+PANEL = "Search and stored files"
 
-@app.command("resources")
+
+@app.command("resources", rich_help_panel=PANEL)
 def _resources(
     ctx: typer.Context,
     knowledge_id: Annotated[str, typer.Argument(metavar="ID")],
@@ -30,7 +32,7 @@ def _resources(
             out.line(resource)
 
 
-@app.command("grant")
+@app.command("grant", rich_help_panel=PANEL)
 def _grant(
     ctx: typer.Context,
     subject: Annotated[
@@ -49,7 +51,7 @@ def _grant(
     Output(ctx, as_json).message(grant)
 
 
-@app.command("revoke-grant")
+@app.command("revoke-grant", rich_help_panel=PANEL)
 def _revoke_grant(
     ctx: typer.Context,
     token: Annotated[str | None, typer.Option(help="the grant of this token")] = None,
@@ -69,7 +71,7 @@ def _revoke_grant(
     Output(ctx, as_json).text(f"revoked {revoked}", revoked=revoked)
 
 
-@app.command("fetch")
+@app.command("fetch", rich_help_panel=PANEL)
 def _fetch(
     ctx: typer.Context,
     token: Annotated[str, typer.Argument(metavar="TOKEN")],
@@ -92,7 +94,7 @@ def _fetch(
     )
 
 
-@app.command("search")
+@app.command("search", rich_help_panel=PANEL)
 def _search(
     ctx: typer.Context,
     kb_ids: Annotated[str, typer.Argument(metavar="KB_ID[,KB_ID...]")],

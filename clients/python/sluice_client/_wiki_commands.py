@@ -13,7 +13,7 @@ import typer
 from sluice_client._app import JsonFlag, Output, connect, group
 from sluice_client._proto.sluice import v1
 
-wiki = group("wiki", "read a knowledge base's wiki pages")
+wiki = group("wiki", "read a knowledge base's wiki pages", "Graph and wiki")
 
 
 def _when(value: datetime | None) -> str:
