@@ -13,6 +13,7 @@ import json
 import os
 import pty
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from importlib import metadata
@@ -23,14 +24,14 @@ from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 from sluice_client.cli import main as cli
 
-from server.main import __file__ as _server_main
 from tests.e2e.stacks import Stack, lite_stack
 from tests.support.processes import free_port
 
 GUIDE = "# Pump guide\n\nHold the red button for ten seconds to reset the pump.\n"
 NOTES = "Harbour notes: boats moor at the east quay after the evening bell rings.\n"
 SHARED = "Shared text: the lighthouse keeper logs every ship that passes the point.\n"
-SLUICE = Path(_server_main).resolve().parents[1] / ".venv" / "bin" / "sluice"
+# The console script pip installed next to the interpreter running the tests.
+SLUICE = Path(sys.executable).parent / "sluice"
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,13 +14,13 @@ from pathlib import Path
 import grpc
 from sluice.v1 import common_pb2, knowledge_pb2, knowledge_pb2_grpc
 from sluice_client._ingest_files import SUPPORTED_EXTENSIONS, unsupported_reason, walk
-from sluice_client.cli import __file__ as _cli_file
 
 from core.extensions import SUPPORTED_IMPORT_EXTENSIONS
 
 from .conftest import Serve
 
-SLUICE = Path(_cli_file).resolve().parents[3] / ".venv" / "bin" / "sluice"
+# The console script pip installed next to the interpreter running the tests.
+SLUICE = Path(sys.executable).parent / "sluice"
 
 
 class EndlessWatch(knowledge_pb2_grpc.KnowledgeServiceServicer):
