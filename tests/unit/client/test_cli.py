@@ -335,6 +335,17 @@ def test_kb_profile_queues_the_profile_and_prints_its_job(
     assert capsys.readouterr().err.startswith("error: NOT_FOUND: ")
 
 
+def test_json_turns_sentences_into_objects_on_the_command_or_before_it(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = serve(fake_knowledge_bases())
+
+    assert main(["--target", target, "kb", "profile", "kb-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"job_id": "kb-profile-kb-1-1-manual"}
+    assert main(["--target", target, "--json", "kb", "profile", "kb-1"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"job_id": "kb-profile-kb-1-1-manual"}
+
+
 def test_import_url_sends_the_url_and_its_options_then_watches(
     serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
