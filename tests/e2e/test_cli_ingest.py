@@ -63,6 +63,7 @@ def _folder(root: Path) -> Path:
     (folder / "blank.txt").write_text(" \n\t\n")
     (folder / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42")
     (folder / "drafts" / "todo.md").write_text("not yet\n")
+    (folder / "gone.md").symlink_to(folder / "moved-away.md")  # listed, but cannot be read
     return folder
 
 
@@ -89,8 +90,9 @@ def test_ingest_sorts_a_folder_into_completed_failed_and_skipped_and_a_rerun_res
         ("nested/shared.md", "duplicate"),
     ]
     assert summary["skipped"][1]["knowledge_id"] == existing.id
-    [failed] = summary["failed"]
-    assert failed["path"] == "blank.txt" and "empty document" in failed["reason"]
+    [blank, gone] = summary["failed"]
+    assert blank["path"] == "blank.txt" and "empty document" in blank["reason"]
+    assert (gone["path"], gone["reason"]) == ("gone.md", "No such file or directory")
     uploaded = _names(client, kb.id)
     assert uploaded == ["blank.txt", "guide.md", "notes.txt", "shared-copy.md"]
     completed = {r["knowledge_id"] for r in summary["completed"]}
@@ -99,9 +101,8 @@ def test_ingest_sorts_a_folder_into_completed_failed_and_skipped_and_a_rerun_res
     )
 
     # The rerun (plain output, not a terminal) uploads nothing it already ingested.
-    rerun = cli(
-        [*target, "ingest", kb.id, str(folder), "--exclude", "drafts/*", "--exclude", "blank.txt"]
-    )
+    excluded = ["--exclude", "drafts/*", "--exclude", "blank.txt", "--exclude", "gone.md"]
+    rerun = cli([*target, "ingest", kb.id, str(folder), *excluded])
 
     out = capsys.readouterr().out
     assert rerun == 0

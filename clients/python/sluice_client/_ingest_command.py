@@ -52,7 +52,10 @@ class _Ingest:
         self._timeout = timeout
 
     def __call__(self, candidate: Candidate) -> Result:
-        md5 = md5_of(candidate.path)
+        try:
+            md5 = md5_of(candidate.path)
+        except OSError as error:  # unreadable or gone since the walk: this file fails alone
+            return Result(candidate.relative, "failed", reason=error.strerror or str(error))
         earlier = self._state.ingested(candidate, md5)
         if earlier is not None:
             return Result(candidate.relative, "skipped", earlier, "already ingested")
