@@ -178,7 +178,8 @@ def test_a_closed_pipe_ends_the_command_quietly(
     big.write_text("All hands to the pump room.\n" * 100_000)  # 2.8 MB, past any pipe buffer
     token = client.create_access_grant(knowledge_id=client.upload_file(kb.id, big).id).token
 
-    pipeline = f"'{SLUICE}' --target {stack.target} fetch {token} | head -c 10"
+    # "--": a token is base64url and may start with "-".
+    pipeline = f"'{SLUICE}' --target {stack.target} fetch -- {token} | head -c 10"
     done = subprocess.run(
         ["bash", "-o", "pipefail", "-c", pipeline], capture_output=True, timeout=60
     )

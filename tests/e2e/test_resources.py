@@ -256,7 +256,8 @@ def test_the_cli_grants_and_fetches(
     assert listed["kind"] == "RESOURCE_KIND_ORIGINAL" and listed["fileName"] == "razorbill.md"
     assert cli([*target, "grant", knowledge.id, "--ttl", "60"]) == 0
     token = json.loads(capsys.readouterr().out)["token"]
-    assert cli([*target, "fetch", token, "-o", str(tmp_path / "copy.md")]) == 0
+    # "--": a token is base64url and may start with "-".
+    assert cli([*target, "fetch", "-o", str(tmp_path / "copy.md"), "--", token]) == 0
     assert "razorbill.md" in capsys.readouterr().out
     assert (tmp_path / "copy.md").read_bytes() == body
     assert cli([*target, "grant", listed["ref"]]) == 0
