@@ -265,7 +265,7 @@ def test_cli_faq_commands(api: Api, stack: Stack, capsys: pytest.CaptureFixture[
     assert json.loads(capsys.readouterr().out)["content"]["similarQuestions"] == ["Free parking"]
     assert cli([*target, "faq", "delete", kb_id, entry_id]) == 0
     assert capsys.readouterr().out.strip() == "deleted 1"
-    assert cli([*target, "faq", "get", kb_id, entry_id]) == 2
+    assert cli([*target, "faq", "get", kb_id, entry_id]) == 4
     assert "NOT_FOUND" in capsys.readouterr().err
 
 

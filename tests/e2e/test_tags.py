@@ -269,5 +269,5 @@ def test_the_cli_manages_tags(
     ]
     assert cli([*target, "tag", "delete", tag_id]) == 0
     assert capsys.readouterr().out.strip() == f"deleted {tag_id} (unlinked from 1 knowledges)"
-    assert cli([*target, "tag", "create", kb.id, " "]) == 2
+    assert cli([*target, "tag", "create", kb.id, " "]) == 5
     assert "INVALID_ARGUMENT" in capsys.readouterr().err

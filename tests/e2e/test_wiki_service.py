@@ -374,5 +374,5 @@ def test_the_cli_lists_and_shows_pages(wiki: Wiki, capsys: pytest.CaptureFixture
     assert cli([*base, "get", wiki.quay_id, "--json"]) == 0
     page = json.loads(capsys.readouterr().out)
     assert (page["slug"], page["links"][0]["pageId"]) == ("east-quay", wiki.rules_id)
-    assert cli([*base, "show", wiki.kb_id, "lighthouse"]) == 2
+    assert cli([*base, "show", wiki.kb_id, "lighthouse"]) == 4
     assert capsys.readouterr().err.startswith("error: NOT_FOUND: ")

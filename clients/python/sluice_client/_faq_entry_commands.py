@@ -3,114 +3,128 @@ disable`, one JSON object (or one per line) each."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
+from typing import Annotated
 
+import typer
+
+from sluice_client._app import JsonFlag, Output, connect, group
 from sluice_client._faq_entries import faq_content
-from sluice_client._output import to_json, to_json_line
-from sluice_client._proto.sluice import v1
-from sluice_client.client import SluiceClient
 
-_Command = Callable[[SluiceClient, argparse.Namespace], int]
+faq = group("faq", "manage an FAQ knowledge base's entries", "FAQ")
+
+KbId = Annotated[str, typer.Argument(metavar="KB_ID")]
+EntryId = Annotated[str, typer.Argument(metavar="ENTRY_ID")]
+EntryIds = Annotated[list[str], typer.Argument(metavar="ENTRY_ID...")]
+Question = Annotated[str, typer.Option(help="the standard question")]
+Answers = Annotated[list[str], typer.Option("--answer", help="an answer (repeat)")]
+Similar = Annotated[list[str] | None, typer.Option(help="a similar question (repeat)")]
+Negative = Annotated[list[str] | None, typer.Option(help="a negative question (repeat)")]
+RandomAnswer = Annotated[bool, typer.Option("--random", help="one answer at random per hit")]
+Tag = Annotated[str, typer.Option(help="a tag id of the knowledge base")]
 
 
-def _out(line: str) -> None:
-    print(line, flush=True)
-
-
-def _content(args: argparse.Namespace) -> v1.FaqEntryContent:
-    return faq_content(
-        args.question,
-        args.answer,
-        similar_questions=args.similar,
-        negative_questions=args.negative,
-        random_answer=args.random,
-        tag_id=args.tag,
+@faq.command("create")
+def _create(
+    ctx: typer.Context,
+    kb_id: KbId,
+    question: Question,
+    answer: Answers,
+    similar: Similar = None,
+    negative: Negative = None,
+    random: RandomAnswer = False,
+    tag: Tag = "",
+    disabled: Annotated[bool, typer.Option("--disabled", help="create it disabled")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Create an entry (indexed at once)."""
+    content = faq_content(
+        question,
+        answer,
+        similar_questions=similar or [],
+        negative_questions=negative or [],
+        random_answer=random,
+        tag_id=tag,
     )
+    with connect(ctx) as client:
+        Output(ctx, as_json).message(client.create_faq_entry(kb_id, content, disabled=disabled))
 
 
-def _create(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(to_json(client.create_faq_entry(args.kb_id, _content(args), disabled=args.disabled)))
-    return 0
+@faq.command("list")
+def _list(
+    ctx: typer.Context,
+    kb_id: KbId,
+    tag: Annotated[str, typer.Option(help="only entries with this tag id")] = "",
+    state: Annotated[str | None, typer.Option(help="only these: enabled or disabled")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """List entries in creation order (a JSON line each)."""
+    states = {"enabled": True, "disabled": False, None: None}
+    if state not in states:
+        raise typer.BadParameter("enabled or disabled", param_hint="--state")
+    out = Output(ctx, as_json)
+    with connect(ctx) as client:
+        for entry in client.list_faq_entries(kb_id, tag_id=tag, enabled=states[state]):
+            out.line(entry)
 
 
-def _list(client: SluiceClient, args: argparse.Namespace) -> int:
-    enabled = {"enabled": True, "disabled": False}.get(args.state)
-    for entry in client.list_faq_entries(args.kb_id, tag_id=args.tag, enabled=enabled):
-        _out(to_json_line(entry))
-    return 0
+@faq.command("get")
+def _get(ctx: typer.Context, kb_id: KbId, entry_id: EntryId, as_json: JsonFlag = False) -> None:
+    """Show an entry."""
+    with connect(ctx) as client:
+        Output(ctx, as_json).message(client.get_faq_entry(kb_id, entry_id))
 
 
-def _get(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(to_json(client.get_faq_entry(args.kb_id, args.entry_id)))
-    return 0
+@faq.command("update")
+def _update(
+    ctx: typer.Context,
+    kb_id: KbId,
+    entry_id: EntryId,
+    question: Question,
+    answer: Answers,
+    similar: Similar = None,
+    negative: Negative = None,
+    random: RandomAnswer = False,
+    tag: Tag = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """Replace an entry's content."""
+    content = faq_content(
+        question,
+        answer,
+        similar_questions=similar or [],
+        negative_questions=negative or [],
+        random_answer=random,
+        tag_id=tag,
+    )
+    with connect(ctx) as client:
+        Output(ctx, as_json).message(client.update_faq_entry(kb_id, entry_id, content))
 
 
-def _update(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(to_json(client.update_faq_entry(args.kb_id, args.entry_id, _content(args))))
-    return 0
+@faq.command("delete")
+def _delete(
+    ctx: typer.Context, kb_id: KbId, entry_ids: EntryIds, as_json: JsonFlag = False
+) -> None:
+    """Delete entries."""
+    with connect(ctx) as client:
+        deleted = client.delete_faq_entries(kb_id, entry_ids)
+    Output(ctx, as_json).text(f"deleted {deleted}", deleted=deleted)
 
 
-def _delete(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(f"deleted {client.delete_faq_entries(args.kb_id, args.entry_ids)}")
-    return 0
+@faq.command("enable")
+def _enable(
+    ctx: typer.Context, kb_id: KbId, entry_ids: EntryIds, as_json: JsonFlag = False
+) -> None:
+    """Let Search find entries."""
+    with connect(ctx) as client:
+        updated = client.set_faq_entries_enabled(kb_id, entry_ids, True)
+    Output(ctx, as_json).text(f"updated {updated}", updated=updated)
 
 
-def _enable(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(f"updated {client.set_faq_entries_enabled(args.kb_id, args.entry_ids, True)}")
-    return 0
-
-
-def _disable(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(f"updated {client.set_faq_entries_enabled(args.kb_id, args.entry_ids, False)}")
-    return 0
-
-
-FAQ_ENTRY_COMMANDS: dict[str, _Command] = {
-    "faq create": _create,
-    "faq list": _list,
-    "faq get": _get,
-    "faq update": _update,
-    "faq delete": _delete,
-    "faq enable": _enable,
-    "faq disable": _disable,
-}
-
-
-def _content_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--question", required=True, help="the standard question")
-    parser.add_argument("--answer", action="append", required=True, help="an answer (repeat)")
-    parser.add_argument("--similar", action="append", default=[], help="a similar question")
-    parser.add_argument("--negative", action="append", default=[], help="a negative question")
-    parser.add_argument("--random", action="store_true", help="one answer at random per hit")
-    parser.add_argument("--tag", default="", help="a tag id of the knowledge base")
-
-
-def add_faq_entry_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    faq = commands.add_parser("faq", help="manage an FAQ knowledge base's entries")
-    faq_commands = faq.add_subparsers(dest="faq_command", metavar="COMMAND", required=True)
-    create = faq_commands.add_parser("create", help="create an entry (indexed at once)")
-    create.add_argument("kb_id", metavar="KB_ID")
-    _content_arguments(create)
-    create.add_argument("--disabled", action="store_true", help="create it disabled")
-    listing = faq_commands.add_parser("list", help="list entries in creation order")
-    listing.add_argument("kb_id", metavar="KB_ID")
-    listing.add_argument("--tag", default="", help="only entries with this tag id")
-    listing.add_argument("--state", choices=["enabled", "disabled"], help="only these")
-    get = faq_commands.add_parser("get", help="show an entry")
-    update = faq_commands.add_parser("update", help="replace an entry's content")
-    for sub in (get, update):
-        sub.add_argument("kb_id", metavar="KB_ID")
-        sub.add_argument("entry_id", metavar="ENTRY_ID")
-    _content_arguments(update)
-    batch = {
-        "delete": "delete entries",
-        "enable": "let Search find entries",
-        "disable": "hide entries from Search",
-    }
-    for name, help_text in batch.items():
-        sub = faq_commands.add_parser(name, help=help_text)
-        sub.add_argument("kb_id", metavar="KB_ID")
-        sub.add_argument("entry_ids", metavar="ENTRY_ID", nargs="+")
-    for name, sub in faq_commands.choices.items():
-        sub.set_defaults(command=f"faq {name}")
+@faq.command("disable")
+def _disable(
+    ctx: typer.Context, kb_id: KbId, entry_ids: EntryIds, as_json: JsonFlag = False
+) -> None:
+    """Hide entries from Search."""
+    with connect(ctx) as client:
+        updated = client.set_faq_entries_enabled(kb_id, entry_ids, False)
+    Output(ctx, as_json).text(f"updated {updated}", updated=updated)

@@ -4,16 +4,18 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from sluice_client import _exit_codes
+from sluice_client._app import JsonFlag, Output, app, connect
 from sluice_client._faq_imports import faq_import_options
-from sluice_client._output import to_json_line
 from sluice_client._proto.sluice import v1
-from sluice_client.client import SluiceClient
 
-_Command = Callable[[SluiceClient, argparse.Namespace], int]
+PANEL = "FAQ"
 
 
 def progress_line(progress: v1.FaqImportProgress) -> str:
@@ -28,49 +30,59 @@ def progress_line(progress: v1.FaqImportProgress) -> str:
     return f"{line}  {progress.error_message}" if progress.error_message else line
 
 
-def _print(progress: v1.FaqImportProgress, as_json: bool) -> None:
-    print(to_json_line(progress) if as_json else progress_line(progress), flush=True)
-
-
-def _faq_import(client: SluiceClient, args: argparse.Namespace) -> int:
-    options = faq_import_options(args.kb_id, replace=args.replace, dry_run=args.dry_run)
-    last = client.import_faq_file(options, args.file)
-    _print(last, args.json)
-    if not args.wait:
-        return 0
-    for progress in client.watch_faq_import(last.job_id):
-        _print(progress, args.json)
-        last = progress
-    return 0 if last.status == v1.JobStatus.COMPLETED else 1
-
-
-def _faq_import_failures(client: SluiceClient, args: argparse.Namespace) -> int:
-    if args.output:
-        with open(args.output, "wb") as sink:
-            client.export_faq_import_failures(args.job_id, sink)
+def _print(progress: v1.FaqImportProgress, out: Output) -> None:
+    if out.json:
+        out.line(progress)
     else:
-        client.export_faq_import_failures(args.job_id, sys.stdout.buffer)
-    return 0
+        out.text(progress_line(progress))
 
 
-FAQ_IMPORT_COMMANDS: dict[str, _Command] = {
-    "faq-import": _faq_import,
-    "faq-import-failures": _faq_import_failures,
-}
+@app.command("faq-import", rich_help_panel=PANEL)
+def _faq_import(
+    ctx: typer.Context,
+    kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
+    file: Annotated[Path, typer.Argument(metavar="FILE")],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="the file replaces every entry")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="validate and count, write nothing")
+    ] = False,
+    wait: Annotated[bool, typer.Option("--wait", help="follow the job until it ends")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Import FAQ entries from a CSV, JSON or XLSX file.
+
+    With --wait, exit 1 unless the job completed.
+    """
+    out = Output(ctx, as_json)
+    options = faq_import_options(kb_id, replace=replace, dry_run=dry_run)
+    with connect(ctx) as client:
+        last = client.import_faq_file(options, file)
+        _print(last, out)
+        if not wait:
+            return
+        for progress in client.watch_faq_import(last.job_id):
+            _print(progress, out)
+            last = progress
+    if last.status != v1.JobStatus.COMPLETED:
+        raise typer.Exit(_exit_codes.FAILED)
 
 
-def add_faq_import_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    run = commands.add_parser("faq-import", help="import FAQ entries from a CSV, JSON or XLSX file")
-    run.add_argument("kb_id", metavar="KB_ID")
-    run.add_argument("file", metavar="FILE")
-    run.add_argument("--replace", action="store_true", help="the file replaces every entry")
-    run.add_argument("--dry-run", action="store_true", help="validate and count, write nothing")
-    run.add_argument("--wait", action="store_true", help="follow the job until it ends")
-    run.add_argument("--json", action="store_true", help="print the progress as JSON lines")
-    run.set_defaults(command="faq-import")
-    failures = commands.add_parser(
-        "faq-import-failures", help="download an import's failed rows as CSV"
-    )
-    failures.add_argument("job_id", metavar="JOB_ID")
-    failures.add_argument("--output", "-o", default="", help="a file (default: stdout)")
-    failures.set_defaults(command="faq-import-failures")
+@app.command("faq-import-failures", rich_help_panel=PANEL)
+def _faq_import_failures(
+    ctx: typer.Context,
+    job_id: Annotated[str, typer.Argument(metavar="JOB_ID")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="a file (default: stdout)")
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Download an import's failed rows as CSV (--json: say where, with -o)."""
+    with connect(ctx) as client:
+        if output is None:  # the CSV alone on stdout, for a pipe
+            client.export_faq_import_failures(job_id, sys.stdout.buffer)
+            return
+        with output.open("wb") as sink:
+            client.export_faq_import_failures(job_id, sink)
+    Output(ctx, as_json).text(f"wrote {output}", job_id=job_id, output=str(output))

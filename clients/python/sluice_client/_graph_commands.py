@@ -3,71 +3,61 @@ sources`, one JSON object (or one per line) each."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
+from typing import Annotated
 
-from sluice_client._output import to_json, to_json_line
-from sluice_client.client import SluiceClient
+import typer
 
-_Command = Callable[[SluiceClient, argparse.Namespace], int]
+from sluice_client._app import JsonFlag, Output, connect, group
 
+graph = group("graph", "read a knowledge base's knowledge graph", "Graph and wiki")
 
-def _out(line: str) -> None:
-    print(line, flush=True)
+EntityId = Annotated[str, typer.Argument(metavar="ENTITY_ID")]
 
 
-def _entities(client: SluiceClient, args: argparse.Namespace) -> int:
-    for entity in client.list_entities(args.kb_id, name_contains=args.name, type=args.type):
-        _out(to_json_line(entity))
-    return 0
+@graph.command("entities")
+def _entities(
+    ctx: typer.Context,
+    kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
+    name: Annotated[str, typer.Option(help="names containing this (case folded)")] = "",
+    type: Annotated[str, typer.Option(help="of exactly this type")] = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """List entities, most mentioned first."""
+    out = Output(ctx, as_json)
+    with connect(ctx) as client:
+        for entity in client.list_entities(kb_id, name_contains=name, type=type):
+            out.line(entity)
 
 
-def _entity(client: SluiceClient, args: argparse.Namespace) -> int:
-    _out(to_json(client.get_entity(args.entity_id)))
-    return 0
+@graph.command("entity")
+def _entity(ctx: typer.Context, entity_id: EntityId, as_json: JsonFlag = False) -> None:
+    """Show an entity."""
+    with connect(ctx) as client:
+        Output(ctx, as_json).message(client.get_entity(entity_id))
 
 
-def _neighbours(client: SluiceClient, args: argparse.Namespace) -> int:
-    found = client.get_neighbourhood(args.entity_id, depth=args.depth, max_entities=args.max)
-    _out(to_json(found))
-    return 0
+@graph.command("neighbours")
+def _neighbours(
+    ctx: typer.Context,
+    entity_id: EntityId,
+    depth: Annotated[int, typer.Option(help="1 to 3")] = 1,
+    max: Annotated[int, typer.Option("--max", help="most entities (0: the server's)")] = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """An entity and what lies within --depth relations of it."""
+    with connect(ctx) as client:
+        found = client.get_neighbourhood(entity_id, depth=depth, max_entities=max)
+    Output(ctx, as_json).message(found)
 
 
-def _sources(client: SluiceClient, args: argparse.Namespace) -> int:
-    for source in client.get_relation_sources(args.relation_id):
-        _out(to_json_line(source))
-    return 0
-
-
-GRAPH_COMMANDS: dict[str, _Command] = {
-    "graph entities": _entities,
-    "graph entity": _entity,
-    "graph neighbours": _neighbours,
-    "graph sources": _sources,
-}
-
-
-def add_graph_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    graph = commands.add_parser("graph", help="read a knowledge base's knowledge graph")
-    graph_commands = graph.add_subparsers(dest="graph_command", metavar="COMMAND", required=True)
-    entities = graph_commands.add_parser("entities", help="list entities, most mentioned first")
-    entities.add_argument("kb_id", metavar="KB_ID")
-    entities.add_argument("--name", default="", help="names containing this (case folded)")
-    entities.add_argument("--type", default="", help="of exactly this type")
-    entity = graph_commands.add_parser("entity", help="show an entity")
-    entity.add_argument("entity_id", metavar="ENTITY_ID")
-    neighbours = graph_commands.add_parser(
-        "neighbours", help="an entity and what lies within --depth relations of it"
-    )
-    neighbours.add_argument("entity_id", metavar="ENTITY_ID")
-    neighbours.add_argument("--depth", type=int, default=1, help="1 to 3 (default 1)")
-    neighbours.add_argument("--max", type=int, default=0, help="most entities (0: the server's)")
-    sources = graph_commands.add_parser("sources", help="the chunks a relation was found in")
-    sources.add_argument("relation_id", metavar="RELATION_ID")
-    for name, sub in (
-        ("entities", entities),
-        ("entity", entity),
-        ("neighbours", neighbours),
-        ("sources", sources),
-    ):
-        sub.set_defaults(command=f"graph {name}")
+@graph.command("sources")
+def _sources(
+    ctx: typer.Context,
+    relation_id: Annotated[str, typer.Argument(metavar="RELATION_ID")],
+    as_json: JsonFlag = False,
+) -> None:
+    """The chunks a relation was found in."""
+    out = Output(ctx, as_json)
+    with connect(ctx) as client:
+        for source in client.get_relation_sources(relation_id):
+            out.line(source)

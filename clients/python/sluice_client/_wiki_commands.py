@@ -5,19 +5,15 @@ other commands do (a JSON line per listed page)."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
 from datetime import datetime
+from typing import Annotated
 
-from sluice_client._output import to_json, to_json_line
+import typer
+
+from sluice_client._app import JsonFlag, Output, connect, group
 from sluice_client._proto.sluice import v1
-from sluice_client.client import SluiceClient
 
-_Command = Callable[[SluiceClient, argparse.Namespace], int]
-
-
-def _out(line: str) -> None:
-    print(line, flush=True)
+wiki = group("wiki", "read a knowledge base's wiki pages", "Graph and wiki")
 
 
 def _when(value: datetime | None) -> str:
@@ -53,47 +49,49 @@ def page_lines(page: v1.WikiPage) -> list[str]:
     return lines
 
 
-def _wiki_list(client: SluiceClient, args: argparse.Namespace) -> int:
-    for page in client.list_wiki_pages(args.kb_id, query=args.query):
-        _out(to_json_line(page) if args.json else summary_line(page))
-    return 0
+@wiki.command("list")
+def _wiki_list(
+    ctx: typer.Context,
+    kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
+    query: Annotated[str, typer.Option(help="only pages whose title or slug has this")] = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """List a knowledge base's pages by title."""
+    out = Output(ctx, as_json)
+    with connect(ctx) as client:
+        for page in client.list_wiki_pages(kb_id, query=query):
+            if out.json:
+                out.line(page)
+            else:
+                out.text(summary_line(page))
 
 
-def _print_page(page: v1.WikiPage, as_json: bool) -> int:
-    if as_json:
-        _out(to_json(page))
-    else:
-        for line in page_lines(page):
-            _out(line)
-    return 0
+def _print_page(page: v1.WikiPage, out: Output) -> None:
+    if out.json:
+        out.message(page)
+        return
+    for line in page_lines(page):
+        out.text(line)
 
 
-def _wiki_show(client: SluiceClient, args: argparse.Namespace) -> int:
-    return _print_page(client.get_wiki_page(args.kb_id, args.slug), args.json)
+@wiki.command("show")
+def _wiki_show(
+    ctx: typer.Context,
+    kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
+    slug: Annotated[str, typer.Argument(metavar="SLUG")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Show a page by its slug."""
+    with connect(ctx) as client:
+        _print_page(client.get_wiki_page(kb_id, slug), Output(ctx, as_json))
 
 
-def _wiki_get(client: SluiceClient, args: argparse.Namespace) -> int:
-    return _print_page(client.get_wiki_page(page_id=args.page_id), args.json)
-
-
-WIKI_COMMANDS: dict[str, _Command] = {
-    "wiki list": _wiki_list,
-    "wiki show": _wiki_show,
-    "wiki get": _wiki_get,
-}
-
-
-def add_wiki_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    wiki = commands.add_parser("wiki", help="read a knowledge base's wiki pages")
-    wiki_commands = wiki.add_subparsers(dest="wiki_command", metavar="COMMAND", required=True)
-    listing = wiki_commands.add_parser("list", help="list a knowledge base's pages by title")
-    listing.add_argument("kb_id", metavar="KB_ID")
-    listing.add_argument("--query", default="", help="only pages whose title or slug has this")
-    show = wiki_commands.add_parser("show", help="show a page by its slug")
-    show.add_argument("kb_id", metavar="KB_ID")
-    show.add_argument("slug", metavar="SLUG")
-    get = wiki_commands.add_parser("get", help="show a page by its id")
-    get.add_argument("page_id", metavar="PAGE_ID")
-    for name, sub in (("list", listing), ("show", show), ("get", get)):
-        sub.add_argument("--json", action="store_true", help="print the message(s) as JSON")
-        sub.set_defaults(command=f"wiki {name}")
+@wiki.command("get")
+def _wiki_get(
+    ctx: typer.Context,
+    page_id: Annotated[str, typer.Argument(metavar="PAGE_ID")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Show a page by its id."""
+    with connect(ctx) as client:
+        _print_page(client.get_wiki_page(page_id=page_id), Output(ctx, as_json))

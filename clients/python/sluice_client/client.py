@@ -6,8 +6,7 @@ is raised as the `SluiceRpcError` subclass of its status code (see `sluice_clien
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -21,27 +20,19 @@ from sluice_client._clone import CloneMethods
 from sluice_client._edits import EditingMethods
 from sluice_client._faq_entries import FaqEntryMethods
 from sluice_client._faq_imports import FaqImportMethods
+from sluice_client._grants import ResourceMethods
 from sluice_client._graph import GraphMethods
-from sluice_client._proto.google.protobuf import FieldMask
+from sluice_client._knowledge_bases import KnowledgeBaseMethods
+from sluice_client._move import MoveMethods
+from sluice_client._progress import ProgressMethods
 from sluice_client._proto.sluice import v1
-from sluice_client._resources import write_resource
 from sluice_client._upload import FileSource, file_frames, open_source, remaining_size
 from sluice_client._wiki import WikiMethods
-from sluice_client.errors import (
-    SluiceRpcError,
-    Unavailable,
-    WaitTimeoutError,
-    translated_rpc_errors,
-)
 
 # Called directly rather than through the generated stub, whose generator hides the call:
 # the client needs the call to give it a deadline and to cancel it when the caller stops.
 _WATCH_SPANS_METHOD = "/sluice.v1.KnowledgeService/WatchSpans"
 _READ_RESOURCE_METHOD = "/sluice.v1.ResourceService/ReadResource"
-
-# Reconnect backoff of wait_until_done, in seconds.
-_FIRST_RECONNECT_DELAY = 0.2
-_MAX_RECONNECT_DELAY = 2.0
 
 
 def _manual_status(publish: bool | None) -> v1.ManualStatus:
@@ -51,7 +42,16 @@ def _manual_status(publish: bool | None) -> v1.ManualStatus:
 
 
 class SluiceClient(
-    EditingMethods, GraphMethods, WikiMethods, FaqEntryMethods, FaqImportMethods, CloneMethods
+    KnowledgeBaseMethods,
+    ProgressMethods,
+    MoveMethods,
+    ResourceMethods,
+    EditingMethods,
+    GraphMethods,
+    WikiMethods,
+    FaqEntryMethods,
+    FaqImportMethods,
+    CloneMethods,
 ):
     """A connection to a Sluice API server; use it as a context manager to close it.
 
@@ -115,64 +115,6 @@ class SluiceClient(
         traceback: TracebackType | None,
     ) -> None:
         self.close()
-
-    # Knowledge bases
-
-    def create_knowledge_base(
-        self, name: str, *, description: str = "", config: v1.KnowledgeBaseConfig | None = None
-    ) -> v1.KnowledgeBase:
-        """Unset config blocks take the server's defaults."""
-        request = v1.CreateKnowledgeBaseRequest(name=name, description=description, config=config)
-        response = _call(self._knowledge_bases.create_knowledge_base, request)
-        return _required(response.knowledge_base, "knowledge base")
-
-    def get_knowledge_base(self, knowledge_base_id: str) -> v1.KnowledgeBase:
-        request = v1.GetKnowledgeBaseRequest(id=knowledge_base_id)
-        response = _call(self._knowledge_bases.get_knowledge_base, request)
-        return _required(response.knowledge_base, "knowledge base")
-
-    def list_knowledge_bases(self, page_size: int = 50) -> Iterator[v1.KnowledgeBase]:
-        """Every knowledge base the caller can see, fetched a page at a time."""
-
-        def fetch(token: str) -> tuple[list[v1.KnowledgeBase], str]:
-            request = v1.ListKnowledgeBasesRequest(page_size=page_size, page_token=token)
-            response = self._knowledge_bases.list_knowledge_bases(request)
-            return response.knowledge_bases, response.next_page_token
-
-        return _pages(fetch)
-
-    def update_knowledge_base(
-        self,
-        knowledge_base_id: str,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        config: v1.KnowledgeBaseConfig | None = None,
-    ) -> v1.KnowledgeBase:
-        """Changes only the fields given (a given `config` replaces the whole config)."""
-        changes = {"name": name, "description": description, "config": config}
-        paths = [path for path, value in changes.items() if value is not None]
-        if not paths:
-            raise ValueError("nothing to update: give name, description or config")
-        request = v1.UpdateKnowledgeBaseRequest(
-            id=knowledge_base_id,
-            name=name or "",
-            description=description or "",
-            config=config,
-            update_mask=FieldMask(paths=paths),
-        )
-        response = _call(self._knowledge_bases.update_knowledge_base, request)
-        return _required(response.knowledge_base, "knowledge base")
-
-    def delete_knowledge_base(self, knowledge_base_id: str) -> None:
-        request = v1.DeleteKnowledgeBaseRequest(id=knowledge_base_id)
-        _call(self._knowledge_bases.delete_knowledge_base, request)
-
-    def generate_knowledge_base_profile(self, knowledge_base_id: str) -> str:
-        """Queues the knowledge base's profile (`KnowledgeBase.profile`), written by its
-        summary model even if nothing changed; returns the task's job id."""
-        request = v1.GenerateKnowledgeBaseProfileRequest(knowledge_base_id=knowledge_base_id)
-        return _call(self._knowledge_bases.generate_knowledge_base_profile, request).job_id
 
     # Creating knowledge
 
@@ -359,175 +301,6 @@ class SluiceClient(
         someone else's, or already being deleted)."""
         request = v1.BatchDeleteKnowledgeRequest(ids=list(knowledge_ids))
         return _call(self._knowledges.batch_delete_knowledge, request)
-
-    def move_knowledge(
-        self,
-        knowledge_ids: Iterable[str],
-        target_knowledge_base_id: str,
-        mode: v1.MoveMode = v1.MoveMode.UNSPECIFIED,
-    ) -> v1.MoveKnowledgeResponse:
-        """Moves knowledges of one knowledge base into another, in a background job; the
-        answer names the job and the mode it runs in (unspecified: reuse_vectors when the
-        two share the index collection, else reparse)."""
-        request = v1.MoveKnowledgeRequest(
-            ids=list(knowledge_ids), target_knowledge_base_id=target_knowledge_base_id, mode=mode
-        )
-        return _call(self._knowledges.move_knowledge, request)
-
-    def get_move_progress(self, job_id: str) -> v1.MoveProgress:
-        request = v1.GetMoveProgressRequest(job_id=job_id)
-        return _call(self._knowledges.get_move_progress, request).progress or v1.MoveProgress()
-
-    def watch_move_progress(
-        self, job_id: str, *, timeout: float | None = None
-    ) -> Iterator[v1.MoveProgress]:
-        """The move's progress now, then on every change, until the job ends."""
-        watch = self._channel.unary_stream(
-            "/sluice.v1.KnowledgeService/WatchMoveProgress",
-            request_serializer=v1.WatchMoveProgressRequest.SerializeToString,
-            response_deserializer=v1.WatchMoveProgressResponse.FromString,
-        )
-        with translated_rpc_errors():
-            call = watch(v1.WatchMoveProgressRequest(job_id=job_id), timeout=timeout)
-            try:
-                for answer in call:
-                    yield answer.progress or v1.MoveProgress()
-            finally:
-                call.cancel()
-
-    # Progress
-
-    def get_spans(self, knowledge_id: str, attempt: int = 0) -> v1.GetSpansResponse:
-        """The spans of one attempt (0 = the latest) with the server's stall verdict."""
-        request = v1.GetSpansRequest(knowledge_id=knowledge_id, attempt=attempt)
-        return _call(self._knowledges.get_spans, request)
-
-    def watch_spans(
-        self,
-        knowledge_id: str,
-        attempt: int = 0,
-        *,
-        timeout: float | None = None,
-        after_sequence: int = 0,
-        after_attempt: int = 0,
-    ) -> Iterator[v1.WatchSpansResponse]:
-        """A snapshot, then every span change, until the END event of a terminal attempt.
-
-        To resume a broken stream, pass the `sequence` and `attempt` of the last event it
-        gave: if the attempt is unchanged, the stream opens with only the spans changed since
-        (a SPAN event) instead of a snapshot. Leaving the loop early cancels the stream on
-        the server too.
-        """
-        request = v1.WatchSpansRequest(
-            knowledge_id=knowledge_id,
-            attempt=attempt,
-            after_sequence=after_sequence,
-            after_attempt=after_attempt,
-        )
-        with translated_rpc_errors():
-            call = self._watch_spans(request, timeout=timeout)
-            try:
-                yield from call
-            finally:
-                call.cancel()
-
-    def wait_until_done(
-        self,
-        knowledge_id: str,
-        timeout: float,
-        *,
-        on_event: Callable[[v1.WatchSpansResponse], None] | None = None,
-    ) -> v1.Knowledge:
-        """Watches the knowledge's spans until its attempt ends, and returns the knowledge.
-
-        A stream that breaks (UNAVAILABLE) or closes before END is reopened from the last
-        event's sequence, so it goes on with what changed meanwhile; `on_event` sees every
-        event. Raises `WaitTimeoutError` (a `TimeoutError`) after `timeout` seconds.
-        """
-        deadline = time.monotonic() + timeout
-        delay = _FIRST_RECONNECT_DELAY
-        after_sequence = after_attempt = 0
-        while (remaining := deadline - time.monotonic()) > 0:
-            events = self.watch_spans(
-                knowledge_id,
-                timeout=remaining,
-                after_sequence=after_sequence,
-                after_attempt=after_attempt,
-            )
-            try:
-                for event in events:
-                    delay = _FIRST_RECONNECT_DELAY
-                    after_sequence, after_attempt = event.sequence, event.attempt
-                    if on_event is not None:
-                        on_event(event)
-                    if event.type == v1.WatchEventType.END:
-                        return self.get_knowledge(knowledge_id)
-            except Unavailable:
-                pass
-            except SluiceRpcError as error:
-                if error.code != grpc.StatusCode.DEADLINE_EXCEEDED:
-                    raise
-                break
-            time.sleep(max(0.0, min(delay, deadline - time.monotonic())))
-            delay = min(delay * 2, _MAX_RECONNECT_DELAY)
-        raise WaitTimeoutError(f"knowledge {knowledge_id} was not done after {timeout:g} s")
-
-    # Stored files and access grants
-
-    def list_resources(self, knowledge_id: str) -> list[v1.Resource]:
-        """The knowledge's stored files: its original first, then its extracted images."""
-        request = v1.ListResourcesRequest(knowledge_id=knowledge_id)
-        return _call(self._resources.list_resources, request).resources
-
-    def create_access_grant(
-        self, *, knowledge_id: str = "", resource_ref: str = "", ttl_seconds: int = 0
-    ) -> v1.CreateAccessGrantResponse:
-        """A token that opens the knowledge's original file, or the resource `resource_ref`
-        (an image from `list_resources`, say), for `ttl_seconds` (0: the server's default).
-        Whoever holds the token may read the file with `read_resource`, without an API key."""
-        if bool(knowledge_id) == bool(resource_ref):
-            raise ValueError("give exactly one of knowledge_id and resource_ref")
-        request = v1.CreateAccessGrantRequest(
-            knowledge_id=knowledge_id or None,
-            resource_ref=resource_ref or None,
-            ttl_seconds=ttl_seconds,
-        )
-        return _call(self._resources.create_access_grant, request)
-
-    def revoke_access_grant(
-        self, *, token: str = "", resource_ref: str = "", knowledge_id: str = ""
-    ) -> int:
-        """Take back grants before they expire: the one of `token`, or every grant to the
-        resource `resource_ref`, or to the knowledge's files. Returns how many went."""
-        if sum(map(bool, (token, resource_ref, knowledge_id))) != 1:
-            raise ValueError("give exactly one of token, resource_ref and knowledge_id")
-        request = v1.RevokeAccessGrantRequest(
-            token=token or None,
-            resource_ref=resource_ref or None,
-            knowledge_id=knowledge_id or None,
-        )
-        return _call(self._resources.revoke_access_grant, request).revoked
-
-    def read_resource(
-        self, token: str, *, timeout: float | None = None
-    ) -> Iterator[v1.ReadResourceResponse]:
-        """The frames of the file a grant opens: its meta (`v1.Resource`), then its bytes
-        in pieces of at most 256 KiB. Leaving the loop early cancels the stream."""
-        request = v1.ReadResourceRequest(token=token)
-        with translated_rpc_errors():
-            call = self._read_resource(request, timeout=timeout)
-            try:
-                yield from call
-            finally:
-                call.cancel()
-
-    def download_resource(
-        self, token: str, destination: FileSource, *, timeout: float | None = None
-    ) -> v1.Resource:
-        """Writes the file a grant opens to `destination` (a path, or a binary stream the
-        caller keeps) as it arrives, never whole in memory; returns its meta. A path is
-        replaced only once the whole file has arrived: a failure leaves it as it was."""
-        return write_resource(self.read_resource(token, timeout=timeout), destination)
 
     # Search
 

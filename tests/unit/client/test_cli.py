@@ -255,13 +255,13 @@ def test_watch_of_a_failed_knowledge_prints_the_error_and_exits_1(
     ]
 
 
-def test_rpc_errors_print_code_message_and_violations_and_exit_2(
+def test_rpc_errors_print_code_message_and_violations_and_exit_5(
     serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(["--target", serve(fake_knowledge()), "get", "bad id"])
 
     captured = capsys.readouterr()
-    assert code == 2
+    assert code == 5
     assert captured.out == ""
     assert captured.err.splitlines() == [
         "error: INVALID_ARGUMENT: invalid id",
@@ -278,8 +278,10 @@ def test_an_unreachable_server_is_reported_as_unavailable(
 
     code = main(["--target", f"127.0.0.1:{port}", "get", "k-1"])
 
-    assert code == 2
-    assert capsys.readouterr().err.startswith("error: UNAVAILABLE: ")
+    assert code == 3
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: UNAVAILABLE: the Sluice server at 127.0.0.1:{port} ")
+    assert len(err.splitlines()) == 1
 
 
 def test_a_missing_upload_file_exits_2(
@@ -329,8 +331,19 @@ def test_kb_profile_queues_the_profile_and_prints_its_job(
 
     assert main(["--target", target, "kb", "profile", "kb-1"]) == 0
     assert capsys.readouterr().out == "queued kb-profile-kb-1-1-manual\n"
-    assert main(["--target", target, "kb", "profile", "kb-2"]) == 2
+    assert main(["--target", target, "kb", "profile", "kb-2"]) == 4
     assert capsys.readouterr().err.startswith("error: NOT_FOUND: ")
+
+
+def test_json_turns_sentences_into_objects_on_the_command_or_before_it(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = serve(fake_knowledge_bases())
+
+    assert main(["--target", target, "kb", "profile", "kb-1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"job_id": "kb-profile-kb-1-1-manual"}
+    assert main(["--target", target, "--json", "kb", "profile", "kb-1"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"job_id": "kb-profile-kb-1-1-manual"}
 
 
 def test_import_url_sends_the_url_and_its_options_then_watches(
@@ -339,10 +352,20 @@ def test_import_url_sends_the_url_and_its_options_then_watches(
     servicer = fake_knowledge()
     target = serve(servicer)
 
-    code = main([
-        "--target", target, "import-url", "kb-1", "https://example.org/get?id=7",
-        "--file-type", "pdf", "--title", "Q1 report", "--watch",
-    ])
+    code = main(
+        [
+            "--target",
+            target,
+            "import-url",
+            "kb-1",
+            "https://example.org/get?id=7",
+            "--file-type",
+            "pdf",
+            "--title",
+            "Q1 report",
+            "--watch",
+        ]
+    )
 
     out = capsys.readouterr().out
     knowledge, end = json.JSONDecoder().raw_decode(out)
@@ -350,11 +373,15 @@ def test_import_url_sends_the_url_and_its_options_then_watches(
     (request,) = servicer.requests
     assert isinstance(request, knowledge_pb2.CreateFromURLRequest)
     assert (request.knowledge_base_id, request.url, request.file_type, request.title) == (
-        "kb-1", "https://example.org/get?id=7", "pdf", "Q1 report"
+        "kb-1",
+        "https://example.org/get?id=7",
+        "pdf",
+        "Q1 report",
     )
     assert not request.file_name and not request.HasField("enable_multimodel")
     assert (knowledge["type"], knowledge["source"]) == (
-        "KNOWLEDGE_TYPE_URL", "https://example.org/get?id=7"
+        "KNOWLEDGE_TYPE_URL",
+        "https://example.org/get?id=7",
     )
     assert out[end:].strip().splitlines()[-1] == "status: completed"
 
@@ -382,7 +409,9 @@ def test_list_filters_by_status_and_prints_one_json_line_each(
 ) -> None:
     servicer = fake_knowledge()
 
-    code = main(["--target", serve(servicer), "list", "kb-1", "--status", "pending", "failed"])
+    code = main(
+        ["--target", serve(servicer), "list", "kb-1", "--status", "pending", "--status", "failed"]
+    )
 
     assert code == 0
     (request,) = servicer.requests

@@ -82,8 +82,17 @@ def test_reparse_sends_the_chunking_overrides_and_watches_the_new_attempt(
     target = serve(servicer)
 
     code = main(
-        ["--target", target, "reparse", "k-1", "--chunk-size", "100", "--chunk-overlap", "0",
-         "--watch"]
+        [
+            "--target",
+            target,
+            "reparse",
+            "k-1",
+            "--chunk-size",
+            "100",
+            "--chunk-overlap",
+            "0",
+            "--watch",
+        ]
     )
 
     out = capsys.readouterr().out
@@ -120,7 +129,7 @@ def test_cancel_prints_the_cancelled_knowledge(
 def test_cancel_of_a_finished_knowledge_reports_the_precondition(
     serve: Serve, servicer: LifecycleKnowledge, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["--target", serve(servicer), "cancel", "done"]) == 2
+    assert main(["--target", serve(servicer), "cancel", "done"]) == 5
 
     assert capsys.readouterr().err.startswith("error: FAILED_PRECONDITION: only a pending")
 

@@ -30,8 +30,10 @@ class FakeResources(resource_pb2_grpc.ResourceServiceServicer):
         if request.token == "BAD":
             context.abort(grpc.StatusCode.PERMISSION_DENIED, "no such access grant")
         meta = resource_pb2.Resource(
-            ref="resource://0b9a7c52-5b8e-4f5e-9d51-4c1b1a1d2e3f", size=len(CONTENT),
-            content_type="application/pdf", file_name="report.pdf",
+            ref="resource://0b9a7c52-5b8e-4f5e-9d51-4c1b1a1d2e3f",
+            size=len(CONTENT),
+            content_type="application/pdf",
+            file_name="report.pdf",
         )
         yield resource_pb2.ReadResourceResponse(meta=meta)
         half = len(CONTENT) // 2
@@ -60,7 +62,7 @@ def test_a_refused_fetch_leaves_an_existing_file_alone(
 
     code = main(["--target", target, "fetch", "BAD", "-o", str(report)])
 
-    assert code == 2
+    assert code == 5
     assert "PERMISSION_DENIED" in capsys.readouterr().err
     assert report.read_bytes() == BEFORE
     assert _leftovers(tmp_path) == []

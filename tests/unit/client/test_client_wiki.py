@@ -206,12 +206,12 @@ def test_wiki_show_prints_the_markdown_then_sources_and_links(
     ]
 
 
-def test_wiki_get_json_prints_the_page_and_errors_exit_2(
+def test_wiki_get_json_prints_the_page_and_a_missing_page_exits_4(
     target: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["--target", target, "wiki", "get", "p-rules", "--json"]) == 0
     page = json.loads(capsys.readouterr().out)
     assert (page["id"], page["version"], page["links"][0]["pageId"]) == ("p-rules", 3, "p-quay")
 
-    assert main(["--target", target, "wiki", "get", "p-missing"]) == 2
+    assert main(["--target", target, "wiki", "get", "p-missing"]) == 4
     assert capsys.readouterr().err == "error: NOT_FOUND: no such wiki page\n"

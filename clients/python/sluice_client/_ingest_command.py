@@ -1,0 +1,182 @@
+"""`sluice ingest KB_ID DIR`: upload a folder, `--concurrency` documents at a time, each
+followed to the end of its processing; a table (or `--json`) of what completed, failed and
+was skipped; exit 1 if any document failed."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from sluice_client import _exit_codes
+from sluice_client._app import (
+    DEFAULT_WATCH_SECONDS,
+    JsonFlag,
+    Output,
+    WatchTimeout,
+    app,
+    connect,
+    settings,
+)
+from sluice_client._ingest_files import Candidate, IngestState, md5_of, unsupported_reason, walk
+from sluice_client._ingest_progress import LiveReporter, Reporter, Result, summary_table
+from sluice_client._output import UNSUCCESSFUL, label
+from sluice_client._proto.sluice import v1
+from sluice_client.client import SluiceClient
+from sluice_client.errors import AlreadyExists, SluiceRpcError
+
+PANEL = "Documents"
+
+
+class _Ingest:
+    """One file's way: resume check, upload, dedup answer, then its processing."""
+
+    def __init__(
+        self,
+        client: SluiceClient,
+        kb_id: str,
+        state: IngestState,
+        reporter: Reporter,
+        timeout: float,
+    ) -> None:
+        self._client = client
+        self._kb_id = kb_id
+        self._state = state
+        self._reporter = reporter
+        self._timeout = timeout
+
+    def __call__(self, candidate: Candidate) -> Result:
+        try:
+            md5 = md5_of(candidate.path)
+        except OSError as error:  # unreadable or gone since the walk: this file fails alone
+            return Result(candidate.relative, "failed", reason=error.strerror or str(error))
+        earlier = self._state.ingested(candidate, md5)
+        if earlier is not None:
+            return Result(candidate.relative, "skipped", earlier, "already ingested")
+        self._reporter.started(candidate.relative)
+        try:
+            knowledge = self._client.upload_file(
+                self._kb_id, candidate.path, metadata={"path": candidate.relative}, md5=md5
+            )
+        except AlreadyExists as error:
+            existing = error.existing_knowledge_id or ""
+            self._state.record(candidate, md5, existing)
+            return Result(candidate.relative, "skipped", existing, "duplicate")
+        except SluiceRpcError as error:
+            return Result(
+                candidate.relative, "failed", reason=f"{error.code.name}: {error.message}"
+            )
+        self._reporter.uploaded(candidate.relative, knowledge.id)
+
+        def on_event(event: v1.WatchSpansResponse) -> None:
+            self._reporter.stage(candidate.relative, event)
+
+        try:
+            done = self._client.wait_until_done(knowledge.id, self._timeout, on_event=on_event)
+        except (SluiceRpcError, TimeoutError) as error:
+            return Result(candidate.relative, "failed", knowledge.id, str(error))
+        if done.parse_status in UNSUCCESSFUL:
+            reason = done.error_message or label(done.parse_status)
+            return Result(candidate.relative, "failed", done.id, reason)
+        self._state.record(candidate, md5, done.id)
+        return Result(candidate.relative, "completed", done.id)
+
+
+def _run(
+    work: Callable[[Candidate], Result],
+    candidates: list[Candidate],
+    concurrency: int,
+    reporter: Reporter,
+    client: SluiceClient,
+) -> list[Result]:
+    results: list[Result] = []
+    lock = threading.Lock()
+
+    def one(candidate: Candidate) -> None:
+        result = work(candidate)
+        with lock:
+            results.append(result)
+        reporter.finished(result)
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
+    try:
+        for future in [pool.submit(one, candidate) for candidate in candidates]:
+            future.result()
+    except BaseException:
+        # Ctrl-C (or a local error): drop what has not started and close the channel, so
+        # the uploads and watches in flight end now instead of at their timeout.
+        pool.shutdown(wait=False, cancel_futures=True)
+        client.close()
+        raise
+    pool.shutdown()
+    return results
+
+
+@app.command("ingest", rich_help_panel=PANEL)
+def _ingest(
+    ctx: typer.Context,
+    kb_id: Annotated[str, typer.Argument(metavar="KB_ID")],
+    folder: Annotated[
+        Path, typer.Argument(metavar="DIR", exists=True, file_okay=False, dir_okay=True)
+    ],
+    include: Annotated[
+        list[str] | None,
+        typer.Option(metavar="GLOB", help="only files matching this glob (repeat)"),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(metavar="GLOB", help="leave out files matching this glob (repeat)"),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=64, help="documents in flight at once")
+    ] = 4,
+    timeout: WatchTimeout = DEFAULT_WATCH_SECONDS,
+    as_json: JsonFlag = False,
+) -> None:
+    """Upload a folder (recursively) and follow each document to the end.
+
+    Unsupported types, duplicates and files an earlier run ingested are skipped; exit 1
+    if any document failed.
+    """
+    out = Output(ctx, as_json)
+    console = Console(stderr=out.json)
+    results: list[Result] = []
+    candidates: list[Candidate] = []
+    for candidate in walk(folder, include or [], exclude or []):
+        reason = unsupported_reason(candidate.path)
+        if reason is None:
+            candidates.append(candidate)
+        else:
+            results.append(Result(candidate.relative, "skipped", reason=reason))
+    state = IngestState(settings(ctx).target, kb_id, folder)
+    live = console.is_terminal and not out.json
+    reporter = LiveReporter(console) if live else Reporter(console, quiet=out.json)
+    with connect(ctx) as client:
+        client.get_knowledge_base(kb_id)  # a wrong id or an unreachable server: stop here
+        with reporter:
+            reporter.planned(len(results) + len(candidates))
+            for skipped in results:
+                reporter.finished(skipped)
+            work = _Ingest(client, kb_id, state, reporter, timeout)
+            results += _run(work, candidates, concurrency, reporter, client)
+    _summarise(results, out, console)
+    if any(result.outcome == "failed" for result in results):
+        raise typer.Exit(_exit_codes.FAILED)
+
+
+def _summarise(results: list[Result], out: Output, console: Console) -> None:
+    by_outcome: dict[str, list[dict[str, str]]] = {"completed": [], "failed": [], "skipped": []}
+    for result in sorted(results, key=lambda r: r.relative):
+        by_outcome[result.outcome].append(result.to_dict())
+    if out.json:
+        print(json.dumps(by_outcome, ensure_ascii=False), flush=True)
+        return
+    console.print(summary_table(results))
+    counts = ", ".join(f"{len(items)} {outcome}" for outcome, items in by_outcome.items())
+    console.print(counts, highlight=False)
