@@ -237,14 +237,52 @@ def test_kubernetes_pods_serve_and_announce_their_metrics() -> None:
 
 def test_compose_exposes_every_metrics_port() -> None:
     services = compose()["services"]
-    ports = metrics_ports(compose()["x-sluice-env"])
-    command = services["docreader"]["command"]
-    assert flag(command, "--metrics-host") == "0.0.0.0"
-    ports["docreader"] = int(flag(command, "--metrics-port"))
+    assert flag(services["docreader"]["command"], "--metrics-host") == "0.0.0.0"
+    ports = compose_metrics_ports()
     assert all(ports.values()), ports
     assert len(set(ports.values())) == len(ports), "one environment: a port per kind"
     for kind, port in ports.items():
         assert str(port) in services[kind]["expose"], kind
+
+
+def compose_metrics_ports() -> dict[str, int]:
+    ports = metrics_ports(compose()["x-sluice-env"])
+    ports["docreader"] = int(flag(compose()["services"]["docreader"]["command"], "--metrics-port"))
+    return ports
+
+
+def mounts(service: dict[str, Any]) -> dict[str, Path]:
+    """A service's bind mounts of this repository's files: container path -> file here."""
+    found = {}
+    for volume in service["volumes"]:
+        source, target = volume.split(":")[:2]
+        if source.startswith("./"):
+            found[target] = COMPOSE.parent / source
+    return found
+
+
+def test_compose_metrics_profile_scrapes_every_process_and_shows_the_dashboard() -> None:
+    services = compose()["services"]
+    assert services["prometheus"]["profiles"] == services["grafana"]["profiles"] == ["metrics"]
+    prometheus_files = mounts(services["prometheus"])
+    config = yaml.safe_load(prometheus_files["/etc/prometheus/prometheus.yml"].read_text())
+    scraped: dict[str, int] = {}
+    for job in config["scrape_configs"]:
+        for static in job.get("static_configs", ()):
+            for target in static["targets"]:
+                host, port = target.split(":")
+                scraped[host] = int(port)
+        for dns in job.get("dns_sd_configs", ()):
+            scraped.update(dict.fromkeys(dns["names"], dns["port"]))
+    assert scraped == compose_metrics_ports()
+    grafana_files = mounts(services["grafana"])
+    provisioning = grafana_files["/etc/grafana/provisioning"]
+    source = yaml.safe_load((provisioning / "datasources" / "prometheus.yaml").read_text())
+    assert source["datasources"][0]["url"] == "http://prometheus:9090"
+    provider = yaml.safe_load((provisioning / "dashboards" / "sluice.yaml").read_text())
+    folder = provider["providers"][0]["options"]["path"]
+    dashboard = grafana_files[f"{folder}/sluice-dashboard.json"]
+    assert dashboard.resolve() == (REPO / "deploy" / "grafana" / "sluice-dashboard.json")
 
 
 def test_grpc_servers_have_grpc_probes_and_the_api_mounts_its_tls_secret() -> None:
