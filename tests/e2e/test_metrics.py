@@ -222,6 +222,33 @@ def test_a_metrics_port_in_use_stops_the_process(tmp_path: Path) -> None:
     assert any(f"cannot serve /metrics on 127.0.0.1:{port}" in line for line in api.lines)
 
 
+def test_a_housekeeper_metrics_port_in_use_stops_it_before_its_first_round(
+    tmp_path: Path,
+) -> None:
+    nowhere = "127.0.0.1:9"  # never reached: the port is tried first
+    env = {
+        "SLUICE_DATA_DIR": str(tmp_path),
+        "SLUICE_DATABASE_URL": f"postgresql+psycopg://sluice@{nowhere}/none",
+        "SLUICE_REDIS_URL": f"redis://{nowhere}/0",
+        "SLUICE_MILVUS_URI": f"http://{nowhere}",
+        "SLUICE_DOCREADER_ADDRESS": nowhere,
+    }
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        housekeeper = Process(
+            "housekeeper",
+            python("-m", "workers.housekeeping"),
+            {**env, "SLUICE_HOUSEKEEPER_METRICS_PORT": str(port)},
+        )
+        try:
+            assert housekeeper.proc.wait(120) == 1
+        finally:
+            housekeeper.stop()
+    assert any(f"cannot serve /metrics on 127.0.0.1:{port}" in line for line in housekeeper.lines)
+
+
 def test_a_bad_metrics_setting_names_its_variable(tmp_path: Path) -> None:
     result = subprocess.run(
         python("-m", "server.main", "--mode", "lite"),
