@@ -194,6 +194,97 @@ def test_workers_termination_grace_covers_their_sigterm_grace() -> None:
     assert hpa[0]["spec"]["scaleTargetRef"]["name"] == "sluice-worker"
 
 
+def metrics_ports(env: dict[str, str]) -> dict[str, int]:
+    """The /metrics port each kind of process serves, read as the processes read them: the
+    SLUICE_* settings of ``env``, the docreader's from its --metrics-port flag (added by the
+    caller)."""
+    # Only the metrics group's variables: the rest name services these checks cannot reach.
+    read = Settings.from_env(env={k: v for k, v in env.items() if "_METRICS_" in k}).metrics
+    assert read.metrics_host == "0.0.0.0", "a container's /metrics must listen beyond itself"
+    return {
+        "api": read.metrics_port,
+        "worker": read.worker_metrics_port,
+        "housekeeper": read.housekeeper_metrics_port,
+    }
+
+
+def flag(command: list[str], name: str) -> str:
+    assert name in command, command
+    return command[command.index(name) + 1]
+
+
+def test_kubernetes_pods_serve_and_announce_their_metrics() -> None:
+    ports = metrics_ports(config_map())
+    found = deployments()
+    docreader = found["sluice-docreader"]["spec"]["template"]["spec"]["containers"][0]
+    assert flag(docreader["command"], "--metrics-host") == "0.0.0.0"
+    ports["docreader"] = int(flag(docreader["command"], "--metrics-port"))
+    assert all(ports.values()), ports
+    for kind, port in ports.items():
+        template = found[f"sluice-{kind}"]["spec"]["template"]
+        assert template["metadata"]["annotations"] == {
+            "prometheus.io/scrape": "true",
+            "prometheus.io/port": str(port),
+            "prometheus.io/path": "/metrics",
+        }, kind
+        container = template["spec"]["containers"][0]
+        assert {"name": "metrics", "containerPort": port} in container["ports"], kind
+    # The docreader's NetworkPolicy lets the scrapes in, not only the workers' reads.
+    policy = next(d for d in k8s_documents() if d["kind"] == "NetworkPolicy")
+    allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
+    assert ports["docreader"] in allowed
+
+
+def test_compose_exposes_every_metrics_port() -> None:
+    services = compose()["services"]
+    assert flag(services["docreader"]["command"], "--metrics-host") == "0.0.0.0"
+    ports = compose_metrics_ports()
+    assert all(ports.values()), ports
+    assert len(set(ports.values())) == len(ports), "one environment: a port per kind"
+    for kind, port in ports.items():
+        assert str(port) in services[kind]["expose"], kind
+
+
+def compose_metrics_ports() -> dict[str, int]:
+    ports = metrics_ports(compose()["x-sluice-env"])
+    ports["docreader"] = int(flag(compose()["services"]["docreader"]["command"], "--metrics-port"))
+    return ports
+
+
+def mounts(service: dict[str, Any]) -> dict[str, Path]:
+    """A service's bind mounts of this repository's files: container path -> file here."""
+    found = {}
+    for volume in service["volumes"]:
+        source, target = volume.split(":")[:2]
+        if source.startswith("./"):
+            found[target] = COMPOSE.parent / source
+    return found
+
+
+def test_compose_metrics_profile_scrapes_every_process_and_shows_the_dashboard() -> None:
+    services = compose()["services"]
+    assert services["prometheus"]["profiles"] == services["grafana"]["profiles"] == ["metrics"]
+    prometheus_files = mounts(services["prometheus"])
+    config = yaml.safe_load(prometheus_files["/etc/prometheus/prometheus.yml"].read_text())
+    scraped: dict[str, int] = {}
+    for job in config["scrape_configs"]:
+        for static in job.get("static_configs", ()):
+            for target in static["targets"]:
+                host, port = target.split(":")
+                scraped[host] = int(port)
+        for dns in job.get("dns_sd_configs", ()):
+            scraped.update(dict.fromkeys(dns["names"], dns["port"]))
+    assert scraped == compose_metrics_ports()
+    grafana_files = mounts(services["grafana"])
+    provisioning = grafana_files["/etc/grafana/provisioning"]
+    source = yaml.safe_load((provisioning / "datasources" / "prometheus.yaml").read_text())
+    assert source["datasources"][0]["url"] == "http://prometheus:9090"
+    provider = yaml.safe_load((provisioning / "dashboards" / "sluice.yaml").read_text())
+    folder = provider["providers"][0]["options"]["path"]
+    dashboard = grafana_files[f"{folder}/sluice-dashboard.json"]
+    assert dashboard.resolve() == (REPO / "deploy" / "grafana" / "sluice-dashboard.json")
+
+
 def test_grpc_servers_have_grpc_probes_and_the_api_mounts_its_tls_secret() -> None:
     docreader = deployments()["sluice-docreader"]["spec"]["template"]["spec"]["containers"][0]
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):

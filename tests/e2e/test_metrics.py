@@ -1,7 +1,8 @@
 """Prometheus metrics of a real deployment, scraped over HTTP as Prometheus would: in lite
-mode the one process's endpoint shows everything; in full mode the API's, the docreader's and
-a ``sluice-worker --concurrency 2``'s, whose jobs run in the worker processes it forks, so the
-stage and provider metrics on its endpoint are the forked processes' (multiprocess mode).
+mode the one process's endpoint shows everything; in full mode the API's, the docreader's, the
+housekeeper's and a ``sluice-worker --concurrency 2``'s, whose jobs run in the worker processes
+it forks, so the stage and provider metrics on its endpoint are the forked processes'
+(multiprocess mode).
 
 After an upload and a search: the RPC counter and latency of those methods, the stage
 histograms, documents by status, the queue gauges, the model provider's latency and the
@@ -51,7 +52,7 @@ PARSE_COUNT = "sluice_docreader_parse_duration_seconds_count"
 class Metered:
     stack: Stack
     # The /metrics port of each process: "api" (in lite mode the only one), "docreader",
-    # "worker".
+    # "worker", "housekeeper".
     ports: dict[str, int]
 
     def scrapes(self) -> dict[str, Scrape]:
@@ -75,7 +76,8 @@ def metered(
         with lite_stack(data_dir, extra_env=env) as stack:
             yield Metered(stack, {"api": api_port})
         return
-    docreader_port, worker_port = free_port(), free_port()
+    docreader_port, worker_port, housekeeper_port = free_port(), free_port(), free_port()
+    env["SLUICE_HOUSEKEEPER_METRICS_PORT"] = str(housekeeper_port)
     with full_stack(
         data_dir,
         workers=0,
@@ -90,7 +92,12 @@ def metered(
         )
         try:
             wait_for_port(worker_port, 120, worker.proc)
-            ports = {"api": api_port, "docreader": docreader_port, "worker": worker_port}
+            ports = {
+                "api": api_port,
+                "docreader": docreader_port,
+                "worker": worker_port,
+                "housekeeper": housekeeper_port,
+            }
             yield Metered(stack, ports)
         finally:
             worker.stop()
@@ -171,6 +178,20 @@ def test_the_docreader_times_its_parses(processed: Metered) -> None:
     assert reads >= 1
 
 
+def test_the_housekeeper_counts_and_times_its_rounds(processed: Metered) -> None:
+    # Lite mode's rounds run in the API process, the first one an interval (5 min) after start.
+    if "housekeeper" not in processed.ports:
+        found = scrape(processed.ports["api"])
+        assert "sluice_housekeeping_rounds_total" in found.names()
+        return
+    port = processed.ports["housekeeper"]
+    # Its first round runs as soon as the API has migrated the database.
+    found = wait_for_value(port, "sluice_housekeeping_rounds_total", 1, result="ran")
+    assert found.value("sluice_housekeeping_rounds_total", result="ran") >= 1
+    assert found.value("sluice_housekeeping_round_duration_seconds_count") >= 1
+    assert "sluice_housekeeping_rows_total" in found.names()
+
+
 def test_every_metric_the_dashboard_queries_is_exposed(processed: Metered) -> None:
     dashboard = json.loads(DASHBOARD.read_text())
     queried = {
@@ -199,6 +220,33 @@ def test_a_metrics_port_in_use_stops_the_process(tmp_path: Path) -> None:
         finally:
             api.stop()
     assert any(f"cannot serve /metrics on 127.0.0.1:{port}" in line for line in api.lines)
+
+
+def test_a_housekeeper_metrics_port_in_use_stops_it_before_its_first_round(
+    tmp_path: Path,
+) -> None:
+    nowhere = "127.0.0.1:9"  # never reached: the port is tried first
+    env = {
+        "SLUICE_DATA_DIR": str(tmp_path),
+        "SLUICE_DATABASE_URL": f"postgresql+psycopg://sluice@{nowhere}/none",
+        "SLUICE_REDIS_URL": f"redis://{nowhere}/0",
+        "SLUICE_MILVUS_URI": f"http://{nowhere}",
+        "SLUICE_DOCREADER_ADDRESS": nowhere,
+    }
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        housekeeper = Process(
+            "housekeeper",
+            python("-m", "workers.housekeeping"),
+            {**env, "SLUICE_HOUSEKEEPER_METRICS_PORT": str(port)},
+        )
+        try:
+            assert housekeeper.proc.wait(120) == 1
+        finally:
+            housekeeper.stop()
+    assert any(f"cannot serve /metrics on 127.0.0.1:{port}" in line for line in housekeeper.lines)
 
 
 def test_a_bad_metrics_setting_names_its_variable(tmp_path: Path) -> None:

@@ -23,12 +23,19 @@ def test_the_ports_are_read() -> None:
     assert (metrics.metrics_port, metrics.worker_metrics_port) == (9464, 9465)
 
 
+def test_the_housekeepers_port_is_off_by_default_and_read() -> None:
+    assert Settings.from_env(env={}).metrics.housekeeper_metrics_port == 0
+    env = {"SLUICE_HOUSEKEEPER_METRICS_PORT": "9466"}
+    assert Settings.from_env(env=env).metrics.housekeeper_metrics_port == 9466
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [
         ("SLUICE_METRICS_PORT", "65536", "SLUICE_METRICS_PORT must be <= 65535"),
         ("SLUICE_WORKER_METRICS_PORT", "-1", "SLUICE_WORKER_METRICS_PORT must be >= 0"),
         ("SLUICE_METRICS_PORT", "http", "SLUICE_METRICS_PORT"),
+        ("SLUICE_HOUSEKEEPER_METRICS_PORT", "65536", "SLUICE_HOUSEKEEPER_METRICS_PORT must be"),
     ],
 )
 def test_a_bad_port_names_its_variable(variable: str, value: str, message: str) -> None:

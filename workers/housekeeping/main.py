@@ -19,6 +19,7 @@ from workers.housekeeping.lock import RedisRoundLock
 from workers.housekeeping.runner import Housekeeper
 from workers.housekeeping.schema_wait import wait_for_schema
 from workers.observability.logging_setup import configure_logging
+from workers.observability.metrics_endpoint import MetricsEndpoint, MetricsPortError, serve_metrics
 from workers.observability.tracing import configure_tracing
 from workers.settings import settings_or_exit
 from workers.wiring import build_full_process_context
@@ -36,6 +37,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not settings.housekeeping.housekeeping_enabled and not args.once:
         log.info("housekeeping is disabled (SLUICE_HOUSEKEEPING_ENABLED); exiting")
         return 0
+    # Not for --once: run by hand next to a running housekeeper, it would find the port taken.
+    port = 0 if args.once else settings.metrics.housekeeper_metrics_port
+    endpoint: MetricsEndpoint | None = None
+    if port:
+        try:
+            endpoint = serve_metrics(settings.metrics.metrics_host, port)
+        except MetricsPortError as exc:
+            log.error("%s", exc)
+            return 1
+        log.info("/metrics on port %d", endpoint.port)
     stop = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -66,3 +77,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         lock.close()
         ctx.close()
+        if endpoint is not None:
+            endpoint.stop()

@@ -9,6 +9,7 @@ import threading
 from workers.housekeeping.lock import RoundLock
 from workers.housekeeping.parts import HousekeepingParts
 from workers.housekeeping.rounds import RoundReport, run_round
+from workers.observability.metrics_housekeeping import metered_round, round_skipped
 
 log = logging.getLogger(__name__)
 
@@ -21,9 +22,10 @@ class Housekeeper:
     def run_once(self) -> RoundReport | None:
         """One round; None when another process holds the round lock."""
         if self._lock is not None and not self._lock.acquire():
+            round_skipped()
             return None
         try:
-            return run_round(self._ctx)
+            return metered_round(lambda: run_round(self._ctx))
         finally:
             if self._lock is not None:
                 self._lock.release()

@@ -30,6 +30,9 @@ class SluiceMetrics:
     sandbox_kills: Counter
     provider_duration: Histogram
     provider_errors: Counter
+    housekeeping_rounds: Counter
+    housekeeping_rows: Counter
+    housekeeping_round_duration: Histogram
 
 
 @functools.cache
@@ -74,6 +77,23 @@ def metrics() -> SluiceMetrics:
             "sluice_provider_errors",
             "Model-provider calls that failed, by endpoint kind and reason",
             ("kind", "reason"),
+        ),
+        housekeeping_rounds=Counter(
+            "sluice_housekeeping_rounds",
+            "Housekeeping rounds, by result: ran, lock_held (another process's round ran) "
+            "or raised",
+            ("result",),
+        ),
+        housekeeping_rows=Counter(
+            "sluice_housekeeping_rows",
+            "What the housekeeping sweeps did, by sweep and outcome (requeued, failed, "
+            "the resource sweep's purges, ...)",
+            ("sweep", "outcome"),
+        ),
+        housekeeping_round_duration=Histogram(
+            "sluice_housekeeping_round_duration_seconds",
+            "How long a housekeeping round ran, every sweep of it",
+            buckets=STAGE_BUCKETS,
         ),
     )
 

@@ -67,8 +67,14 @@ def use_multiprocess(directory: Path | None) -> Path:
         for left in directory.glob("*.db"):
             left.unlink()
     os.environ[MULTIPROC_ENV] = str(directory)
-    # prometheus_client reads the variable when imported, which came first here: the
-    # metrics made from now on pick the multiprocess value class up from this.
+    # prometheus_client picks its value class from this variable once, when imported, and
+    # sluice-worker imports it long before: workers.context and workers.wiring reach the
+    # metrics through the provider endpoints. Setting the variable before that first import
+    # would take workers/main.py importing nearly everything lazily, and one new top-level
+    # import anywhere on that path would silently turn multiprocess mode off (each forked
+    # worker counting into memory nobody scrapes). So the value class is chosen again here
+    # (every metric reads values.ValueClass when it is made), and metrics_made() above turns
+    # a late switch into an error instead.
     values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
     return directory
 

@@ -5,7 +5,9 @@ asked for. The API (in lite mode: the one process, docreader and task threads in
 serves SLUICE_METRICS_PORT; a ``sluice-worker`` serves SLUICE_WORKER_METRICS_PORT for itself
 and every worker process it forks (prometheus_client's multiprocess mode, whose files go to
 SLUICE_METRICS_MULTIPROC_DIR, whose metric files are deleted when the worker starts: a
-fresh temporary directory when unset). The docreader, configured by flags, takes ``--metrics-port``.
+fresh temporary directory when unset); ``sluice-housekeeper`` serves
+SLUICE_HOUSEKEEPER_METRICS_PORT (its rounds). The docreader, configured by flags, takes
+``--metrics-port``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class MetricsSettings(SettingsGroup):
     metrics_host: str = Field(default="127.0.0.1", min_length=1)
     metrics_port: Port = 0
     worker_metrics_port: Port = 0
+    housekeeper_metrics_port: Port = 0
     metrics_multiproc_dir: Path | None = None
 
     @model_validator(mode="after")
