@@ -152,11 +152,14 @@ class FaqImportRepository:
     def writes_done(self, job_id: str, entry_ids: dict[int, str]) -> None:
         """The planned writes are done: each row's entry (by row number) is recorded."""
         with self._db.session() as session:
-            for row_number, entry_id in entry_ids.items():
+            if entry_ids:
+                # One executemany by primary key, not one statement per row.
                 session.execute(
-                    update(FaqImportRow)
-                    .where(FaqImportRow.job_id == job_id, FaqImportRow.row_number == row_number)
-                    .values(entry_id=entry_id)
+                    update(FaqImportRow),
+                    [
+                        {"job_id": job_id, "row_number": row_number, "entry_id": entry_id}
+                        for row_number, entry_id in entry_ids.items()
+                    ],
                 )
             session.execute(
                 update(FaqImportJob)
