@@ -142,10 +142,11 @@ class FaqImportRepository:
             if affected_rows(counted) == 0:
                 return False
             if rows:
+                # An executemany: one multi-VALUES statement of a whole batch costs more to
+                # build and compile than to run.
                 session.execute(
-                    dialect_insert(self._db.dialect_name, FaqImportRow)
-                    .values([{"job_id": job_id, **vars(row)} for row in rows])
-                    .on_conflict_do_nothing()
+                    dialect_insert(self._db.dialect_name, FaqImportRow).on_conflict_do_nothing(),
+                    [{"job_id": job_id, **vars(row)} for row in rows],
                 )
         return True
 
