@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from core.faq_text import faq_content_hash, normalize_faq_text
@@ -80,7 +81,7 @@ class FaqEntryContent:
     answer_strategy: AnswerStrategy = AnswerStrategy.ALL
     tag_id: str | None = None
 
-    @property
+    @cached_property  # frozen: computed once, asked by every check and write
     def content_hash(self) -> str:
         return faq_content_hash(
             self.standard_question, self.similar_questions, self.negative_questions, self.answers

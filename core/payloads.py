@@ -232,6 +232,15 @@ class KbCloneKnowledgePayload(Payload):
 
 
 @dataclass(frozen=True)
+class KbCloneFaqPayload(Payload):
+    """kb:clone_faq — run an FAQ clone job's entry batches; ``part`` counts the tasks the job
+    ran before this one (each hands the rest on to the next once its time budget is spent)."""
+
+    job_id: str
+    part: int = 0
+
+
+@dataclass(frozen=True)
 class KbCloneDeletePayload(Payload):
     """kb:clone_delete — delete one batch (``batch_index`` of the plan) of clones whose
     source is gone."""

@@ -128,6 +128,11 @@ class QueueSettings(SettingsGroup):
     # wiki:ingest's debounce: the ingests a knowledge base's rounds queue within one window
     # are written by one task, which starts once the window is over.
     wiki_debounce_s: float = Field(default=10.0, gt=0, validation_alias="SLUICE_WIKI_DEBOUNCE")
+    # An FAQ clone task starts no batch after this many seconds: it queues the next task for
+    # the batches left, so a large FAQ clone never needs to fit inside one task's time limit.
+    kb_clone_faq_budget_s: float = Field(
+        default=600.0, gt=0, validation_alias="SLUICE_KB_CLONE_FAQ_BUDGET"
+    )
     # The time limit of each knowledge base clone task (one knowledge's copy). A worker killed
     # mid-task leaves its task to RQ, which retries it once this limit (plus a minute) lapsed.
     kb_clone_timeout_s: int = Field(default=900, gt=0, validation_alias="SLUICE_KB_CLONE_TIMEOUT")
@@ -144,6 +149,16 @@ class QueueSettings(SettingsGroup):
 
     def pools(self) -> list[PoolSpec]:
         return pool_specs({pool: self.pool_size(pool) for pool in Pool})
+
+    @model_validator(mode="after")
+    def _check_kb_clone_budget(self) -> QueueSettings:
+        # The batch started last must still end inside the task's time limit.
+        if self.kb_clone_faq_budget_s >= self.kb_clone_timeout_s:
+            raise ValueError(
+                f"SLUICE_KB_CLONE_FAQ_BUDGET ({self.kb_clone_faq_budget_s}s) must be below "
+                f"SLUICE_KB_CLONE_TIMEOUT ({self.kb_clone_timeout_s}s)"
+            )
+        return self
 
 
 class DocreaderSettings(SettingsGroup):

@@ -14,6 +14,7 @@ from core.payloads import (
     GraphRefreshPayload,
     ImageMultimodalPayload,
     KbCloneDeletePayload,
+    KbCloneFaqPayload,
     KbCloneKnowledgePayload,
     KbClonePlanPayload,
     KnowledgeBaseProfilePayload,
@@ -396,9 +397,10 @@ def kb_clone_delete(settings: Settings, payload: KbCloneDeletePayload) -> TaskSp
     )
 
 
-def kb_clone_faq(settings: Settings, payload: KbClonePlanPayload) -> TaskSpec:
-    """The entries of an FAQ clone job, batch by batch (workers.clone.faq_clone)."""
-    job_id = f"kb-clone-{payload.job_id}-faq"
+def kb_clone_faq(settings: Settings, payload: KbCloneFaqPayload) -> TaskSpec:
+    """The entries of an FAQ clone job, batch by batch (workers.clone.faq_clone); each part
+    its own id, so the next part can be queued while this one still runs."""
+    job_id = f"kb-clone-{payload.job_id}-faq-{payload.part}"
     return _clone_task(
         settings, "kb_clone_faq", job_id, payload.to_dict(), "on_kb_clone_faq_failed"
     )

@@ -16,6 +16,7 @@ from core.payloads import (
     GraphRefreshPayload,
     ImageMultimodalPayload,
     KbCloneDeletePayload,
+    KbCloneFaqPayload,
     KbCloneKnowledgePayload,
     KbClonePlanPayload,
     KnowledgeBaseProfilePayload,
@@ -219,11 +220,11 @@ def on_kb_clone_delete_failed(payload: dict[str, Any], error: str) -> None:
 
 def kb_clone_faq(payload: dict[str, Any]) -> None:
     """kb:clone_faq (maintenance queue): an FAQ clone job's entry batches, in order."""
-    clone_faq(current_context(), KbClonePlanPayload.from_dict(payload))
+    clone_faq(current_context(), KbCloneFaqPayload.from_dict(payload))
 
 
 def on_kb_clone_faq_failed(payload: dict[str, Any], error: str) -> None:
-    clone_faq_failed(current_context(), KbClonePlanPayload.from_dict(payload), error)
+    clone_faq_failed(current_context(), KbCloneFaqPayload.from_dict(payload), error)
 
 
 def move_knowledge(payload: dict[str, Any]) -> None:

@@ -293,3 +293,17 @@ def test_model_call_settings_default_and_refuse_what_cannot_work() -> None:
     ]:
         with pytest.raises(SettingsError, match=variable):
             Settings.from_env(env={variable: bad})
+
+
+def test_the_faq_clone_budget_defaults_below_the_task_limit_and_must_stay_below_it() -> None:
+    queue = Settings.from_env(env={}).queue
+    assert (queue.kb_clone_faq_budget_s, queue.kb_clone_timeout_s) == (600.0, 900)
+    short = Settings.from_env(env={"SLUICE_KB_CLONE_FAQ_BUDGET": "0.5"}).queue
+    assert short.kb_clone_faq_budget_s == 0.5
+    for env in (
+        {"SLUICE_KB_CLONE_TIMEOUT": "600"},
+        {"SLUICE_KB_CLONE_FAQ_BUDGET": "900"},
+        {"SLUICE_KB_CLONE_FAQ_BUDGET": "0"},
+    ):
+        with pytest.raises(SettingsError, match="SLUICE_KB_CLONE_FAQ_BUDGET"):
+            Settings.from_env(env=env)

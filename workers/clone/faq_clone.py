@@ -9,21 +9,23 @@ since a separate similar question's row ``{chunk}-{i}`` follows its chunk); matc
 get only their state synced: enabled flag, tag and answer strategy. Removals run first, so
 a question moved to another entry never meets its old holder's unique index.
 
-One task runs the batches in that order, each an item of the job (``kb_clone_items``) ended
-once; a retried task skips the ended ones and redoes the one it was killed in, which is
-idempotent: an added entry already written (found by its hash) keeps its id and gets its
-rows copied again, a removal deletes the index rows before the chunks, a sync writes the
-index's enabled flags before the chunks'."""
+A task runs the batches in that order, each an item of the job (``kb_clone_items``) ended
+once; once its time budget (``kb_clone_faq_budget_s``) is spent it starts no other batch
+but queues the next part, which goes on from the first batch not ended, so a large clone is
+a chain of tasks each well inside the task's time limit. A retried task skips the ended
+batches and redoes the one it was killed in, which is idempotent: an added entry already
+written (found by its hash) keeps its id and gets its rows copied again, a removal deletes
+the index rows before the chunks, a sync writes the index's enabled flags before the
+chunks'."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence, Sized
-from dataclasses import replace
-from functools import partial
-from typing import TypeVar
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from core.faq_entry import AnswerStrategy, FaqEntryContent
-from core.payloads import KbClonePlanPayload
+from core.payloads import KbCloneFaqPayload
 from core.statuses import JobStatus
 from storage.db.models import Chunk, KbCloneJob, Knowledge, KnowledgeBase, new_id
 from storage.db.repositories.clone_jobs import (
@@ -34,6 +36,7 @@ from storage.db.repositories.clone_jobs import (
 )
 from storage.db.repositories.faq_entries import EntryState, NewFaqEntry
 from storage.index.milvus_index import RowOwner
+from workers import task_specs
 from workers.clone.parts import CloneParts
 from workers.clone.progress import item_ended
 from workers.clone.tag_map import TagMapper
@@ -54,7 +57,7 @@ def faq_plan(ctx: CloneParts, job: KbCloneJob) -> FaqClonePlan:
     )
 
 
-def clone_faq(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
+def clone_faq(ctx: CloneParts, payload: KbCloneFaqPayload) -> None:
     jobs = CloneJobRepository(ctx.db)
     job = jobs.get(payload.job_id, None)
     plan = ClonePlan.of(job).faq if job is not None else None
@@ -68,22 +71,25 @@ def clone_faq(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
         return
     batches = _FaqBatches(ctx, source_kb, target_kb)
     ended = jobs.ended_items(job.id)
+    deadline = ctx.clock.monotonic() + ctx.settings.queue.kb_clone_faq_budget_s
+    ran = False
+    for batch in _batches_of(plan):
+        if batch.item in ended:
+            continue
+        if ran and ctx.clock.monotonic() >= deadline:
+            # Queued last: a try killed before this point is retried and goes on itself.
+            following = replace(payload, part=payload.part + 1)
+            ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, following))
+            return
+        batches.run(batch)
+        ran = True
+        end = ItemEnd(
+            batch.item, len(batch.values), removed=batch.kind == _REMOVE, synced=batch.kind == _SYNC
+        )
+        item_ended(ctx, job.id, end)
 
-    def run(item: str, count: int, action: Callable[[], None], *, removed: bool = False) -> None:
-        if item not in ended:
-            action()
-            synced = item.startswith(_SYNC)
-            item_ended(ctx, job.id, ItemEnd(item, count, removed=removed, synced=synced))
 
-    for index, ids in enumerate(plan.remove):
-        run(f"{_REMOVE}:{index}", len(ids), partial(batches.remove, ids), removed=True)
-    for index, ids in enumerate(plan.add):
-        run(f"{_ADD}:{index}", len(ids), partial(batches.add, ids))
-    for index, pairs in enumerate(plan.sync):
-        run(f"{_SYNC}:{index}", len(pairs), partial(batches.sync, pairs))
-
-
-def clone_faq_failed(ctx: CloneParts, payload: KbClonePlanPayload, error: str) -> None:
+def clone_faq_failed(ctx: CloneParts, payload: KbCloneFaqPayload, error: str) -> None:
     """The last try failed: every item it did not end fails with the reason."""
     job = CloneJobRepository(ctx.db).get(payload.job_id, None)
     plan = ClonePlan.of(job).faq if job is not None else None
@@ -91,24 +97,39 @@ def clone_faq_failed(ctx: CloneParts, payload: KbClonePlanPayload, error: str) -
         _fail_open_items(ctx, payload.job_id, plan, error)
 
 
-def _items(plan: FaqClonePlan) -> Iterator[tuple[str, int]]:
-    """Every batch of the plan as (item name, its entry count), in the order they run."""
-    parts: tuple[tuple[str, Sequence[Sized]], ...] = (
+@dataclass(frozen=True)
+class _Batch:
+    """One batch of the plan: its item name ``{kind}:{index}`` and its chunk ids (a sync
+    batch: (source, target) pairs)."""
+
+    kind: str
+    index: int
+    values: Sequence[Any]
+
+    @property
+    def item(self) -> str:
+        return f"{self.kind}:{self.index}"
+
+
+def _batches_of(plan: FaqClonePlan) -> Iterator[_Batch]:
+    """Every batch of the plan, in the order they run."""
+    parts: tuple[tuple[str, Sequence[Sequence[Any]]], ...] = (
         (_REMOVE, plan.remove),
         (_ADD, plan.add),
         (_SYNC, plan.sync),
     )
     for kind, part in parts:
-        for index, batch in enumerate(part):
-            yield f"{kind}:{index}", len(batch)
+        for index, values in enumerate(part):
+            yield _Batch(kind, index, values)
 
 
 def _fail_open_items(ctx: CloneParts, job_id: str, plan: FaqClonePlan, error: str) -> None:
     ended = CloneJobRepository(ctx.db).ended_items(job_id)
-    for item, count in _items(plan):
-        if item not in ended:
-            reason = f"FAQ entries {item} ({count}): {error}"
-            item_ended(ctx, job_id, ItemEnd(item, count, error=reason))
+    for batch in _batches_of(plan):
+        if batch.item not in ended:
+            count = len(batch.values)
+            reason = f"FAQ entries {batch.item} ({count}): {error}"
+            item_ended(ctx, job_id, ItemEnd(batch.item, count, error=reason))
 
 
 class _FaqBatches:
@@ -121,6 +142,14 @@ class _FaqBatches:
         self._model_key = target_kb.embedding_model_key
         self._tags = TagMapper(ctx, target_kb)
         self._knowledge: Knowledge | None = None
+
+    def run(self, batch: _Batch) -> None:
+        if batch.kind == _REMOVE:
+            self.remove(batch.values)
+        elif batch.kind == _ADD:
+            self.add(batch.values)
+        else:
+            self.sync(batch.values)
 
     def remove(self, target_ids: Sequence[str]) -> None:
         self._ctx.index.delete_by_chunk_ids(self._model_key, target_ids)

@@ -22,7 +22,12 @@ once (CloneJobRepository.end_item) and the last one ends the job."""
 
 from __future__ import annotations
 
-from core.payloads import KbCloneDeletePayload, KbCloneKnowledgePayload, KbClonePlanPayload
+from core.payloads import (
+    KbCloneDeletePayload,
+    KbCloneFaqPayload,
+    KbCloneKnowledgePayload,
+    KbClonePlanPayload,
+)
 from core.statuses import JobStatus, KnowledgeBaseType, ParseStatus
 from storage.db.models import KbCloneJob
 from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan
@@ -90,7 +95,7 @@ def enqueue_items(ctx: CloneParts, job: KbCloneJob) -> None:
     """Every item of the plan (an item queued or ended already is a no-op when it runs)."""
     plan = ClonePlan.of(job)
     if plan.faq is not None:
-        ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, KbClonePlanPayload(job.id)))
+        ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, KbCloneFaqPayload(job.id)))
     for index, batch in enumerate(plan.delete):
         payload = KbCloneDeletePayload(job.id, index, list(batch))
         ctx.queue.enqueue(task_specs.kb_clone_delete(ctx.settings, payload))

@@ -48,7 +48,8 @@ class LayerEntryStore:
             if entry_id not in present
         ]
         if missing:
-            create_entries(self._parts, self._kb, missing)
+            # The import's batch is one write (its rows were checked against each other).
+            create_entries(self._parts, self._kb, missing, batch_size=len(missing))
 
     def update(self, entries: Sequence[tuple[str, EntryText]]) -> None:
         for entry_id, entry in entries:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from core.faq_text import faq_content_hash, normalize_faq_text
 
@@ -43,7 +44,7 @@ class EntryText:
     answer_strategy: str = "all"
     tag_id: str = ""
 
-    @property
+    @cached_property  # frozen: computed once, asked by the dedup and the catalogue
     def content_hash(self) -> str:
         return faq_content_hash(
             self.standard_question, self.similar_questions, self.negative_questions, self.answers

@@ -1117,21 +1117,28 @@ type CloneProgress struct {
 
 	JobId  string    `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
 	Status JobStatus `protobuf:"varint,2,opt,name=status,proto3,enum=sluice.v1.JobStatus" json:"status,omitempty"`
-	// Items of the plan: knowledges to clone plus knowledges to delete; done counts both,
-	// succeeded or failed.
+	// Items of the plan: knowledges to clone plus knowledges to delete; for an FAQ knowledge
+	// base, its entries instead: entries removed + added + synced (matching entries whose
+	// enabled flag, tag and answer strategy are brought to the source's). done counts them
+	// all, succeeded or failed.
 	Total int64 `protobuf:"varint,3,opt,name=total,proto3" json:"total,omitempty"`
 	Done  int64 `protobuf:"varint,4,opt,name=done,proto3" json:"done,omitempty"`
 	// Why the job failed: its plan's error, or each failed knowledge named with its error.
 	ErrorMessage string `protobuf:"bytes,5,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
 	SourceId     string `protobuf:"bytes,6,opt,name=source_id,json=sourceId,proto3" json:"source_id,omitempty"`
 	TargetId     string `protobuf:"bytes,7,opt,name=target_id,json=targetId,proto3" json:"target_id,omitempty"`
-	// Knowledges cloned, and clones deleted because their source is gone.
+	// Knowledges cloned, and clones deleted because their source is gone; for an FAQ
+	// knowledge base, entries added (the source's entries the target lacked, by content) and
+	// removed (the target's entries the source no longer has). Synced entries count in done
+	// only.
 	Added   int64 `protobuf:"varint,8,opt,name=added,proto3" json:"added,omitempty"`
 	Removed int64 `protobuf:"varint,9,opt,name=removed,proto3" json:"removed,omitempty"`
 	// Source knowledges not completed when the job planned (still processing, failed, ...):
-	// not cloned by this job; a later clone picks them up once completed.
+	// not cloned by this job; a later clone picks them up once completed. Always 0 for an
+	// FAQ knowledge base (every entry is planned).
 	Skipped int64 `protobuf:"varint,10,opt,name=skipped,proto3" json:"skipped,omitempty"`
-	// Items whose last attempt failed (named in error_message).
+	// Items whose last attempt failed (named in error_message); for an FAQ knowledge base,
+	// the entries of the batches that failed.
 	Failed int64 `protobuf:"varint,11,opt,name=failed,proto3" json:"failed,omitempty"`
 }
 

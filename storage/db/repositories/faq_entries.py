@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import ColumnElement, delete, func, select, update
+from sqlalchemy import ColumnElement, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -105,9 +105,10 @@ class FaqEntryRepository:
             ]
             session.add_all(chunks)
             session.flush()
-            for entry in entries:
-                session.add_all(_questions(knowledge.knowledge_base_id, entry.id, entry.content))
-            session.flush()
+            kb_id = knowledge.knowledge_base_id
+            _add_questions(
+                session, [q for e in entries for q in _questions(kb_id, e.id, e.content)]
+            )
             return chunks
 
     def replace_content(self, chunk_id: str, content: FaqEntryContent) -> Chunk | None:
@@ -124,8 +125,8 @@ class FaqEntryRepository:
             chunk.tag_id = content.tag_id
             chunk.content_revision += 1
             chunk.updated_at = utcnow()
-            session.add_all(_questions(chunk.knowledge_base_id, chunk_id, content))
             session.flush()
+            _add_questions(session, _questions(chunk.knowledge_base_id, chunk_id, content))
             return chunk
 
     def get(self, knowledge_base_id: str, chunk_id: str) -> Chunk | None:
@@ -309,8 +310,15 @@ def _is_entry_of(chunk: Chunk, knowledge_base_id: str) -> bool:
 
 def _questions(
     knowledge_base_id: str, chunk_id: str, content: FaqEntryContent
-) -> list[FaqQuestion]:
+) -> list[dict[str, str]]:
     return [
-        FaqQuestion(chunk_id=chunk_id, knowledge_base_id=knowledge_base_id, kind=kind, text=text)
+        {"chunk_id": chunk_id, "knowledge_base_id": knowledge_base_id, "kind": kind, "text": text}
         for kind, text in content.asked()
     ]
+
+
+def _add_questions(session: Session, questions: list[dict[str, str]]) -> None:
+    # One bulk INSERT of plain rows: building an ORM object per question cost more than the
+    # insert itself in an import's batch.
+    if questions:
+        session.execute(insert(FaqQuestion), questions)

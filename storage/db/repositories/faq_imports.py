@@ -145,21 +145,25 @@ class FaqImportRepository:
             if affected_rows(counted) == 0:
                 return False
             if rows:
+                # An executemany: one multi-VALUES statement of a whole batch costs more to
+                # build and compile than to run.
                 session.execute(
-                    dialect_insert(self._db.dialect_name, FaqImportRow)
-                    .values([{"job_id": job_id, **vars(row)} for row in rows])
-                    .on_conflict_do_nothing()
+                    dialect_insert(self._db.dialect_name, FaqImportRow).on_conflict_do_nothing(),
+                    [{"job_id": job_id, **vars(row)} for row in rows],
                 )
         return True
 
     def writes_done(self, job_id: str, entry_ids: dict[int, str]) -> None:
         """The planned writes are done: each row's entry (by row number) is recorded."""
         with self._db.session() as session:
-            for row_number, entry_id in entry_ids.items():
+            if entry_ids:
+                # One executemany by primary key, not one statement per row.
                 session.execute(
-                    update(FaqImportRow)
-                    .where(FaqImportRow.job_id == job_id, FaqImportRow.row_number == row_number)
-                    .values(entry_id=entry_id)
+                    update(FaqImportRow),
+                    [
+                        {"job_id": job_id, "row_number": row_number, "entry_id": entry_id}
+                        for row_number, entry_id in entry_ids.items()
+                    ],
                 )
             session.execute(
                 update(FaqImportJob)

@@ -11,7 +11,7 @@ import uuid
 from collections import Counter
 
 from core.faq_entry import FaqEntryContent, FaqQuestionIndexMode, clean_entry, faq_index_modes
-from core.payloads import KbClonePlanPayload
+from core.payloads import KbCloneFaqPayload
 from core.statuses import JobStatus, KnowledgeBaseType
 from storage.db.models import KnowledgeBase
 from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan
@@ -63,7 +63,7 @@ def test_a_killed_try_is_finished_by_the_next_with_every_entry_once(
     ctx.faq_entries.insert(knowledge, [NewFaqEntry(content(n)) for n in range(30)])
     asked = len(embeddings.log())
 
-    clone_faq(ctx, KbClonePlanPayload(job.id))  # the retry
+    clone_faq(ctx, KbCloneFaqPayload(job.id))  # the retry
     done = jobs.get(job.id, None)
     assert done is not None and done.status == JobStatus.COMPLETED, done and done.error_message
     assert (done.total, done.done, done.added, done.failed) == (ENTRIES, ENTRIES, ENTRIES, 0)
@@ -77,7 +77,7 @@ def test_a_killed_try_is_finished_by_the_next_with_every_entry_once(
     assert len(embeddings.log()) == asked, "the clone embeds nothing"
 
     # A duplicate delivery of the task once the job ended changes nothing.
-    clone_faq(ctx, KbClonePlanPayload(job.id))
+    clone_faq(ctx, KbCloneFaqPayload(job.id))
     assert ctx.faq_entries.page(target.id, limit=1)[1] == ENTRIES
     assert row_ids(ctx, target) == expected
 
@@ -92,7 +92,7 @@ def test_the_last_tries_failure_fails_the_items_it_left_naming_them(
     jobs = CloneJobRepository(ctx.db)
     job = jobs.create(tenant, source.id, target.id)
     jobs.start(job.id, ClonePlan([], [], faq_plan(ctx, job)), 0)
-    clone_faq_failed(ctx, KbClonePlanPayload(job.id), "JobTimeoutException: over 900 s")
+    clone_faq_failed(ctx, KbCloneFaqPayload(job.id), "JobTimeoutException: over 900 s")
     failed = jobs.get(job.id, None)
     assert failed is not None and failed.status == JobStatus.FAILED
     assert (failed.total, failed.done, failed.failed, failed.added) == (3, 3, 3, 0)

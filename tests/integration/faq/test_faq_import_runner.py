@@ -22,9 +22,9 @@ from tests.support.openai_embeddings import EmbeddingServer
 from workers.context import WorkerContext
 from workers.embedding.base import EmbeddingError
 from workers.faq_import.entry_store import LayerEntryStore
-from workers.faq_import.runner import import_failed, run_import
+from workers.faq_import.runner import BATCH_ROWS, import_failed, run_import
 
-ROWS = 250
+ROWS = 2 * BATCH_ROWS + 50
 
 
 def faq_kb(ctx: WorkerContext, embeddings: EmbeddingServer) -> KnowledgeBase:
@@ -76,7 +76,7 @@ def test_an_attempt_that_failed_after_counting_a_batch_is_resumed_exactly(
     crashed = job_row(ctx, job.id)
     assert crashed.status == JobStatus.PROCESSING
     # The first batch counted, its writes planned, none done.
-    assert (crashed.processed, crashed.succeeded) == (100, 100)
+    assert (crashed.processed, crashed.succeeded) == (BATCH_ROWS, BATCH_ROWS)
     assert crashed.pending_writes
     assert ctx.faq_entries.ids(kb.id) == []
 
@@ -90,7 +90,7 @@ def test_an_attempt_that_failed_after_counting_a_batch_is_resumed_exactly(
         0,
         0,
     )
-    entries, total = ctx.faq_entries.page(kb.id, limit=1000)
+    entries, total = ctx.faq_entries.page(kb.id, limit=2 * ROWS)
     assert total == ROWS
     assert max(Counter(e.meta["standard_question"] for e in entries).values()) == 1
     knowledge = ctx.faq_entries.faq_knowledge(kb.id)

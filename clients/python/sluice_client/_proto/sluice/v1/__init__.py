@@ -1223,8 +1223,10 @@ class CloneProgress(betterproto2.Message):
 
     total: "int" = betterproto2.field(3, betterproto2.TYPE_INT64)
     """
-    Items of the plan: knowledges to clone plus knowledges to delete; done counts both,
-    succeeded or failed.
+    Items of the plan: knowledges to clone plus knowledges to delete; for an FAQ knowledge
+    base, its entries instead: entries removed + added + synced (matching entries whose
+    enabled flag, tag and answer strategy are brought to the source's). done counts them
+    all, succeeded or failed.
     """
 
     done: "int" = betterproto2.field(4, betterproto2.TYPE_INT64)
@@ -1240,7 +1242,10 @@ class CloneProgress(betterproto2.Message):
 
     added: "int" = betterproto2.field(8, betterproto2.TYPE_INT64)
     """
-    Knowledges cloned, and clones deleted because their source is gone.
+    Knowledges cloned, and clones deleted because their source is gone; for an FAQ
+    knowledge base, entries added (the source's entries the target lacked, by content) and
+    removed (the target's entries the source no longer has). Synced entries count in done
+    only.
     """
 
     removed: "int" = betterproto2.field(9, betterproto2.TYPE_INT64)
@@ -1248,12 +1253,14 @@ class CloneProgress(betterproto2.Message):
     skipped: "int" = betterproto2.field(10, betterproto2.TYPE_INT64)
     """
     Source knowledges not completed when the job planned (still processing, failed, ...):
-    not cloned by this job; a later clone picks them up once completed.
+    not cloned by this job; a later clone picks them up once completed. Always 0 for an
+    FAQ knowledge base (every entry is planned).
     """
 
     failed: "int" = betterproto2.field(11, betterproto2.TYPE_INT64)
     """
-    Items whose last attempt failed (named in error_message).
+    Items whose last attempt failed (named in error_message); for an FAQ knowledge base,
+    the entries of the batches that failed.
     """
 
 

@@ -241,8 +241,10 @@ export interface CloneProgress {
   jobId: string;
   status: JobStatus;
   /**
-   * Items of the plan: knowledges to clone plus knowledges to delete; done counts both,
-   * succeeded or failed.
+   * Items of the plan: knowledges to clone plus knowledges to delete; for an FAQ knowledge
+   * base, its entries instead: entries removed + added + synced (matching entries whose
+   * enabled flag, tag and answer strategy are brought to the source's). done counts them
+   * all, succeeded or failed.
    */
   total: number;
   done: number;
@@ -250,15 +252,24 @@ export interface CloneProgress {
   errorMessage: string;
   sourceId: string;
   targetId: string;
-  /** Knowledges cloned, and clones deleted because their source is gone. */
+  /**
+   * Knowledges cloned, and clones deleted because their source is gone; for an FAQ
+   * knowledge base, entries added (the source's entries the target lacked, by content) and
+   * removed (the target's entries the source no longer has). Synced entries count in done
+   * only.
+   */
   added: number;
   removed: number;
   /**
    * Source knowledges not completed when the job planned (still processing, failed, ...):
-   * not cloned by this job; a later clone picks them up once completed.
+   * not cloned by this job; a later clone picks them up once completed. Always 0 for an
+   * FAQ knowledge base (every entry is planned).
    */
   skipped: number;
-  /** Items whose last attempt failed (named in error_message). */
+  /**
+   * Items whose last attempt failed (named in error_message); for an FAQ knowledge base,
+   * the entries of the batches that failed.
+   */
   failed: number;
 }
 
