@@ -1,7 +1,8 @@
 """One ingestion round is one trace: the API's upload span, the worker's task and stage spans
 and the docreader's call, each exported by its own process over OTLP to a real receiver,
 sharing one trace id with the parent links of the calls that caused them. Lite mode (one
-process, service "sluice") gives the same trace through its in-process executor."""
+process, service "sluice") gives the same trace through its in-process executor; the full
+mode's worker runs --concurrency 2, so its spans come from forked children."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from tests.support.otlp_receiver import OtlpReceiver, ReceivedSpan, otlp_receive
 UPLOAD = "/sluice.v1.KnowledgeService/CreateFromFile"
 TASK = "task workers.tasks.process_document"
 READ_UPLOAD = "/sluice.docreader.v1.DocReaderService/ReadUpload"
-SERVER, CONSUMER = 2, 5  # OTLP span kinds
+DOCREADER_CALL = READ_UPLOAD.lstrip("/")  # the worker's CLIENT span of that call
+SERVER, CLIENT, CONSUMER = 2, 3, 5  # OTLP span kinds
 WAIT_S = 180
 BODY = b"# Tide tables\n\nThe harbour master posts the tide tables every Monday.\n"
 
@@ -43,7 +45,9 @@ def traced(
             with lite_stack(data_dir, env) as stack:
                 yield stack, receiver
         else:
-            with full_stack(data_dir, workers=1, extra_env=env) as stack:
+            # Two forked children: their batched spans must still reach the receiver.
+            workers = ("--concurrency", "2")
+            with full_stack(data_dir, workers=1, extra_env=env, worker_args=workers) as stack:
                 yield stack, receiver
 
 
@@ -82,6 +86,7 @@ def _round_is_in(services: tuple[str, str, str]) -> Callable[[list[ReceivedSpan]
             (api, UPLOAD),
             (worker, TASK),
             (worker, "stage embedding"),
+            (worker, DOCREADER_CALL),
             (docreader, READ_UPLOAD),
         }
         return expected <= names
@@ -106,8 +111,16 @@ def test_an_upload_is_one_trace_across_the_api_the_worker_and_the_docreader(
     stages = {s.name: s for s in in_trace if s.name.startswith("stage ")}
     assert {"stage docreader", "stage chunking", "stage embedding"} <= stages.keys()
     assert all(stage.parent_span_id == task.span_id for stage in stages.values())
+    call = _one(in_trace, worker, DOCREADER_CALL)
+    assert call.parent_span_id == stages["stage docreader"].span_id and call.kind == CLIENT
+    assert {k: v for k, v in call.attributes.items() if k.startswith("rpc.")} == {
+        "rpc.system": "grpc",
+        "rpc.service": "sluice.docreader.v1.DocReaderService",
+        "rpc.method": "ReadUpload",
+        "rpc.grpc.status_code": "0",
+    }
     read = _one(in_trace, docreader, READ_UPLOAD)
-    assert read.parent_span_id == stages["stage docreader"].span_id and read.kind == SERVER
+    assert read.parent_span_id == call.span_id and read.kind == SERVER
 
     # The access records of the upload and of the docreader call carry the same trace (the
     # upload's, its very span: the record is written inside it).
