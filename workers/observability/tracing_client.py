@@ -45,7 +45,7 @@ def _server_attributes(target: str) -> dict[str, str | int]:
     host, _, port = target.rpartition(":")
     if not host or not port.isdigit():
         return {SERVER_ADDRESS: target}
-    host = host.rpartition(":")[2] if host.startswith(("dns:", "ipv4:", "ipv6:")) else host
+    host = host.partition(":")[2] if host.startswith(("dns:", "ipv4:", "ipv6:")) else host
     return {SERVER_ADDRESS: host.strip("[]/"), SERVER_PORT: int(port)}
 
 
