@@ -125,5 +125,8 @@ def _end(span: trace.Span, call: Any) -> None:
     code = call.code()
     span.set_attribute(RPC_GRPC_STATUS_CODE, code.value[0])
     if code is not grpc.StatusCode.OK:
-        span.set_status(Status(StatusCode.ERROR, f"{code.name}: {call.details() or ''}"))
+        details = call.details()
+        span.set_status(
+            Status(StatusCode.ERROR, f"{code.name}: {details}" if details else code.name)
+        )
     span.end()
