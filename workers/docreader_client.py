@@ -110,11 +110,11 @@ class EngineInfo:
 def open_channel(
     target: str, tls: ClientTls | None, options: list[tuple[str, int]]
 ) -> grpc.Channel:
-    # Traced (workers.observability): the docreader's span is a child of the caller's.
+    # Traced (workers.observability): a CLIENT span per call, the docreader's its child.
     if tls is None:
-        return traced_channel(grpc.insecure_channel(target, options=options))
+        return traced_channel(grpc.insecure_channel(target, options=options), target)
     credentials = grpc.ssl_channel_credentials(tls.ca, tls.private_key, tls.cert_chain)
-    return traced_channel(grpc.secure_channel(target, credentials, options=options))
+    return traced_channel(grpc.secure_channel(target, credentials, options=options), target)
 
 
 class DocReaderClient:

@@ -57,10 +57,11 @@ def full_stack(
     extra_env: dict[str, str] | None = None,
     worker_env: dict[str, str] | None = None,
     docreader_args: tuple[str, ...] = (),
+    worker_args: tuple[str, ...] = (),
 ) -> Iterator[Stack]:
     """``worker_env`` is laid over the environment of the worker processes only (a setting
     the API and the workers disagree on, say); ``docreader_args`` are more flags of the
-    docreader (TLS, say)."""
+    docreader (TLS, say); ``worker_args`` more flags of each worker (--concurrency, say)."""
     with ExitStack() as stack:
         database_url = stack.enter_context(postgres_database())
         prefix = stack.enter_context(redis_prefix())
@@ -107,7 +108,7 @@ def full_stack(
         for n in range(workers):
             processes[f"worker{n}"] = Process(
                 f"worker{n}",
-                python("-m", "workers.main", "--name", f"{prefix}-w{n}"),
+                python("-m", "workers.main", "--name", f"{prefix}-w{n}") + list(worker_args),
                 {**env, **(worker_env or {})},
             )
         processes["housekeeper"] = Process("housekeeper", python("-m", "workers.housekeeping"), env)

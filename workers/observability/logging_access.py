@@ -44,7 +44,7 @@ class _Call:
 
     def finish(self, context: Any, error: BaseException | None) -> None:
         code = _status_name(context.code(), error)
-        level = logging.ERROR if code in _SERVER_FAULTS else logging.INFO
+        level = logging.ERROR if code in _SERVER_FAULTS else _quiet_level(self.method)
         access_log.log(
             level,
             "rpc",
@@ -60,6 +60,14 @@ class _Call:
 
 # Codes that say the server failed, not the caller: logged at ERROR.
 _SERVER_FAULTS = frozenset({"UNKNOWN", "INTERNAL", "DATA_LOSS", "UNIMPLEMENTED"})
+
+# Services that probes and tools call over and over (load balancers, Kubernetes, grpcurl):
+# their successful calls are logged at DEBUG so they do not flood the log at INFO.
+_PROBE_SERVICES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+
+
+def _quiet_level(method: str) -> int:
+    return logging.DEBUG if method.startswith(_PROBE_SERVICES) else logging.INFO
 
 
 def _status_name(code: grpc.StatusCode | None, error: BaseException | None) -> str:

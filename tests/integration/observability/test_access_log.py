@@ -12,6 +12,9 @@ from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import HealthServicer
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from workers.observability.logging_access import AccessLogInterceptor, AsyncAccessLogInterceptor
 
@@ -144,3 +147,32 @@ def test_aio_server_logs_each_call(caplog: pytest.LogCaptureFixture) -> None:
 
     asyncio.run(serve_and_call())
     _check(_records(caplog))
+
+
+def test_probe_calls_are_logged_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+    """Health checks and reflection, which probes and tools repeat, stay out of INFO."""
+    caplog.set_level(logging.DEBUG, "sluice.access")
+    server = grpc.server(ThreadPoolExecutor(2), interceptors=[AccessLogInterceptor()])
+    health_pb2_grpc.add_HealthServicer_to_server(HealthServicer(), server)
+    reflection.enable_server_reflection((reflection.SERVICE_NAME,), server)
+    server.add_generic_rpc_handlers((_sync_handlers(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+            listing = reflection_pb2.ServerReflectionRequest(list_services="")
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            assert list(stub.ServerReflectionInfo(iter([listing])))
+            echo: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                f"/{SERVICE}/Unary"
+            )
+            assert echo(b"hello") == b"hello"
+    finally:
+        server.stop(None).wait()
+    by_call = [(r["method"], r["code"], r["level"]) for r in _records(caplog)]
+    assert by_call == [
+        ("/grpc.health.v1.Health/Check", "OK", "DEBUG"),
+        ("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", "OK", "DEBUG"),
+        (f"/{SERVICE}/Unary", "OK", "INFO"),
+    ]
