@@ -1,7 +1,8 @@
 """Sweep M on real parts: an FAQ import whose RQ task was taken by a worker that then died
 (RQ's record says "started", no heartbeat) is queued again at the front; one with a live
 heartbeat, or waiting, is left alone; two housekeepers requeue it once; past its budget it
-fails saying why; a superseded attempt can count no more batches."""
+fails saying why; the queue's retries and the requeues share that budget; a superseded
+attempt can count no more batches."""
 
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ def jobs_ctx(ctx: WorkerContext, key_prefix: str) -> WorkerContext:
     return ctx
 
 
-def _import(ctx: WorkerContext, scope: Scope, *, status: str, recoveries: int = 0) -> str:
+def _import(
+    ctx: WorkerContext, scope: Scope, *, status: str, recoveries: int = 0, attempts: int = 0
+) -> str:
     job_id = str(uuid.uuid4())
     payload = FaqImportPayload(job_id, scope.tenant_id, scope.knowledge_base_id, rows=[])
     FaqImportRepository(ctx.db).start(
@@ -52,7 +55,7 @@ def _import(ctx: WorkerContext, scope: Scope, *, status: str, recoveries: int = 
         knowledge_base_id=scope.knowledge_base_id,
         task_payload=payload.to_dict(),
     )
-    _quiet(ctx, job_id, status=status, recoveries=recoveries)
+    _quiet(ctx, job_id, status=status, recoveries=recoveries, attempts=attempts)
     return job_id
 
 
@@ -173,10 +176,70 @@ def test_past_its_budget_a_killed_import_fails_saying_why(
     assert row.status == "failed" and row.finished_at is not None
     assert row.error_message == (
         "the import was stopped: its worker was killed or lost 6 times (no task heartbeat "
-        "for 60 s), and it was queued again 5 times, all of its 6 attempts"
+        "for 60 s), and all of its 6 attempts are used (0 started, queued again 5 times)"
     )
     assert not redis_client.exists(Job.key_for(rq_id))
     assert _sweep(jobs_ctx) == {}
+
+
+def _retries_left(redis: Redis, rq_id: str) -> int:
+    return int(Job.fetch(rq_id, connection=redis, serializer=SERIALIZER).retries_left or 0)
+
+
+def test_a_requeue_gets_only_the_attempts_the_queue_retries_left(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    # Two attempts failed and were retried by RQ; the third one's worker was killed.
+    job_id = _import(jobs_ctx, scope, status="processing", attempts=3)
+    rq_id = _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+    assert _retries_left(redis_client, rq_id) == task_specs.FAQ_IMPORT_RETRIES
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+
+    # 6 attempts in all: 3 used, the requeued one and 2 retries of it left.
+    assert _retries_left(redis_client, rq_id) == 2
+
+
+def test_retries_and_requeues_of_one_import_start_six_attempts_in_all(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    """Every attempt starts as the runner starts it (``begin``) and its worker dies; each
+    requeue's own retries would be attempts too, so they are what is left of the six."""
+    job_id = _import(jobs_ctx, scope, status="pending")
+    imports = FaqImportRepository(jobs_ctx.db)
+    rq_id = _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+    started = 0
+    while _row(jobs_ctx, job_id).status != "failed":
+        assert imports.begin(job_id) is not None
+        started += 1
+        assert started + _retries_left(redis_client, rq_id) == task_specs.FAQ_IMPORT_RETRIES + 1
+        _quiet(jobs_ctx, job_id)
+        outcome = _sweep(jobs_ctx)
+        if outcome == {"requeued": 1}:
+            rq_id = _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+        else:
+            assert outcome == {"failed": 1}
+
+    assert started == task_specs.FAQ_IMPORT_RETRIES + 1
+    row = _row(jobs_ctx, job_id)
+    assert (row.attempts, row.recoveries) == (6, 5)
+    assert row.error_message == (
+        "the import was stopped: its worker was killed or lost 6 times (no task heartbeat "
+        "for 60 s), and all of its 6 attempts are used (6 started, queued again 5 times)"
+    )
+
+
+def test_an_import_whose_attempts_the_queue_used_up_fails_at_its_first_death(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    job_id = _import(jobs_ctx, scope, status="processing", attempts=6)
+    _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    assert _row(jobs_ctx, job_id).error_message == (
+        "the import was stopped: its worker was killed or lost once (no task heartbeat for "
+        "60 s), and all of its 6 attempts are used (6 started, queued again 0 times)"
+    )
 
 
 def test_a_superseded_attempt_counts_no_more_batches(jobs_ctx: WorkerContext, scope: Scope) -> None:
@@ -238,5 +301,5 @@ def test_a_move_past_its_budget_fails_and_is_settled(jobs_ctx: WorkerContext, sc
     assert ended is not None and ended.status == "failed"
     assert ended.error_message == (
         "the move was stopped: its worker was killed or lost 4 times (no task heartbeat "
-        "for 60 s), and it was queued again 3 times, all of its 4 attempts"
+        "for 60 s), and all of its 4 attempts are used (0 started, queued again 3 times)"
     )
