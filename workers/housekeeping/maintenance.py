@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from core.payloads import FaqImportPayload, KbClonePlanPayload, KnowledgeMovePayload
+from core.payloads import KbClonePlanPayload
 from storage.db.models import FaqImportJob, KbCloneJob, KnowledgeMoveJob
 from storage.db.repositories.maintenance_jobs import (
     MaintenanceJob,
@@ -39,6 +39,7 @@ from storage.events.base import job_changed_event
 from storage.queue.base import QueueError, TaskSpec
 from workers import task_specs
 from workers.faq_import.runner import discard_rows_file
+from workers.housekeeping.lost_payloads import import_payload, move_payload
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
 from workers.lifecycle.move.job import give_up
@@ -61,16 +62,14 @@ class _Kind:
 
 def _import_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
     assert isinstance(job, FaqImportJob)
-    if job.task_payload is None:
-        return None
-    return task_specs.faq_import(FaqImportPayload.from_dict(job.task_payload))
+    payload = import_payload(job)
+    return task_specs.faq_import(payload) if payload is not None else None
 
 
 def _move_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
     assert isinstance(job, KnowledgeMoveJob)
-    if job.task_payload is None:
-        return None
-    return task_specs.knowledge_move(KnowledgeMovePayload.from_dict(job.task_payload))
+    payload = move_payload(ctx, job)
+    return task_specs.knowledge_move(payload) if payload is not None else None
 
 
 def _clone_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
@@ -80,15 +79,17 @@ def _clone_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
 
 def _settle_import(ctx: HousekeepingParts, job: MaintenanceJob, message: str) -> None:
     assert isinstance(job, FaqImportJob)
-    if job.task_payload is not None:
-        discard_rows_file(ctx, FaqImportPayload.from_dict(job.task_payload))
+    payload = import_payload(job)
+    if payload is not None:
+        discard_rows_file(ctx, payload)
 
 
 def _settle_move(ctx: HousekeepingParts, job: MaintenanceJob, message: str) -> None:
     """Every knowledge wholly in one knowledge base, as after a last failed try."""
     assert isinstance(job, KnowledgeMoveJob)
-    if job.task_payload is not None:
-        give_up(ctx, KnowledgeMovePayload.from_dict(job.task_payload), message)
+    payload = move_payload(ctx, job)
+    if payload is not None:
+        give_up(ctx, payload, message)
 
 
 def _nothing(ctx: HousekeepingParts, job: MaintenanceJob, message: str) -> None:

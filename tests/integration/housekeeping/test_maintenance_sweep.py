@@ -17,7 +17,7 @@ from rq.utils import utcformat
 from sqlalchemy import delete, update
 
 from core.payloads import FaqImportPayload, KnowledgeMovePayload
-from storage.db.models import FaqImportJob, KbCloneJob, KnowledgeMoveJob
+from storage.db.models import FaqImportJob, KbCloneJob, Knowledge, KnowledgeMoveJob
 from storage.db.repositories.clone_jobs import CloneJobRepository
 from storage.db.repositories.faq_imports import BatchCounts, FaqImportRepository
 from storage.db.repositories.knowledge_moves import KnowledgeMoveRepository
@@ -302,4 +302,105 @@ def test_a_move_past_its_budget_fails_and_is_settled(jobs_ctx: WorkerContext, sc
     assert ended.error_message == (
         "the move was stopped: its worker was killed or lost 4 times (no task heartbeat "
         "for 60 s), and all of its 4 attempts are used (0 started, queued again 3 times)"
+    )
+
+
+# ---- jobs made before migration 0016: their payload built again from the row -------------
+
+
+def _queued_payload(redis: Redis, key_prefix: str) -> dict[str, object]:
+    """The payload of the one task waiting on the maintenance queue."""
+    (rq_id,) = _queue(redis, key_prefix).job_ids
+    job = Job.fetch(rq_id, connection=redis, serializer=SERIALIZER)
+    payload = job.args[1]
+    assert isinstance(payload, dict)
+    return payload
+
+
+def test_an_old_import_of_stored_rows_is_queued_again_with_them(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    job_id = _import(jobs_ctx, scope, status="processing")
+    _quiet(jobs_ctx, job_id, task_payload=None, source_path="faq-imports/x.jsonl", dry_run=True)
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+    assert (
+        _queued_payload(redis_client, key_prefix)
+        == FaqImportPayload(
+            job_id,
+            scope.tenant_id,
+            scope.knowledge_base_id,
+            dry_run=True,
+            rows_path="faq-imports/x.jsonl",
+        ).to_dict()
+    )
+
+
+def test_an_old_import_whose_rows_were_in_its_lost_task_fails_saying_so(
+    jobs_ctx: WorkerContext, scope: Scope
+) -> None:
+    job_id = _import(jobs_ctx, scope, status="processing")
+    _quiet(jobs_ctx, job_id, task_payload=None)
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    assert _row(jobs_ctx, job_id).error_message == (
+        "the import was stopped: its task was lost and cannot be queued again"
+    )
+
+
+def _old_move(ctx: WorkerContext, scope: Scope, mode: str) -> tuple[str, list[Knowledge], str]:
+    """A move made before 0016 (no payload) of two knowledges; its id, them, the target."""
+    target = ctx.knowledge_bases.create(scope.tenant_id, "target", embedding_model_key="m/2").id
+    rows = [
+        ctx.knowledges.create(
+            tenant_id=scope.tenant_id,
+            knowledge_base_id=scope.knowledge_base_id,
+            parse_status="completed",
+            attempt=n,
+        )
+        for n in (1, 3)
+    ]
+    job = KnowledgeMoveRepository(ctx.db).create_job(
+        tenant_id=scope.tenant_id,
+        source_knowledge_base_id=scope.knowledge_base_id,
+        target_knowledge_base_id=target,
+        mode=mode,
+        knowledge_ids=[row.id for row in rows],
+    )
+    _backdate(ctx, KnowledgeMoveJob, job.id, status="processing")
+    return job.id, rows, target
+
+
+def test_an_old_move_is_queued_again_with_its_knowledges_and_their_attempts(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    job_id, rows, target = _old_move(jobs_ctx, scope, "reparse")
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+    source = jobs_ctx.knowledge_bases.get(None, scope.knowledge_base_id)
+    assert source is not None
+    assert (
+        _queued_payload(redis_client, key_prefix)
+        == KnowledgeMovePayload(
+            job_id,
+            scope.knowledge_base_id,
+            target,
+            "reparse",
+            source.embedding_model_key,
+            [row.id for row in rows],
+            [1, 3],
+        ).to_dict()
+    )
+
+
+def test_an_old_reparse_move_past_a_knowledge_is_failed_not_guessed(
+    jobs_ctx: WorkerContext, scope: Scope
+) -> None:
+    job_id, rows, target = _old_move(jobs_ctx, scope, "reparse")
+    KnowledgeMoveRepository(jobs_ctx.db).move_rows(rows[0].id, scope.knowledge_base_id, target)
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    ended = KnowledgeMoveRepository(jobs_ctx.db).get_job(job_id, None)
+    assert ended is not None and ended.error_message == (
+        "the move was stopped: its task was lost and cannot be queued again"
     )
