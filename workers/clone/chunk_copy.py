@@ -11,7 +11,7 @@ embedded again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from core.statuses import ChunkType
 from storage.db.models import Chunk, Knowledge, KnowledgeBase, new_id
@@ -37,13 +37,15 @@ def copy_chunks(
     target: Knowledge,
     target_kb: KnowledgeBase,
     files: FileCopier,
+    before_batch: Callable[[], None],
 ) -> int:
-    """Returns how many chunks were copied."""
+    """Returns how many chunks were copied; ``before_batch`` may stop the copy (raise)."""
     chunks = ctx.chunks.list_of_types(source.id, source.attempt, CLONED_TYPES)
     ids = {chunk.id: new_id() for chunk in chunks}
     owner = RowOwner(target.tenant_id, target.knowledge_base_id, {source.id: target.id})
     for start in range(0, len(chunks), BATCH):
         batch = chunks[start : start + BATCH]
+        before_batch()
         ctx.chunks.insert_many([_copy(chunk, target, ids, files) for chunk in batch])
         batch_ids = {chunk.id: ids[chunk.id] for chunk in batch}
         ctx.index.copy_rows(target_kb.embedding_model_key, batch_ids, owner)

@@ -6,13 +6,22 @@ once its files, chunks and index rows are all written. A try that finds a clone 
 source already there keeps it when it is completed at the source's round (an earlier try
 got that far), else deletes it through the delete chain (a half-made clone of a killed try,
 or a stale one of an older round) and starts over: a knowledge base never holds two clones
-of one source (a unique constraint), nor chunks or index rows a clone does not own."""
+of one source (a unique constraint), nor chunks or index rows a clone does not own.
+
+A try whose worker looked dead was superseded when housekeeping queued the job again (its
+``recoveries`` moved on): the next try deletes its half-made clone and starts over, so this
+one, if it was only frozen, checks before each write (the draft, its files, each chunk
+batch, the completion, the item's end) and stops at the first check after that, writing at
+most the step it was in."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 from core.payloads import KbCloneKnowledgePayload
 from core.statuses import EnableStatus, JobStatus, ParseStatus
-from storage.db.models import Knowledge, KnowledgeBase, utcnow
+from storage.db.models import KbCloneJob, Knowledge, KnowledgeBase, utcnow
 from storage.db.repositories.clone_jobs import CloneJobRepository, ItemEnd
 from storage.db.repositories.resources import KNOWLEDGE_FILES
 from storage.files.base import FileNotFoundInStorage
@@ -23,6 +32,8 @@ from workers.clone.parts import CloneParts
 from workers.clone.progress import item_ended
 from workers.clone.removal import delete_knowledges
 from workers.clone.tag_map import TagMapper
+
+log = logging.getLogger(__name__)
 
 # The source's fields a clone carries over as they are.
 _CARRIED = (
@@ -50,10 +61,34 @@ class SourceChanged(Exception):
     """The source knowledge was deleted or left completed while it was being cloned."""
 
 
+class Superseded(Exception):
+    """Housekeeping queued the job again since this try began: another try owns the item."""
+
+
 def clone_knowledge(ctx: CloneParts, payload: KbCloneKnowledgePayload) -> None:
     job = CloneJobRepository(ctx.db).get(payload.job_id, None)
     if job is None or job.status != JobStatus.PROCESSING:
         return
+    try:
+        _clone(ctx, payload, job, _fence(ctx, job))
+    except Superseded:
+        log.warning("clone job %s: this try was superseded; it stops", job.id)
+
+
+def _fence(ctx: CloneParts, job: KbCloneJob) -> Callable[[], None]:
+    """Raises Superseded once the job ended or was queued again since ``job`` was read."""
+
+    def check() -> None:
+        now = CloneJobRepository(ctx.db).get(job.id, None)
+        if now is None or now.status != JobStatus.PROCESSING or now.recoveries != job.recoveries:
+            raise Superseded(job.id)
+
+    return check
+
+
+def _clone(
+    ctx: CloneParts, payload: KbCloneKnowledgePayload, job: KbCloneJob, fence: Callable[[], None]
+) -> None:
     item = _item(payload)
     source = ctx.knowledges.get(payload.source_knowledge_id, None)
     target_kb = ctx.knowledge_bases.get(None, job.target_knowledge_base_id)
@@ -69,17 +104,20 @@ def clone_knowledge(ctx: CloneParts, payload: KbCloneKnowledgePayload) -> None:
         if current and existing.clone_source_attempt == source.attempt:
             item_ended(ctx, job.id, ItemEnd(item))
             return
+        fence()
         delete_knowledges(ctx, [existing.id])
+    fence()
     clone = _draft(ctx, source, target_kb)
     try:
         # Any other failure leaves the draft: the next try deletes it, and the dead letter
         # after the last.
-        _fill(ctx, source, clone, target_kb)
+        _fill(ctx, source, clone, target_kb, fence)
     except (FileNotFoundInStorage, CatalogError) as exc:
         # A file of the source is gone: every try would fail alike, so none is made.
         delete_knowledges(ctx, [clone.id])
         item_ended(ctx, job.id, ItemEnd(item, error=f"{_named(payload, source)}: {exc}"))
         return
+    fence()
     item_ended(ctx, job.id, ItemEnd(item))
 
 
@@ -113,11 +151,20 @@ def _draft(ctx: CloneParts, source: Knowledge, target_kb: KnowledgeBase) -> Know
     )
 
 
-def _fill(ctx: CloneParts, source: Knowledge, clone: Knowledge, target_kb: KnowledgeBase) -> None:
+def _fill(
+    ctx: CloneParts,
+    source: Knowledge,
+    clone: Knowledge,
+    target_kb: KnowledgeBase,
+    fence: Callable[[], None],
+) -> None:
     files = FileCopier(ctx, source, clone)
+    fence()
     files.copy_images()
+    fence()
     file_path = files.copy_original()
-    copy_chunks(ctx, source, clone, target_kb, files)
+    copy_chunks(ctx, source, clone, target_kb, files, fence)
+    fence()
     storage_size = sum(r.size for r in ctx.catalog.owned_by(KNOWLEDGE_FILES, [clone.id]))
     done = ctx.knowledges.transition(
         clone.id,

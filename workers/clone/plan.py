@@ -31,6 +31,7 @@ from core.payloads import (
 from core.statuses import JobStatus, KnowledgeBaseType, ParseStatus
 from storage.db.models import KbCloneJob
 from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan
+from storage.db.repositories.maintenance_jobs import MaintenanceJobRepository
 from storage.events.base import job_changed_event
 from workers import task_specs
 from workers.clone.faq_clone import faq_plan
@@ -44,6 +45,8 @@ def plan_clone(ctx: CloneParts, payload: KbClonePlanPayload) -> None:
     job = jobs.get(payload.job_id, None)
     if job is None or job.status not in (JobStatus.PENDING, JobStatus.PROCESSING):
         return
+    # Retried by the queue or requeued by housekeeping, a plan uses up the one budget.
+    MaintenanceJobRepository(ctx.db, KbCloneJob).attempt_started(job.id)
     if job.status == JobStatus.PENDING:
         plan, skipped = _planned(ctx, jobs, job)
         started = jobs.start(job.id, plan, skipped)

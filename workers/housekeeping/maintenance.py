@@ -7,9 +7,12 @@ or running with a fresh heartbeat (``TaskQueue.has_live_task``). One with none i
 again — the dead task's record dropped first, so its job id can be used again — and it
 resumes where it stopped: an import from its ``processed`` rows (a counted batch's
 ``pending_writes`` redone, each write idempotent), a move skipping the knowledges already
-moved, a clone's plan queueing its items again (an ended item is a no-op). Each requeue uses
-up one attempt of the job's task budget (its task spec's retries); beyond it the job fails
-saying how often its worker died.
+moved, a clone's plan queueing its items again (an ended item is a no-op).
+
+The queue's own retries and these requeues share one budget, the task spec's attempts: the
+job counts every attempt that started (``attempts``), and each death is at least one (a task
+lost before it started counts too). A requeue gets only the attempts left (its spec's
+retries cut to them); with none left the job fails saying how often its worker died.
 
 Every write is guarded (MaintenanceJobRepository): of two housekeepers only one requeues,
 and the bumped ``recoveries`` stops a superseded attempt whose worker was only frozen. In
@@ -25,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from core.payloads import FaqImportPayload, KbClonePlanPayload, KnowledgeMovePayload
+from core.payloads import KbClonePlanPayload
 from storage.db.models import FaqImportJob, KbCloneJob, KnowledgeMoveJob
 from storage.db.repositories.maintenance_jobs import (
     MaintenanceJob,
@@ -36,6 +39,7 @@ from storage.events.base import job_changed_event
 from storage.queue.base import QueueError, TaskSpec
 from workers import task_specs
 from workers.faq_import.runner import discard_rows_file
+from workers.housekeeping.lost_payloads import import_payload, move_payload
 from workers.housekeeping.outcomes import Outcome
 from workers.housekeeping.parts import HousekeepingParts
 from workers.lifecycle.move.job import give_up
@@ -58,16 +62,14 @@ class _Kind:
 
 def _import_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
     assert isinstance(job, FaqImportJob)
-    if job.task_payload is None:
-        return None
-    return task_specs.faq_import(FaqImportPayload.from_dict(job.task_payload))
+    payload = import_payload(job)
+    return task_specs.faq_import(payload) if payload is not None else None
 
 
 def _move_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
     assert isinstance(job, KnowledgeMoveJob)
-    if job.task_payload is None:
-        return None
-    return task_specs.knowledge_move(KnowledgeMovePayload.from_dict(job.task_payload))
+    payload = move_payload(ctx, job)
+    return task_specs.knowledge_move(payload) if payload is not None else None
 
 
 def _clone_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
@@ -77,15 +79,17 @@ def _clone_spec(ctx: HousekeepingParts, job: MaintenanceJob) -> TaskSpec | None:
 
 def _settle_import(ctx: HousekeepingParts, job: MaintenanceJob, message: str) -> None:
     assert isinstance(job, FaqImportJob)
-    if job.task_payload is not None:
-        discard_rows_file(ctx, FaqImportPayload.from_dict(job.task_payload))
+    payload = import_payload(job)
+    if payload is not None:
+        discard_rows_file(ctx, payload)
 
 
 def _settle_move(ctx: HousekeepingParts, job: MaintenanceJob, message: str) -> None:
     """Every knowledge wholly in one knowledge base, as after a last failed try."""
     assert isinstance(job, KnowledgeMoveJob)
-    if job.task_payload is not None:
-        give_up(ctx, KnowledgeMovePayload.from_dict(job.task_payload), message)
+    payload = move_payload(ctx, job)
+    if payload is not None:
+        give_up(ctx, payload, message)
 
 
 def _nothing(ctx: HousekeepingParts, job: MaintenanceJob, message: str) -> None:
@@ -129,24 +133,25 @@ def _recover(
     if spec is None:
         message = f"the {kind.noun} was stopped: its task was lost and cannot be queued again"
         return _give_up(ctx, repo, kind, job, message)
-    if job.recoveries >= spec.max_retries:
+    left = spec.max_attempts - _spent(job)
+    if left <= 0:
         return _give_up(ctx, repo, kind, job, _spent_message(ctx, kind, job, spec))
     if not repo.requeued(job):
         return Outcome.MOVED
     try:
         ctx.queue.forget_dead_tasks(group)
-        ctx.queue.enqueue(_at_front(spec))
+        ctx.queue.enqueue(replace(spec, at_front=True, max_retries=left - 1))
     except QueueError:
         # The row says one more recovery but nothing is queued: the next round finds it
         # without a live task again and queues it (using up one more attempt).
         log.exception("%s job %s: requeue failed; next round retries", kind.noun, job.id)
         return Outcome.ERRORS
     log.warning(
-        "%s job %s: no live task (worker killed?); queued again (recovery %d of %d)",
+        "%s job %s: no live task (worker killed?); queued again with %d of its %d attempts",
         kind.noun,
         job.id,
-        job.recoveries + 1,
-        spec.max_retries,
+        left,
+        spec.max_attempts,
     )
     return Outcome.REQUEUED
 
@@ -170,15 +175,19 @@ def _give_up(
     return Outcome.FAILED
 
 
+def _spent(job: MaintenanceJob) -> int:
+    """Attempts used: those that started, and at least one per death, this one included."""
+    return max(job.attempts, job.recoveries + 1)
+
+
 def _spent_message(ctx: HousekeepingParts, kind: _Kind, job: MaintenanceJob, spec: TaskSpec) -> str:
     ttl = ctx.settings.queue.task_heartbeat_ttl_s
     return (
-        f"the {kind.noun} was stopped: its worker was killed or lost {job.recoveries + 1} "
-        f"times (no task heartbeat for {ttl:g} s), and it was queued again "
-        f"{job.recoveries} times, all of its {spec.max_attempts} attempts"
+        f"the {kind.noun} was stopped: its worker was killed or lost {_times(job.recoveries + 1)}"
+        f" (no task heartbeat for {ttl:g} s), and all of its {spec.max_attempts} attempts are"
+        f" used ({job.attempts} started, queued again {_times(job.recoveries)})"
     )
 
 
-def _at_front(spec: TaskSpec) -> TaskSpec:
-    """It waited its turn once already."""
-    return replace(spec, at_front=True)
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"

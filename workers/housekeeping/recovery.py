@@ -128,8 +128,9 @@ def _enqueue(ctx: HousekeepingParts, row: Knowledge, attempt: int) -> None:
     try:
         ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload, at_front=True))
     except QueueError:
-        log.exception("knowledge %s: enqueue of attempt %d failed; next round retries", row.id,
-                      attempt)
+        log.exception(
+            "knowledge %s: enqueue of attempt %d failed; next round retries", row.id, attempt
+        )
 
 
 def _publish(

@@ -64,6 +64,8 @@ class FaqImportJob(Base):
     # .maintenance), and the payload it queues then: the one the API queued.
     recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
     task_payload: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    # Attempts of its task that started, retried or requeued: they share one budget.
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class FaqImportRow(Base):
@@ -114,6 +116,8 @@ class KbCloneJob(Base):
     plan: Mapped[dict[str, Any] | None] = mapped_column(default=None)
     # Times housekeeping queued the job's missing tasks again after a worker died.
     recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
+    # Attempts of its plan task that started, retried or requeued: they share one budget.
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class KbCloneItem(Base):

@@ -40,3 +40,5 @@ class KnowledgeMoveJob(Base):
     # queues then: the one the API queued (it holds each knowledge's attempt at the time).
     recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
     task_payload: Mapped[dict[str, Any] | None] = mapped_column(default=None)
+    # Attempts of its task that started, retried or requeued: they share one budget.
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")

@@ -89,12 +89,17 @@ class FaqImportRepository:
             return session.scalars(query).first()
 
     def begin(self, job_id: str) -> FaqImportJob | None:
-        """Mark it processing (an attempt resumes a processing one); None once it ended."""
+        """Mark it processing (an attempt resumes a processing one) and count the attempt
+        (its budget: workers.housekeeping.maintenance); None once it ended."""
         with self._db.session() as session:
             changed = session.execute(
                 update(FaqImportJob)
                 .where(FaqImportJob.id == job_id, FaqImportJob.status.in_(_ACTIVE))
-                .values(status=JobStatus.PROCESSING, updated_at=utcnow())
+                .values(
+                    status=JobStatus.PROCESSING,
+                    attempts=FaqImportJob.attempts + 1,
+                    updated_at=utcnow(),
+                )
             )
             if affected_rows(changed) == 0:
                 return None

@@ -7,6 +7,9 @@ housekeepers only one requeues a job, and a job that moved on between the read a
 write (its worker came back, it ended) is left alone. A requeue bumps ``recoveries``,
 which the job's own guarded writes compare with the value they started with: an attempt
 that was superseded can record nothing more.
+
+``attempts`` counts the task's attempts that started (``attempt_started``, at each one's
+start), retried by the queue or requeued here alike: the one budget of both.
 """
 
 from __future__ import annotations
@@ -44,6 +47,18 @@ class MaintenanceJobRepository:
             rows = cast(list[MaintenanceJob], list(session.scalars(query)))
             session.expunge_all()
             return rows
+
+    def attempt_started(self, job_id: str) -> None:
+        """One more attempt of a job still pending or processing has begun."""
+        model = self._model
+        statement = (
+            update(model)
+            .where(model.id == job_id, model.status.in_(_ACTIVE))
+            .values(attempts=model.attempts + 1, updated_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        with self._db.session() as session:
+            session.execute(statement)
 
     def requeued(self, seen: MaintenanceJob) -> bool:
         """Count one more recovery of ``seen``, unless it moved since it was read."""

@@ -1,7 +1,8 @@
 """Sweep M on real parts: an FAQ import whose RQ task was taken by a worker that then died
 (RQ's record says "started", no heartbeat) is queued again at the front; one with a live
 heartbeat, or waiting, is left alone; two housekeepers requeue it once; past its budget it
-fails saying why; a superseded attempt can count no more batches."""
+fails saying why; the queue's retries and the requeues share that budget; a superseded
+attempt can count no more batches."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from rq.utils import utcformat
 from sqlalchemy import delete, update
 
 from core.payloads import FaqImportPayload, KnowledgeMovePayload
-from storage.db.models import FaqImportJob, KbCloneJob, KnowledgeMoveJob
+from storage.db.models import FaqImportJob, KbCloneJob, Knowledge, KnowledgeMoveJob
 from storage.db.repositories.clone_jobs import CloneJobRepository
 from storage.db.repositories.faq_imports import BatchCounts, FaqImportRepository
 from storage.db.repositories.knowledge_moves import KnowledgeMoveRepository
@@ -43,7 +44,9 @@ def jobs_ctx(ctx: WorkerContext, key_prefix: str) -> WorkerContext:
     return ctx
 
 
-def _import(ctx: WorkerContext, scope: Scope, *, status: str, recoveries: int = 0) -> str:
+def _import(
+    ctx: WorkerContext, scope: Scope, *, status: str, recoveries: int = 0, attempts: int = 0
+) -> str:
     job_id = str(uuid.uuid4())
     payload = FaqImportPayload(job_id, scope.tenant_id, scope.knowledge_base_id, rows=[])
     FaqImportRepository(ctx.db).start(
@@ -52,7 +55,7 @@ def _import(ctx: WorkerContext, scope: Scope, *, status: str, recoveries: int = 
         knowledge_base_id=scope.knowledge_base_id,
         task_payload=payload.to_dict(),
     )
-    _quiet(ctx, job_id, status=status, recoveries=recoveries)
+    _quiet(ctx, job_id, status=status, recoveries=recoveries, attempts=attempts)
     return job_id
 
 
@@ -173,10 +176,70 @@ def test_past_its_budget_a_killed_import_fails_saying_why(
     assert row.status == "failed" and row.finished_at is not None
     assert row.error_message == (
         "the import was stopped: its worker was killed or lost 6 times (no task heartbeat "
-        "for 60 s), and it was queued again 5 times, all of its 6 attempts"
+        "for 60 s), and all of its 6 attempts are used (0 started, queued again 5 times)"
     )
     assert not redis_client.exists(Job.key_for(rq_id))
     assert _sweep(jobs_ctx) == {}
+
+
+def _retries_left(redis: Redis, rq_id: str) -> int:
+    return int(Job.fetch(rq_id, connection=redis, serializer=SERIALIZER).retries_left or 0)
+
+
+def test_a_requeue_gets_only_the_attempts_the_queue_retries_left(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    # Two attempts failed and were retried by RQ; the third one's worker was killed.
+    job_id = _import(jobs_ctx, scope, status="processing", attempts=3)
+    rq_id = _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+    assert _retries_left(redis_client, rq_id) == task_specs.FAQ_IMPORT_RETRIES
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+
+    # 6 attempts in all: 3 used, the requeued one and 2 retries of it left.
+    assert _retries_left(redis_client, rq_id) == 2
+
+
+def test_retries_and_requeues_of_one_import_start_six_attempts_in_all(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    """Every attempt starts as the runner starts it (``begin``) and its worker dies; each
+    requeue's own retries would be attempts too, so they are what is left of the six."""
+    job_id = _import(jobs_ctx, scope, status="pending")
+    imports = FaqImportRepository(jobs_ctx.db)
+    rq_id = _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+    started = 0
+    while _row(jobs_ctx, job_id).status != "failed":
+        assert imports.begin(job_id) is not None
+        started += 1
+        assert started + _retries_left(redis_client, rq_id) == task_specs.FAQ_IMPORT_RETRIES + 1
+        _quiet(jobs_ctx, job_id)
+        outcome = _sweep(jobs_ctx)
+        if outcome == {"requeued": 1}:
+            rq_id = _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+        else:
+            assert outcome == {"failed": 1}
+
+    assert started == task_specs.FAQ_IMPORT_RETRIES + 1
+    row = _row(jobs_ctx, job_id)
+    assert (row.attempts, row.recoveries) == (6, 5)
+    assert row.error_message == (
+        "the import was stopped: its worker was killed or lost 6 times (no task heartbeat "
+        "for 60 s), and all of its 6 attempts are used (6 started, queued again 5 times)"
+    )
+
+
+def test_an_import_whose_attempts_the_queue_used_up_fails_at_its_first_death(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    job_id = _import(jobs_ctx, scope, status="processing", attempts=6)
+    _taken_by_a_worker_that_died(jobs_ctx, redis_client, key_prefix, job_id)
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    assert _row(jobs_ctx, job_id).error_message == (
+        "the import was stopped: its worker was killed or lost once (no task heartbeat for "
+        "60 s), and all of its 6 attempts are used (6 started, queued again 0 times)"
+    )
 
 
 def test_a_superseded_attempt_counts_no_more_batches(jobs_ctx: WorkerContext, scope: Scope) -> None:
@@ -238,5 +301,106 @@ def test_a_move_past_its_budget_fails_and_is_settled(jobs_ctx: WorkerContext, sc
     assert ended is not None and ended.status == "failed"
     assert ended.error_message == (
         "the move was stopped: its worker was killed or lost 4 times (no task heartbeat "
-        "for 60 s), and it was queued again 3 times, all of its 4 attempts"
+        "for 60 s), and all of its 4 attempts are used (0 started, queued again 3 times)"
+    )
+
+
+# ---- jobs made before migration 0016: their payload built again from the row -------------
+
+
+def _queued_payload(redis: Redis, key_prefix: str) -> dict[str, object]:
+    """The payload of the one task waiting on the maintenance queue."""
+    (rq_id,) = _queue(redis, key_prefix).job_ids
+    job = Job.fetch(rq_id, connection=redis, serializer=SERIALIZER)
+    payload = job.args[1]
+    assert isinstance(payload, dict)
+    return payload
+
+
+def test_an_old_import_of_stored_rows_is_queued_again_with_them(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    job_id = _import(jobs_ctx, scope, status="processing")
+    _quiet(jobs_ctx, job_id, task_payload=None, source_path="faq-imports/x.jsonl", dry_run=True)
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+    assert (
+        _queued_payload(redis_client, key_prefix)
+        == FaqImportPayload(
+            job_id,
+            scope.tenant_id,
+            scope.knowledge_base_id,
+            dry_run=True,
+            rows_path="faq-imports/x.jsonl",
+        ).to_dict()
+    )
+
+
+def test_an_old_import_whose_rows_were_in_its_lost_task_fails_saying_so(
+    jobs_ctx: WorkerContext, scope: Scope
+) -> None:
+    job_id = _import(jobs_ctx, scope, status="processing")
+    _quiet(jobs_ctx, job_id, task_payload=None)
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    assert _row(jobs_ctx, job_id).error_message == (
+        "the import was stopped: its task was lost and cannot be queued again"
+    )
+
+
+def _old_move(ctx: WorkerContext, scope: Scope, mode: str) -> tuple[str, list[Knowledge], str]:
+    """A move made before 0016 (no payload) of two knowledges; its id, them, the target."""
+    target = ctx.knowledge_bases.create(scope.tenant_id, "target", embedding_model_key="m/2").id
+    rows = [
+        ctx.knowledges.create(
+            tenant_id=scope.tenant_id,
+            knowledge_base_id=scope.knowledge_base_id,
+            parse_status="completed",
+            attempt=n,
+        )
+        for n in (1, 3)
+    ]
+    job = KnowledgeMoveRepository(ctx.db).create_job(
+        tenant_id=scope.tenant_id,
+        source_knowledge_base_id=scope.knowledge_base_id,
+        target_knowledge_base_id=target,
+        mode=mode,
+        knowledge_ids=[row.id for row in rows],
+    )
+    _backdate(ctx, KnowledgeMoveJob, job.id, status="processing")
+    return job.id, rows, target
+
+
+def test_an_old_move_is_queued_again_with_its_knowledges_and_their_attempts(
+    jobs_ctx: WorkerContext, scope: Scope, key_prefix: str, redis_client: Redis
+) -> None:
+    job_id, rows, target = _old_move(jobs_ctx, scope, "reparse")
+
+    assert _sweep(jobs_ctx) == {"requeued": 1}
+    source = jobs_ctx.knowledge_bases.get(None, scope.knowledge_base_id)
+    assert source is not None
+    assert (
+        _queued_payload(redis_client, key_prefix)
+        == KnowledgeMovePayload(
+            job_id,
+            scope.knowledge_base_id,
+            target,
+            "reparse",
+            source.embedding_model_key,
+            [row.id for row in rows],
+            [1, 3],
+        ).to_dict()
+    )
+
+
+def test_an_old_reparse_move_past_a_knowledge_is_failed_not_guessed(
+    jobs_ctx: WorkerContext, scope: Scope
+) -> None:
+    job_id, rows, target = _old_move(jobs_ctx, scope, "reparse")
+    KnowledgeMoveRepository(jobs_ctx.db).move_rows(rows[0].id, scope.knowledge_base_id, target)
+
+    assert _sweep(jobs_ctx) == {"failed": 1}
+    ended = KnowledgeMoveRepository(jobs_ctx.db).get_job(job_id, None)
+    assert ended is not None and ended.error_message == (
+        "the move was stopped: its task was lost and cannot be queued again"
     )

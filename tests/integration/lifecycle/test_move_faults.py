@@ -95,6 +95,9 @@ def test_a_retried_move_moves_once(ctx: WorkerContext) -> None:
     assert _kb_of_rows(ctx, row, [source, target]) == [target] * 3
     job = KnowledgeMoveRepository(ctx.db).get_job(payload.job_id, None)
     assert job is not None and (job.status, job.done, job.failed) == ("completed", 1, 0)
+    # The try that ran counts against the job's attempt budget (workers.housekeeping
+    # .maintenance); the second found the job ended and is no attempt.
+    assert job.attempts == 1
 
 
 def test_a_move_given_up_before_its_commit_point_stays_in_the_source(ctx: WorkerContext) -> None:

@@ -21,7 +21,9 @@ import logging
 from core.move_modes import MoveMode
 from core.payloads import KnowledgeMovePayload
 from core.statuses import JobStatus, ParseStatus
+from storage.db.models import KnowledgeMoveJob
 from storage.db.repositories.knowledge_moves import KnowledgeMoveRepository
+from storage.db.repositories.maintenance_jobs import MaintenanceJobRepository
 from storage.events.base import job_changed_event
 from workers.lifecycle.move.parts import MoveParts
 from workers.lifecycle.move.reparse import move_reparsing
@@ -37,6 +39,8 @@ def run_move(ctx: MoveParts, payload: KnowledgeMovePayload) -> None:
     job = jobs.get_job(payload.job_id, None)
     if job is None or job.status in (JobStatus.COMPLETED, JobStatus.FAILED):
         return
+    # Retried by the queue or requeued by housekeeping, an attempt uses up the one budget.
+    MaintenanceJobRepository(ctx.db, KnowledgeMoveJob).attempt_started(job.id)
     # Failures are final (see above); everything else is counted again from the rows.
     failures: dict[str, str] = {str(k): str(v) for k, v in (job.failures or {}).items()}
     done = 0
