@@ -21,6 +21,7 @@ from bench import (
     keyword_search,
     lite_memory,
     model_speed,
+    observability_overhead,
     ocr_languages,
     recall,
     time_to_searchable,
@@ -46,6 +47,7 @@ BENCHMARKS: tuple[tuple[str, Callable[[Sequence[str]], dict[str, object]]], ...]
     ("enrichment_throughput", enrichment_throughput.main),
     ("graph_store", graph_store.main),
     ("graph_extraction", graph_extraction.main),
+    ("observability_overhead", observability_overhead.main),
 )
 
 

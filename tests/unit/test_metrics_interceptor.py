@@ -206,3 +206,40 @@ def test_a_stream_written_with_context_write_still_streams_and_is_counted() -> N
 
     assert asyncio.run(scenario()) == 2
     assert _count("write-test", "Written", "OK") == 1
+
+
+def test_repeated_calls_of_one_method_are_each_counted_under_their_own_status() -> None:
+    # The interceptor keeps a method's labels and metric children after its first call:
+    # a later call that ends otherwise must still land under its own code.
+    answers = iter([None, grpc.StatusCode.NOT_FOUND, None, grpc.StatusCode.NOT_FOUND, None])
+
+    async def varying(request: EMPTY, context: Ctx) -> EMPTY:
+        code = next(answers)
+        if code is not None:
+            await context.abort(code, "not this time")
+        return EMPTY()
+
+    async def scenario() -> None:
+        server = grpc.aio.server(
+            interceptors=[AsyncRpcMetricsInterceptor("repeat-test", [SERVICE])]
+        )
+        server.add_generic_rpc_handlers([_handlers({"Varying": varying}, {})])
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                call = channel.unary_unary(
+                    f"/{SERVICE}/Varying", EMPTY.SerializeToString, EMPTY.FromString
+                )
+                for _ in range(5):
+                    try:
+                        await call(EMPTY(), timeout=10)
+                    except grpc.aio.AioRpcError as exc:
+                        assert exc.code() == grpc.StatusCode.NOT_FOUND
+        finally:
+            await server.stop(None)
+
+    asyncio.run(scenario())
+    assert _count("repeat-test", "Varying", "OK") == 3
+    assert _count("repeat-test", "Varying", "NOT_FOUND") == 2
+    assert _timed("repeat-test", "Varying") == 5

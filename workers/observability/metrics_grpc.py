@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iter
 from typing import TYPE_CHECKING, Any
 
 import grpc
+from prometheus_client import Counter
 
 from workers.observability.metrics import metrics
 
@@ -29,18 +30,44 @@ UNKNOWN = "unknown"
 
 
 class _CallLabels:
-    """The labels of one method, and how a call of it is recorded."""
+    """The labels of one method, and how a call of it is recorded. Made once per method: the
+    metrics' children are looked up once each (``labels()`` takes a lock and validates its
+    arguments every time, the biggest part of what recording a call cost)."""
 
     def __init__(self, server: str, method: str, services: Collection[str]) -> None:
         service, _, name = method.lstrip("/").rpartition("/")
         if service not in services:
             service, name = UNKNOWN, UNKNOWN
         self.labels = (server, service, name)
+        found = metrics()
+        self._requests = found.rpc_requests
+        self._duration = found.rpc_duration.labels(*self.labels)
+        self._requests_by_code: dict[str, Counter] = {}
 
     def record(self, started: float, code: str) -> None:
-        found = metrics()
-        found.rpc_requests.labels(*self.labels, code).inc()
-        found.rpc_duration.labels(*self.labels).observe(time.perf_counter() - started)
+        self._duration.observe(time.perf_counter() - started)
+        requests = self._requests_by_code.get(code)
+        if requests is None:  # the codes are grpc's few, so this stays small
+            requests = self._requests.labels(*self.labels, code)
+            self._requests_by_code[code] = requests
+        requests.inc()
+
+
+class _MethodLabels:
+    """Each method's _CallLabels, made on its first call. Only methods the server has a
+    handler for get here, so a client cannot grow it with made-up names."""
+
+    def __init__(self, server: str, services: Collection[str]) -> None:
+        self._server = server
+        self._services = frozenset(services)
+        self._by_method: dict[str, _CallLabels] = {}
+
+    def __call__(self, method: str) -> _CallLabels:
+        call = self._by_method.get(method)
+        if call is None:
+            call = _CallLabels(self._server, method, self._services)
+            self._by_method[method] = call
+        return call
 
 
 def status_name(code: object, error: BaseException | None) -> str:
@@ -58,8 +85,7 @@ class AsyncRpcMetricsInterceptor(grpc.aio.ServerInterceptor):
     """For a ``grpc.aio`` server; ``services``: the full names of the services it serves."""
 
     def __init__(self, server: str, services: Collection[str]) -> None:
-        self._server = server
-        self._services = frozenset(services)
+        self._labels = _MethodLabels(server, services)
 
     async def intercept_service(
         self, continuation: AsyncContinuation, handler_call_details: grpc.HandlerCallDetails
@@ -67,7 +93,7 @@ class AsyncRpcMetricsInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
-        call = _CallLabels(self._server, handler_call_details.method, self._services)
+        call = self._labels(handler_call_details.method)
         return _async_handler(handler, call)
 
 
@@ -117,8 +143,7 @@ class RpcMetricsInterceptor(grpc.ServerInterceptor):
     """For a thread-pool ``grpc.server`` (the docreader)."""
 
     def __init__(self, server: str, services: Collection[str]) -> None:
-        self._server = server
-        self._services = frozenset(services)
+        self._labels = _MethodLabels(server, services)
 
     def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
@@ -126,7 +151,7 @@ class RpcMetricsInterceptor(grpc.ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None:
             return None
-        call = _CallLabels(self._server, handler_call_details.method, self._services)
+        call = self._labels(handler_call_details.method)
         return _sync_handler(handler, call)
 
 
