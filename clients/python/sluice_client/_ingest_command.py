@@ -4,9 +4,9 @@ was skipped; exit 1 if any document failed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated
@@ -50,6 +50,18 @@ class _Ingest:
         self._state = state
         self._reporter = reporter
         self._timeout = timeout
+        # Knowledges this run uploaded whose processing it is still following: what a
+        # Ctrl-C cancels, so the server does not keep working for a run that is gone.
+        self._in_flight: set[str] = set()
+        self._lock = threading.Lock()
+
+    def cancel_in_flight(self) -> None:
+        with self._lock:
+            in_flight = sorted(self._in_flight)
+        for knowledge_id in in_flight:
+            # Finished meanwhile (FAILED_PRECONDITION) or gone: nothing left to stop.
+            with contextlib.suppress(SluiceRpcError):
+                self._client.cancel_parse(knowledge_id)
 
     def __call__(self, candidate: Candidate) -> Result:
         try:
@@ -72,15 +84,23 @@ class _Ingest:
             return Result(
                 candidate.relative, "failed", reason=f"{error.code.name}: {error.message}"
             )
+        with self._lock:
+            self._in_flight.add(knowledge.id)
         self._reporter.uploaded(candidate.relative, knowledge.id)
+        try:
+            return self._follow(candidate, md5, knowledge.id)
+        finally:
+            with self._lock:
+                self._in_flight.discard(knowledge.id)
 
+    def _follow(self, candidate: Candidate, md5: str, knowledge_id: str) -> Result:
         def on_event(event: v1.WatchSpansResponse) -> None:
             self._reporter.stage(candidate.relative, event)
 
         try:
-            done = self._client.wait_until_done(knowledge.id, self._timeout, on_event=on_event)
+            done = self._client.wait_until_done(knowledge_id, self._timeout, on_event=on_event)
         except (SluiceRpcError, TimeoutError) as error:
-            return Result(candidate.relative, "failed", knowledge.id, str(error))
+            return Result(candidate.relative, "failed", knowledge_id, str(error))
         if done.parse_status in UNSUCCESSFUL:
             reason = done.error_message or label(done.parse_status)
             return Result(candidate.relative, "failed", done.id, reason)
@@ -89,7 +109,7 @@ class _Ingest:
 
 
 def _run(
-    work: Callable[[Candidate], Result],
+    work: _Ingest,
     candidates: list[Candidate],
     concurrency: int,
     reporter: Reporter,
@@ -108,10 +128,13 @@ def _run(
     try:
         for future in [pool.submit(one, candidate) for candidate in candidates]:
             future.result()
-    except BaseException:
+    except BaseException as error:
         # Ctrl-C (or a local error): drop what has not started and close the channel, so
-        # the uploads and watches in flight end now instead of at their timeout.
+        # the uploads and watches in flight end now instead of at their timeout; on Ctrl-C
+        # the documents this run uploaded and was following are cancelled first.
         pool.shutdown(wait=False, cancel_futures=True)
+        if isinstance(error, KeyboardInterrupt):
+            work.cancel_in_flight()
         client.close()
         raise
     pool.shutdown()

@@ -1,5 +1,6 @@
-"""Ctrl-C in the middle of `sluice ingest`: one line, exit 130, and the rerun skips what
-completed before the interrupt (the state file is written after every file). The server
+"""Ctrl-C in the middle of `sluice ingest`: one line, exit 130, CancelParse for the document
+in flight (not for the one that completed), and the rerun skips what completed before the
+interrupt (the state file is written after every file). The server
 is a real grpcio server whose watch of one document holds until the test releases it."""
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ SLUICE = Path(sys.executable).parent / "sluice"
 
 class HeldKnowledge(knowledge_pb2_grpc.KnowledgeServiceServicer):
     """Uploads become knowledge `k-<file name>`; the watch of `b.md` holds until released,
-    every other one ends at once, completed."""
+    every other one ends at once, completed. CancelParse calls are recorded."""
 
     def __init__(self) -> None:
         self.uploads: list[str] = []
+        self.cancelled: list[str] = []
         self.released = threading.Event()
 
     def CreateFromFile(
@@ -63,6 +65,15 @@ class HeldKnowledge(knowledge_pb2_grpc.KnowledgeServiceServicer):
             self.released.wait(30)
         yield knowledge_pb2.WatchSpansResponse(type=knowledge_pb2.WATCH_EVENT_TYPE_END, attempt=1)
 
+    def CancelParse(
+        self, request: knowledge_pb2.CancelParseRequest, context: grpc.ServicerContext
+    ) -> knowledge_pb2.CancelParseResponse:
+        self.cancelled.append(request.id)
+        knowledge = knowledge_pb2.Knowledge(
+            id=request.id, parse_status=common_pb2.PARSE_STATUS_CANCELLED
+        )
+        return knowledge_pb2.CancelParseResponse(knowledge=knowledge)
+
     def GetKnowledge(
         self, request: knowledge_pb2.GetKnowledgeRequest, context: grpc.ServicerContext
     ) -> knowledge_pb2.GetKnowledgeResponse:
@@ -80,7 +91,7 @@ class OneKnowledgeBase(knowledge_base_pb2_grpc.KnowledgeBaseServiceServicer):
         return knowledge_base_pb2.GetKnowledgeBaseResponse(knowledge_base=kb)
 
 
-def test_ctrl_c_mid_ingest_exits_130_and_the_rerun_skips_what_completed(
+def test_ctrl_c_mid_ingest_cancels_the_upload_in_flight_and_the_rerun_skips_what_completed(
     serve: Serve,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -110,6 +121,7 @@ def test_ctrl_c_mid_ingest_exits_130_and_the_rerun_skips_what_completed(
     assert code == 130
     assert err == "interrupted\n"
     assert knowledge.uploads == ["a.md", "b.md"]
+    assert knowledge.cancelled == ["k-b.md"]
 
     assert main(argv) == 0
 
