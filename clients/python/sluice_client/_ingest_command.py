@@ -63,6 +63,24 @@ class _Ingest:
             with contextlib.suppress(SluiceRpcError):
                 self._client.cancel_parse(knowledge_id)
 
+    def _upload(self, candidate: Candidate, md5: str) -> v1.Knowledge | str:
+        """The knowledge to follow, or the id of the duplicate that already holds the file."""
+        try:
+            return self._client.upload_file(
+                self._kb_id, candidate.path, metadata={"path": candidate.relative}, md5=md5
+            )
+        except AlreadyExists as error:
+            existing = error.existing_knowledge_id or ""
+            if not existing or not self._cancelled(existing):
+                return existing
+        # An earlier run's Ctrl-C cancelled it, and a cancelled row still counts as a
+        # duplicate on the server: process it again instead of skipping it.
+        return self._client.reparse(existing)
+
+    def _cancelled(self, knowledge_id: str) -> bool:
+        knowledge = self._client.get_knowledge(knowledge_id)
+        return knowledge.parse_status == v1.ParseStatus.CANCELLED
+
     def __call__(self, candidate: Candidate) -> Result:
         try:
             md5 = md5_of(candidate.path)
@@ -73,17 +91,14 @@ class _Ingest:
             return Result(candidate.relative, "skipped", earlier, "already ingested")
         self._reporter.started(candidate.relative)
         try:
-            knowledge = self._client.upload_file(
-                self._kb_id, candidate.path, metadata={"path": candidate.relative}, md5=md5
-            )
-        except AlreadyExists as error:
-            existing = error.existing_knowledge_id or ""
-            self._state.record(candidate, md5, existing)
-            return Result(candidate.relative, "skipped", existing, "duplicate")
+            knowledge = self._upload(candidate, md5)
         except SluiceRpcError as error:
             return Result(
                 candidate.relative, "failed", reason=f"{error.code.name}: {error.message}"
             )
+        if isinstance(knowledge, str):
+            self._state.record(candidate, md5, knowledge)
+            return Result(candidate.relative, "skipped", knowledge, "duplicate")
         with self._lock:
             self._in_flight.add(knowledge.id)
         self._reporter.uploaded(candidate.relative, knowledge.id)
