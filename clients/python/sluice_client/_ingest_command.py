@@ -32,6 +32,8 @@ from sluice_client.client import SluiceClient
 from sluice_client.errors import AlreadyExists, SluiceRpcError
 
 PANEL = "Documents"
+# How long a Ctrl-C waits for the uploads under way to name their knowledge (to cancel it).
+UPLOAD_GRACE_SECONDS = 5.0
 
 
 class _Ingest:
@@ -52,11 +54,18 @@ class _Ingest:
         self._timeout = timeout
         # Knowledges this run uploaded whose processing it is still following: what a
         # Ctrl-C cancels, so the server does not keep working for a run that is gone.
+        # Uploads under way are counted: their knowledge exists before its id arrives.
         self._in_flight: set[str] = set()
-        self._lock = threading.Lock()
+        self._uploading = 0
+        self.interrupted = False
+        self._changed = threading.Condition()
 
-    def cancel_in_flight(self) -> None:
-        with self._lock:
+    def cancel_in_flight(self, grace: float = UPLOAD_GRACE_SECONDS) -> None:
+        """Cancels every knowledge in flight, waiting up to `grace` seconds for the
+        uploads under way to answer with theirs."""
+        with self._changed:
+            self.interrupted = True
+            self._changed.wait_for(lambda: self._uploading == 0, timeout=grace)
             in_flight = sorted(self._in_flight)
         for knowledge_id in in_flight:
             # Finished meanwhile (FAILED_PRECONDITION) or gone: nothing left to stop.
@@ -89,24 +98,36 @@ class _Ingest:
         earlier = self._state.ingested(candidate, md5)
         if earlier is not None:
             return Result(candidate.relative, "skipped", earlier, "already ingested")
+        with self._changed:
+            if self.interrupted:
+                return Result(candidate.relative, "skipped", reason="interrupted")
+            self._uploading += 1
         self._reporter.started(candidate.relative)
+        knowledge: v1.Knowledge | str = ""
         try:
             knowledge = self._upload(candidate, md5)
         except SluiceRpcError as error:
             return Result(
                 candidate.relative, "failed", reason=f"{error.code.name}: {error.message}"
             )
+        finally:
+            with self._changed:
+                self._uploading -= 1
+                if isinstance(knowledge, v1.Knowledge):
+                    self._in_flight.add(knowledge.id)
+                self._changed.notify_all()
         if isinstance(knowledge, str):
             self._state.record(candidate, md5, knowledge)
             return Result(candidate.relative, "skipped", knowledge, "duplicate")
-        with self._lock:
-            self._in_flight.add(knowledge.id)
-        self._reporter.uploaded(candidate.relative, knowledge.id)
         try:
+            if self.interrupted:  # the Ctrl-C's cancel covers it: nothing to follow
+                return Result(candidate.relative, "failed", knowledge.id, "interrupted")
+            self._reporter.uploaded(candidate.relative, knowledge.id)
             return self._follow(candidate, md5, knowledge.id)
         finally:
-            with self._lock:
-                self._in_flight.discard(knowledge.id)
+            with self._changed:
+                if not self.interrupted:  # else it stays for the Ctrl-C's cancel to take
+                    self._in_flight.discard(knowledge.id)
 
     def _follow(self, candidate: Candidate, md5: str, knowledge_id: str) -> Result:
         def on_event(event: v1.WatchSpansResponse) -> None:
@@ -137,7 +158,8 @@ def _run(
         result = work(candidate)
         with lock:
             results.append(result)
-        reporter.finished(result)
+        if not work.interrupted:  # after a Ctrl-C only its one line is printed
+            reporter.finished(result)
 
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
     try:
