@@ -1,7 +1,7 @@
-"""The README's `sluice` CLI lines ("The Python client and the `sluice` CLI", its folder
-ingest) and its lite-mode metrics and log lines ("Observability"), read from the README and
-run as written against a real lite server (only the address, the port and the ids are the
-test's)."""
+"""The README's grpcurl quickstart ("Ingest and search with grpcurl"), its `sluice` CLI lines
+("The Python client and the `sluice` CLI", its folder ingest) and its lite-mode metrics and
+log lines ("Observability"), read from the README and run as written against a real lite
+server (only the address, the port and the ids are the test's)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from pathlib import Path
 from sluice_client import SluiceClient
 
 from tests.e2e.stacks import lite_stack
+from tests.e2e.test_readme_clone import _stream
+from tests.e2e.test_readme_edits import run
 from tests.support.metrics_scrape import scrape
 from tests.support.processes import REPO, Process, free_port
 
@@ -160,3 +162,38 @@ def test_a_log_level_that_does_not_exist_stops_the_server_with_the_readme_line(
     )
     assert ran.returncode == 2
     assert ran.stderr.strip().splitlines() == expected
+
+
+def quickstart_commands() -> list[str]:
+    """The first grpcurl block's commands, one per paragraph (a heredoc stays with its
+    command; comments and `NAME=...` placeholder lines left out)."""
+    block = _sh_blocks(_section("## Ingest and search with grpcurl"))[0]
+    paragraphs = [
+        "\n".join(
+            line
+            for line in paragraph.splitlines()
+            if not line.startswith("#") and not re.match(r"\w+=\.\.\.", line)
+        )
+        for paragraph in block.split("\n\n")
+    ]
+    return [paragraph for paragraph in paragraphs if paragraph.startswith("grpcurl ")]
+
+
+def test_the_readme_grpcurl_quickstart_runs_as_written(tmp_path: Path) -> None:
+    commands = quickstart_commands()
+    assert [re.findall(r"sluice\.v1\.\w+/(\w+)", c) for c in commands] == [
+        ["CreateKnowledgeBase"],
+        ["CreateFromFile"],
+        ["CreateFromURL"],  # example.org: not run (no internet, loopback refused by SSRF)
+        ["WatchSpans"],
+        ["Search"],
+    ]
+    (tmp_path / "notes.md").write_text("# Pump\n\nHold the red button to reset the pump.\n")
+    with lite_stack(tmp_path / "data") as stack:
+        env = {"KB": run(commands[0], stack.target, {}, tmp_path)["knowledgeBase"]["id"]}
+        env["ID"] = run(commands[1], stack.target, env, tmp_path)["knowledge"]["id"]
+        events = _stream(commands[3], stack.target, env, tmp_path)
+        assert events[-1]["type"] == "WATCH_EVENT_TYPE_END"
+        assert events[-1]["parseStatus"] == "PARSE_STATUS_COMPLETED"
+        [hit] = run(commands[4], stack.target, env, tmp_path)["results"]
+        assert (hit["knowledgeId"], hit["knowledgeTitle"]) == (env["ID"], "notes.md")
