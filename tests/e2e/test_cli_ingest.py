@@ -113,6 +113,28 @@ def test_ingest_sorts_a_folder_into_completed_failed_and_skipped_and_a_rerun_res
     assert out.splitlines()[-1] == "0 completed, 0 failed, 4 skipped"
 
 
+def test_a_rerun_processes_again_what_an_interrupted_run_cancelled(
+    stack: Stack, client: SluiceClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What a Ctrl-C leaves on the server: the file uploaded, its processing cancelled (a
+    # cancelled row still counts as a duplicate, so a plain re-upload would be refused).
+    kb = client.create_knowledge_base(f"cancelled-{uuid.uuid4().hex[:8]}")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "guide.md").write_text(GUIDE)
+    uploaded = client.upload_file(kb.id, folder / "guide.md")
+    cancelled = client.cancel_parse(uploaded.id)
+    assert cancelled.parse_status == v1.ParseStatus.CANCELLED
+
+    code = cli(["--target", stack.target, "--json", "ingest", kb.id, str(folder)])
+
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert summary["completed"] == [{"path": "guide.md", "knowledge_id": uploaded.id, "reason": ""}]
+    assert [k.id for k in client.list_knowledge(kb.id)] == [uploaded.id]
+    assert client.get_knowledge(uploaded.id).parse_status == v1.ParseStatus.COMPLETED
+
+
 def _shared_copy(root: Path) -> Path:
     copy = root / "shared-copy.md"
     copy.write_text(SHARED)

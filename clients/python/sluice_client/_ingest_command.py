@@ -4,9 +4,9 @@ was skipped; exit 1 if any document failed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Annotated
@@ -32,6 +32,8 @@ from sluice_client.client import SluiceClient
 from sluice_client.errors import AlreadyExists, SluiceRpcError
 
 PANEL = "Documents"
+# How long a Ctrl-C waits for the uploads under way to name their knowledge (to cancel it).
+UPLOAD_GRACE_SECONDS = 5.0
 
 
 class _Ingest:
@@ -50,6 +52,43 @@ class _Ingest:
         self._state = state
         self._reporter = reporter
         self._timeout = timeout
+        # Knowledges this run uploaded whose processing it is still following: what a
+        # Ctrl-C cancels, so the server does not keep working for a run that is gone.
+        # Uploads under way are counted: their knowledge exists before its id arrives.
+        self._in_flight: set[str] = set()
+        self._uploading = 0
+        self.interrupted = False
+        self._changed = threading.Condition()
+
+    def cancel_in_flight(self, grace: float = UPLOAD_GRACE_SECONDS) -> None:
+        """Cancels every knowledge in flight, waiting up to `grace` seconds for the
+        uploads under way to answer with theirs."""
+        with self._changed:
+            self.interrupted = True
+            self._changed.wait_for(lambda: self._uploading == 0, timeout=grace)
+            in_flight = sorted(self._in_flight)
+        for knowledge_id in in_flight:
+            # Finished meanwhile (FAILED_PRECONDITION) or gone: nothing left to stop.
+            with contextlib.suppress(SluiceRpcError):
+                self._client.cancel_parse(knowledge_id)
+
+    def _upload(self, candidate: Candidate, md5: str) -> v1.Knowledge | str:
+        """The knowledge to follow, or the id of the duplicate that already holds the file."""
+        try:
+            return self._client.upload_file(
+                self._kb_id, candidate.path, metadata={"path": candidate.relative}, md5=md5
+            )
+        except AlreadyExists as error:
+            existing = error.existing_knowledge_id or ""
+            if not existing or not self._cancelled(existing):
+                return existing
+        # An earlier run's Ctrl-C cancelled it, and a cancelled row still counts as a
+        # duplicate on the server: process it again instead of skipping it.
+        return self._client.reparse(existing)
+
+    def _cancelled(self, knowledge_id: str) -> bool:
+        knowledge = self._client.get_knowledge(knowledge_id)
+        return knowledge.parse_status == v1.ParseStatus.CANCELLED
 
     def __call__(self, candidate: Candidate) -> Result:
         try:
@@ -59,28 +98,45 @@ class _Ingest:
         earlier = self._state.ingested(candidate, md5)
         if earlier is not None:
             return Result(candidate.relative, "skipped", earlier, "already ingested")
+        with self._changed:
+            if self.interrupted:
+                return Result(candidate.relative, "skipped", reason="interrupted")
+            self._uploading += 1
         self._reporter.started(candidate.relative)
+        knowledge: v1.Knowledge | str = ""
         try:
-            knowledge = self._client.upload_file(
-                self._kb_id, candidate.path, metadata={"path": candidate.relative}, md5=md5
-            )
-        except AlreadyExists as error:
-            existing = error.existing_knowledge_id or ""
-            self._state.record(candidate, md5, existing)
-            return Result(candidate.relative, "skipped", existing, "duplicate")
+            knowledge = self._upload(candidate, md5)
         except SluiceRpcError as error:
             return Result(
                 candidate.relative, "failed", reason=f"{error.code.name}: {error.message}"
             )
-        self._reporter.uploaded(candidate.relative, knowledge.id)
+        finally:
+            with self._changed:
+                self._uploading -= 1
+                if isinstance(knowledge, v1.Knowledge):
+                    self._in_flight.add(knowledge.id)
+                self._changed.notify_all()
+        if isinstance(knowledge, str):
+            self._state.record(candidate, md5, knowledge)
+            return Result(candidate.relative, "skipped", knowledge, "duplicate")
+        try:
+            if self.interrupted:  # the Ctrl-C's cancel covers it: nothing to follow
+                return Result(candidate.relative, "failed", knowledge.id, "interrupted")
+            self._reporter.uploaded(candidate.relative, knowledge.id)
+            return self._follow(candidate, md5, knowledge.id)
+        finally:
+            with self._changed:
+                if not self.interrupted:  # else it stays for the Ctrl-C's cancel to take
+                    self._in_flight.discard(knowledge.id)
 
+    def _follow(self, candidate: Candidate, md5: str, knowledge_id: str) -> Result:
         def on_event(event: v1.WatchSpansResponse) -> None:
             self._reporter.stage(candidate.relative, event)
 
         try:
-            done = self._client.wait_until_done(knowledge.id, self._timeout, on_event=on_event)
+            done = self._client.wait_until_done(knowledge_id, self._timeout, on_event=on_event)
         except (SluiceRpcError, TimeoutError) as error:
-            return Result(candidate.relative, "failed", knowledge.id, str(error))
+            return Result(candidate.relative, "failed", knowledge_id, str(error))
         if done.parse_status in UNSUCCESSFUL:
             reason = done.error_message or label(done.parse_status)
             return Result(candidate.relative, "failed", done.id, reason)
@@ -89,7 +145,7 @@ class _Ingest:
 
 
 def _run(
-    work: Callable[[Candidate], Result],
+    work: _Ingest,
     candidates: list[Candidate],
     concurrency: int,
     reporter: Reporter,
@@ -102,16 +158,20 @@ def _run(
         result = work(candidate)
         with lock:
             results.append(result)
-        reporter.finished(result)
+        if not work.interrupted:  # after a Ctrl-C only its one line is printed
+            reporter.finished(result)
 
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="ingest")
     try:
         for future in [pool.submit(one, candidate) for candidate in candidates]:
             future.result()
-    except BaseException:
+    except BaseException as error:
         # Ctrl-C (or a local error): drop what has not started and close the channel, so
-        # the uploads and watches in flight end now instead of at their timeout.
+        # the uploads and watches in flight end now instead of at their timeout; on Ctrl-C
+        # the documents this run uploaded and was following are cancelled first.
         pool.shutdown(wait=False, cancel_futures=True)
+        if isinstance(error, KeyboardInterrupt):
+            work.cancel_in_flight()
         client.close()
         raise
     pool.shutdown()
