@@ -11,8 +11,9 @@ import os
 import sys
 from collections.abc import Mapping
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BeforeValidator, Field, ValidationError
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError
 
 from workers.settings_env import describe, read_environment
 from workers.settings_groups import SettingsGroup
@@ -25,6 +26,23 @@ def _upper(value: object) -> object:
     return value.strip().upper() if isinstance(value, str) else value
 
 
+def _collector_url(value: str) -> str:
+    # The exporter would take "notaurl" and then fail every export in the background: a
+    # process with tracing asked for but nowhere to send it must not start.
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("an http:// or https:// URL of the collector, e.g. http://collector:4317")
+    if port is None:
+        raise ValueError("the URL must name the collector's port, e.g. http://collector:4317")
+    return value
+
+
 class TelemetrySettings(SettingsGroup):
     """Logs go to stderr as one JSON object a line (or, ``console``, coloured key=value for
     a terminal). Traces go to ``otlp_endpoint`` (OTLP/gRPC, e.g. http://collector:4317)
@@ -33,7 +51,9 @@ class TelemetrySettings(SettingsGroup):
 
     log_level: Annotated[LogLevel, BeforeValidator(_upper)] = "INFO"
     log_format: Literal["json", "console"] = "json"
-    otlp_endpoint: str = Field(default="", validation_alias="SLUICE_OTLP_ENDPOINT")
+    otlp_endpoint: Annotated[str, AfterValidator(_collector_url)] = Field(
+        default="", validation_alias="SLUICE_OTLP_ENDPOINT"
+    )
     # Empty: the process's own name (sluice-api, sluice-worker, sluice-docreader...).
     otel_service_name: str = Field(default="", validation_alias="SLUICE_OTEL_SERVICE_NAME")
     trace_sample_ratio: float = Field(default=1.0, ge=0.0, le=1.0)

@@ -44,3 +44,24 @@ def test_the_group_alone_ignores_other_variables_and_refuses_bad_values(
         "docreader: SLUICE_LOG_LEVEL must be 'DEBUG', 'INFO', 'WARNING', 'ERROR' or "
         "'CRITICAL', not 'LOUD'\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("notaurl", "an http:// or https:// URL of the collector"),
+        ("grpc://collector:4317", "an http:// or https:// URL of the collector"),
+        ("http://collector", "the URL must name the collector's port"),
+        ("http://collector:99999", "not a URL"),
+    ],
+)
+def test_an_otlp_endpoint_that_is_no_collector_url_is_refused(value: str, reason: str) -> None:
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env(env={"SLUICE_OTLP_ENDPOINT": value})
+    assert "SLUICE_OTLP_ENDPOINT" in str(refused.value)
+    assert reason in str(refused.value)
+
+
+@pytest.mark.parametrize("value", ["http://127.0.0.1:4317", "https://collector.example:443"])
+def test_a_collector_url_is_taken(value: str) -> None:
+    assert Settings.from_env(env={"SLUICE_OTLP_ENDPOINT": value}).telemetry.otlp_endpoint == value
