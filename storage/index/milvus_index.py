@@ -57,6 +57,8 @@ __all__ = [
 # indexes; loading it fails until they exist.
 _LOAD_ATTEMPTS = 20
 _LOAD_RETRY_DELAY = 0.25
+# Chunk ids per filter expression of a read by chunk (Milvus caps an expression's length).
+_CHUNK_FILTER_BATCH = 500
 
 
 class MilvusIndex(RowWrites):
@@ -271,6 +273,20 @@ class MilvusIndex(RowWrites):
     def chunk_ids_for_knowledge(self, model_key: str, knowledge_id: str) -> list[str]:
         """The chunks the knowledge's rows belong to (each once; derived rows share one)."""
         return self._values_for_knowledge(model_key, knowledge_id, cs.CHUNK_ID)
+
+    def ids_for_chunks(self, model_key: str, chunk_ids: Sequence[str]) -> list[str]:
+        """The ids of every row (chunk and derived sources) of the given chunks."""
+        name = self._existing(model_key) if chunk_ids else None
+        if name is None:
+            return []
+        found: set[str] = set()
+        with self._errors(f"list {cs.ID} in {name}"):
+            for batch in batches(list(chunk_ids), _CHUNK_FILTER_BATCH):
+                rows = query_all(
+                    self._client, name, field_in(cs.CHUNK_ID, batch), [cs.ID], lite=self.is_lite
+                )
+                found.update(str(row[cs.ID]) for row in rows)
+        return sorted(found)
 
     def _values_for_knowledge(self, model_key: str, knowledge_id: str, field: str) -> list[str]:
         name = self._existing(model_key)

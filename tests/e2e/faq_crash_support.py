@@ -12,7 +12,18 @@ from storage.index.milvus_index import MilvusIndex
 from tests.e2e.faq_import_support import StoredEntry
 from tests.e2e.stacks import Stack
 from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
+from workers.faq_import.runner import BATCH_ROWS
 from workers.settings import Settings
+
+# The stacks' embedding requests carry this many texts (SLUICE_EMBED_BATCH_SIZE).
+EMBED_BATCH = 32
+# The import's batch the tests kill in (1-based), and the rows they import: one batch more.
+KILLED_BATCH = 2
+ROWS = (KILLED_BATCH + 1) * BATCH_ROWS
+# The first embedding request of the killed batch (one text an entry, combined mode).
+HELD_REQUEST = (KILLED_BATCH - 1) * -(-BATCH_ROWS // EMBED_BATCH) + 1
+# Rows counted when the kill comes: the killed batch's too (its writes pending).
+COUNTED_AT_KILL = KILLED_BATCH * BATCH_ROWS
 
 
 def faq_kb(stack: Stack, embeddings: EmbeddingServer) -> str:

@@ -17,18 +17,21 @@ from sluice.v1 import knowledge_base_pb2
 
 from storage.db.repositories.faq_imports import FaqImportRepository
 from tests.e2e.crash_support import CRASH_ENV, HeldEmbeddings, kill_workers, start_worker
-from tests.e2e.faq_crash_support import assert_index_rows_are_the_entries, faq_kb
+from tests.e2e.faq_crash_support import (
+    COUNTED_AT_KILL,
+    EMBED_BATCH,
+    HELD_REQUEST,
+    ROWS,
+    assert_index_rows_are_the_entries,
+    faq_kb,
+)
 from tests.e2e.faq_import_support import FaqCalls, csv_file, numbered
 from tests.e2e.stacks import Stack, full_stack
-
-ROWS = 500
-# 100 rows a batch, 32 texts an embedding request: batch 3's first request is the 9th.
-HELD_REQUEST = 9
 
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    env = {**CRASH_ENV, "SLUICE_EMBED_BATCH_SIZE": "32"}
+    env = {**CRASH_ENV, "SLUICE_EMBED_BATCH_SIZE": str(EMBED_BATCH)}
     with full_stack(tmp_path_factory.mktemp("faq-crash"), workers=1, extra_env=env) as running:
         yield running
 
@@ -44,7 +47,7 @@ def test_a_killed_import_resumes_without_duplicates(stack: Stack) -> None:
             kill_workers(stack)
             killed_at = calls.progress(job)
             assert killed_at.status == knowledge_base_pb2.JOB_STATUS_PROCESSING
-            assert killed_at.processed == 300  # batch 3 counted, its writes pending
+            assert killed_at.processed == COUNTED_AT_KILL  # its writes pending
             embeddings.release()
             start_worker(stack)
 

@@ -1,7 +1,7 @@
 """Lite mode: the process SIGKILLed in the middle of an FAQ import, started again on the
 same data directory, queues the import again in its startup recovery pass (the in-process
 queue died with it) and the import resumes: every row counted once, one entry per row,
-index rows exactly the entries'. The kill comes while the embedding server holds batch 3's
+index rows exactly the entries'. The kill comes while the embedding server holds the second batch's
 request (counted, its writes pending)."""
 
 from __future__ import annotations
@@ -13,13 +13,18 @@ from sluice.v1 import knowledge_base_pb2
 
 from storage.db.repositories.faq_imports import FaqImportRepository
 from tests.e2e.crash_support import HeldEmbeddings
-from tests.e2e.faq_crash_support import assert_index_rows_are_the_entries, faq_kb
+from tests.e2e.faq_crash_support import (
+    COUNTED_AT_KILL,
+    EMBED_BATCH,
+    HELD_REQUEST,
+    ROWS,
+    assert_index_rows_are_the_entries,
+    faq_kb,
+)
 from tests.e2e.faq_import_support import FaqCalls, csv_file, numbered
 from tests.e2e.stacks import lite_stack
 
-ROWS = 400
-HELD_REQUEST = 9
-ENV = {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1", "SLUICE_EMBED_BATCH_SIZE": "32"}
+ENV = {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1", "SLUICE_EMBED_BATCH_SIZE": str(EMBED_BATCH)}
 
 
 def test_a_killed_lite_process_resumes_its_import_after_a_restart(tmp_path: Path) -> None:
@@ -36,7 +41,10 @@ def test_a_killed_lite_process_resumes_its_import_after_a_restart(tmp_path: Path
                     stack.processes["api"].kill()
                     killed_at = FaqImportRepository(calls.db).get(None, job)
                     assert killed_at is not None
-                    assert (killed_at.status, killed_at.processed) == ("processing", 300)
+                    assert (killed_at.status, killed_at.processed) == (
+                        "processing",
+                        COUNTED_AT_KILL,
+                    )
                 finally:
                     calls.close()
             embeddings.release()

@@ -16,7 +16,13 @@ a chain of tasks each well inside the task's time limit. A retried task skips th
 batches and redoes the one it was killed in, which is idempotent: an added entry already
 written (found by its hash) keeps its id and gets its rows copied again, a removal deletes
 the index rows before the chunks, a sync writes the index's enabled flags before the
-chunks'."""
+chunks'.
+
+Only one part works at a time (storage.db.repositories.faq_clone_turns): a part runs only
+when it is the job's current part, hands the turn on before queueing the next part, and
+stops before a batch once the turn is no longer its own; a part run out of turn (a retry
+after the hand-on, the plan's requeue after a worker died) queues the current part
+instead, a no-op while that one waits or runs."""
 
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ from storage.db.repositories.clone_jobs import (
     FaqClonePlan,
     ItemEnd,
 )
+from storage.db.repositories.faq_clone_turns import FaqCloneTurns
 from storage.db.repositories.faq_entries import EntryState, NewFaqEntry
 from storage.index.milvus_index import RowOwner
 from workers import task_specs
@@ -69,6 +76,10 @@ def clone_faq(ctx: CloneParts, payload: KbCloneFaqPayload) -> None:
         gone = "source" if source_kb is None else "target"
         _fail_open_items(ctx, job.id, plan, f"the {gone} knowledge base is gone")
         return
+    turns, runner = FaqCloneTurns(ctx.db), new_id()
+    if not turns.claim(job.id, payload.part, runner):
+        _queue_current_part(ctx, turns, payload)
+        return
     batches = _FaqBatches(ctx, source_kb, target_kb)
     ended = jobs.ended_items(job.id)
     deadline = ctx.clock.monotonic() + ctx.settings.queue.kb_clone_faq_budget_s
@@ -77,10 +88,14 @@ def clone_faq(ctx: CloneParts, payload: KbCloneFaqPayload) -> None:
         if batch.item in ended:
             continue
         if ran and ctx.clock.monotonic() >= deadline:
-            # Queued last: a try killed before this point is retried and goes on itself.
-            following = replace(payload, part=payload.part + 1)
-            ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, following))
+            # The turn first, then the queueing: a try killed in between is retried, finds
+            # the turn passed and queues the next part itself.
+            if turns.hand_on(job.id, payload.part, runner):
+                following = replace(payload, part=payload.part + 1)
+                ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, following))
             return
+        if not turns.holds(job.id, payload.part, runner):
+            return  # a retry of this part took the turn over: it goes on
         batches.run(batch)
         ran = True
         end = ItemEnd(
@@ -89,10 +104,23 @@ def clone_faq(ctx: CloneParts, payload: KbCloneFaqPayload) -> None:
         item_ended(ctx, job.id, end)
 
 
+def _queue_current_part(ctx: CloneParts, turns: FaqCloneTurns, payload: KbCloneFaqPayload) -> None:
+    """Not this part's turn: the part whose turn it is gets queued (a no-op while it waits
+    or runs: each part has its own task id), in case the run that handed it on was killed
+    before queueing it."""
+    current = turns.current_part(payload.job_id)
+    if current is not None and current > payload.part:
+        ctx.queue.enqueue(task_specs.kb_clone_faq(ctx.settings, replace(payload, part=current)))
+
+
 def clone_faq_failed(ctx: CloneParts, payload: KbCloneFaqPayload, error: str) -> None:
-    """The last try failed: every item it did not end fails with the reason."""
+    """The last try failed: every item it did not end fails with the reason, unless the
+    part had handed the turn on (the next part goes on with the items)."""
     job = CloneJobRepository(ctx.db).get(payload.job_id, None)
     plan = ClonePlan.of(job).faq if job is not None else None
+    if job is not None and job.faq_part > payload.part:
+        _queue_current_part(ctx, FaqCloneTurns(ctx.db), payload)
+        return
     if plan is not None:
         _fail_open_items(ctx, payload.job_id, plan, error)
 

@@ -144,6 +144,28 @@ def update_entry(
     return after
 
 
+def reindex_entries(parts: FaqWriteParts, kb: KnowledgeBase, chunk_ids: Sequence[str]) -> None:
+    """Write the stored entries' index rows again from their stored content: a retry's repair
+    of a write killed between its database write and its index write (which leaves an entry
+    that search never finds, or finds by its old text). Rows are upserted by row id, so
+    none is doubled; rows an entry no longer has (an update's dropped similar questions)
+    are removed. Ids that are not the knowledge base's entries are ignored."""
+    chunks = parts.faq_entries.get_many(kb.id, chunk_ids)
+    if not chunks:
+        return
+    modes = faq_index_modes(kb.config or {})
+    indexed = [
+        IndexedEntry(c.id, c.knowledge_id, FaqEntryContent.from_metadata(c.meta), c.is_enabled)
+        for c in chunks
+    ]
+    texts = [t for e in indexed for t in row_texts(e.chunk_id, e.content, modes)]
+    writer = FaqRowWriter(parts, kb)
+    writer.upsert(writer.rows(indexed, texts))
+    kept = {t.id for t in texts}
+    stored = parts.index.ids_for_chunks(kb.embedding_model_key, [e.chunk_id for e in indexed])
+    writer.delete_rows([row_id for row_id in stored if row_id not in kept])
+
+
 def delete_entries(parts: FaqWriteParts, kb: KnowledgeBase, chunk_ids: Sequence[str]) -> list[str]:
     """Remove the entries and all their index rows; the ids that were the knowledge base's
     entries (others are ignored)."""

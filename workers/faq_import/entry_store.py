@@ -10,7 +10,7 @@ from dataclasses import replace
 from core.faq_entry import AnswerStrategy, FaqEntryContent, clean_entry, entry_violations
 from storage.db.models import KnowledgeBase
 from storage.db.repositories.faq_entries import NewFaqEntry
-from workers.faq.entries import create_entries, delete_entries, update_entry
+from workers.faq.entries import create_entries, delete_entries, reindex_entries, update_entry
 from workers.faq.parts import FaqWriteParts
 from workers.faq_import.planner import EntryText
 
@@ -54,6 +54,9 @@ class LayerEntryStore:
     def update(self, entries: Sequence[tuple[str, EntryText]]) -> None:
         for entry_id, entry in entries:
             update_entry(self._parts, self._kb, entry_id, _content(entry))
+
+    def reindex(self, ids: Sequence[str]) -> None:
+        reindex_entries(self._parts, self._kb, ids)
 
     def delete(self, ids: Sequence[str]) -> None:
         delete_entries(self._parts, self._kb, ids)

@@ -251,7 +251,14 @@ def _redo_writes(jobs: FaqImportRepository, job: FaqImportJob, store: EntryStore
     writes = job.pending_writes or []
     if job.mode == "replace":
         _clear_old_conflicts(jobs, job, store, _catalogue(store, job, jobs), writes)
+    # The killed attempt may have stored entries without their index rows: a create then
+    # finds its entry present and an update finds nothing changed, so neither indexes it.
+    store.reindex([_entry_id(job.id, write["key"]) for write in writes])
     _write(jobs, job.id, store, writes)
+
+
+def _entry_id(job_id: str, key: str) -> str:
+    return new_entry_id(job_id, key) if key.startswith(_NEW) else key
 
 
 def _clear_old_conflicts(

@@ -31,6 +31,11 @@ class EntryStore(Protocol):
         """Write and index entries anew with this content."""
         ...
 
+    def reindex(self, ids: Sequence[str]) -> None:
+        """Write the index rows of the stored entries among ``ids`` again from their stored
+        content (by row id: none doubled); ids that are no entry are ignored."""
+        ...
+
     def delete(self, ids: Sequence[str]) -> None:
         """Delete entries and their index rows."""
         ...

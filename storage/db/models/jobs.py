@@ -118,6 +118,10 @@ class KbCloneJob(Base):
     recoveries: Mapped[int] = mapped_column(default=0, server_default="0")
     # Attempts of its plan task that started, retried or requeued: they share one budget.
     attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    # An FAQ clone's turn (storage.db.repositories.faq_clone_turns): the part of its task
+    # chain that may run batches, and the run of that part holding the turn.
+    faq_part: Mapped[int] = mapped_column(default=0, server_default="0")
+    faq_runner: Mapped[str | None] = mapped_column(String(36), default=None)
 
 
 class KbCloneItem(Base):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 
 import pytest
 
@@ -39,15 +40,16 @@ def faq_kb(ctx: WorkerContext, embeddings: EmbeddingServer) -> KnowledgeBase:
 
 
 def started(
-    ctx: WorkerContext, kb: KnowledgeBase, count: int
+    ctx: WorkerContext, kb: KnowledgeBase, count: int, first: Sequence[ImportRow] = ()
 ) -> tuple[FaqImportJob, FaqImportPayload]:
+    """An import of ``count`` numbered rows, ``first`` in place of the first ones."""
     service = FaqImportService(ctx, KnowledgeBaseService(ctx))
     options = service.options(Identity(kb.tenant_id, is_admin=False), kb.id, "append", False)
-    rows = (
+    rows = [
         ImportRow(row_number=n + 2, standard_question=f"Question {n}?", answers=[f"Answer {n}."])
         for n in range(count)
-    )
-    job = service.start(options, rows)
+    ]
+    job = service.start(options, [*first, *rows[len(first) :]])
     payload = FaqImportPayload(
         job_id=job.id, tenant_id=kb.tenant_id, knowledge_base_id=kb.id, rows_path=job.source_path
     )

@@ -8,7 +8,7 @@ from storage.db.engine import Database
 from storage.db.migrate import current_revision, schema_diff, upgrade_to_head
 from storage.db.models import Base
 
-HEAD_REVISION = "0017"
+HEAD_REVISION = "0018"
 EXPECTED_TABLES = {
     "tenants",
     "api_keys",
