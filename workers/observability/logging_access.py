@@ -85,8 +85,10 @@ def _status_name(code: grpc.StatusCode | None, error: BaseException | None) -> s
     if error is None:
         return "OK"
     # grpc answers an escaped exception with UNKNOWN; a grpc.aio handler whose caller went
-    # away is cancelled.
-    return "CANCELLED" if isinstance(error, asyncio.CancelledError) else "UNKNOWN"
+    # away is cancelled, or, when it went away while a response was being sent, its stream's
+    # generator is closed (GeneratorExit) once collected.
+    left = isinstance(error, asyncio.CancelledError | GeneratorExit)
+    return "CANCELLED" if left else "UNKNOWN"
 
 
 def _rebuilt(handler: Handler, behaviour: Callable[..., Any]) -> Handler:

@@ -2,7 +2,8 @@
 the access log's record is written after grpc has released the call (when the handler's
 suspended generator is collected), and writing it must not touch the call. It read
 ``context.peer()`` there, which dereferences the released call: the API process died of
-SIGSEGV and every client connected to it saw UNAVAILABLE "Socket closed"."""
+SIGSEGV and every client connected to it saw UNAVAILABLE "Socket closed". The record
+says CANCELLED: the client left."""
 
 from __future__ import annotations
 
@@ -57,4 +58,6 @@ def test_a_stream_left_while_sending_is_logged_and_the_server_lives(server: Proc
         assert echo(b"still here", timeout=10) == b"still here"
     records = _records(server, "Flood")
     assert len(records) == ABANDONED
+    # The client left: CANCELLED (not UNKNOWN, which is logged as a server fault).
+    assert {code for _, _, code, _ in records} == {"CANCELLED"}
     assert all(peer.startswith("ipv4:127.0.0.1:") for *_, peer in records)
