@@ -27,10 +27,17 @@ if TYPE_CHECKING:  # grpc's handler type is generic only to the type checker
 
 
 class _Call:
-    """One call being timed: what its record will say."""
+    """One call being timed: what its record will say.
 
-    def __init__(self, method: str) -> None:
+    The peer is read as the call starts, never when it ends: a grpc.aio stream whose client
+    went away while a response was being sent leaves its handler's generator suspended, and
+    its ``finally`` runs when the generator is collected, after grpc released the call;
+    ``context.peer()`` then dereferences a null call and the whole process dies (SIGSEGV).
+    """
+
+    def __init__(self, method: str, context: Any) -> None:
         self.method = method
+        self.peer = context.peer()
         self.started = time.perf_counter()
         self.request_bytes = 0
 
@@ -52,7 +59,7 @@ class _Call:
                 "method": self.method,
                 "code": code,
                 "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
-                "peer": context.peer(),
+                "peer": self.peer,
                 "request_bytes": self.request_bytes,
             },
         )
@@ -78,8 +85,10 @@ def _status_name(code: grpc.StatusCode | None, error: BaseException | None) -> s
     if error is None:
         return "OK"
     # grpc answers an escaped exception with UNKNOWN; a grpc.aio handler whose caller went
-    # away is cancelled.
-    return "CANCELLED" if isinstance(error, asyncio.CancelledError) else "UNKNOWN"
+    # away is cancelled, or, when it went away while a response was being sent, its stream's
+    # generator is closed (GeneratorExit) once collected.
+    left = isinstance(error, asyncio.CancelledError | GeneratorExit)
+    return "CANCELLED" if left else "UNKNOWN"
 
 
 def _rebuilt(handler: Handler, behaviour: Callable[..., Any]) -> Handler:
@@ -132,7 +141,7 @@ class AsyncAccessLogInterceptor(grpc.aio.ServerInterceptor):
         if inspect.isasyncgenfunction(behaviour):
 
             async def streamed(request: Any, context: Any) -> AsyncIterator[Any]:
-                call, error = _Call(method), None
+                call, error = _Call(method, context), None
                 try:
                     async for response in behaviour(request_of(call, request), context):
                         yield response
@@ -145,7 +154,7 @@ class AsyncAccessLogInterceptor(grpc.aio.ServerInterceptor):
             return _rebuilt(handler, streamed)
 
         async def answered(request: Any, context: Any) -> Any:
-            call, error = _Call(method), None
+            call, error = _Call(method, context), None
             try:
                 return await behaviour(request_of(call, request), context)
             except BaseException as exc:
@@ -178,7 +187,7 @@ class AccessLogInterceptor(grpc.ServerInterceptor):
         if handler.response_streaming:
 
             def streamed(request: Any, context: Any) -> Iterator[Any]:
-                call, error = _Call(method), None
+                call, error = _Call(method, context), None
                 try:
                     yield from behaviour(request_of(call, request), context)
                 except BaseException as exc:
@@ -190,7 +199,7 @@ class AccessLogInterceptor(grpc.ServerInterceptor):
             return _rebuilt(handler, streamed)
 
         def answered(request: Any, context: Any) -> Any:
-            call, error = _Call(method), None
+            call, error = _Call(method, context), None
             try:
                 return behaviour(request_of(call, request), context)
             except BaseException as exc:
