@@ -15,7 +15,11 @@ import pytest
 from google.protobuf import empty_pb2
 from prometheus_client import REGISTRY
 
-from workers.observability.metrics_grpc import AsyncRpcMetricsInterceptor, RpcMetricsInterceptor
+from workers.observability.metrics_grpc import (
+    AsyncRpcMetricsInterceptor,
+    RpcMetricsInterceptor,
+    status_name,
+)
 
 SERVICE = "test.Metered"
 EMPTY = empty_pb2.Empty
@@ -243,3 +247,19 @@ def test_repeated_calls_of_one_method_are_each_counted_under_their_own_status() 
     assert _count("repeat-test", "Varying", "OK") == 3
     assert _count("repeat-test", "Varying", "NOT_FOUND") == 2
     assert _timed("repeat-test", "Varying") == 5
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (None, "OK"),
+        (asyncio.CancelledError(), "CANCELLED"),
+        # A stream whose caller left mid-send: its generator is closed when collected.
+        (GeneratorExit(), "CANCELLED"),
+        (RuntimeError("bug"), "UNKNOWN"),
+    ],
+)
+def test_a_call_without_a_code_is_named_by_how_it_ended(
+    error: BaseException | None, status: str
+) -> None:
+    assert status_name(None, error) == status

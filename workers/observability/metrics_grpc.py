@@ -76,7 +76,9 @@ def status_name(code: object, error: BaseException | None) -> str:
         return code.name
     if isinstance(code, int):  # grpc.aio hands back the code's number
         return next((c.name for c in grpc.StatusCode if c.value[0] == code), UNKNOWN.upper())
-    if isinstance(error, asyncio.CancelledError):
+    # A caller that went away: its handler is cancelled or, when it left while a response
+    # was being sent, its stream's generator is closed once collected.
+    if isinstance(error, asyncio.CancelledError | GeneratorExit):
         return grpc.StatusCode.CANCELLED.name
     return grpc.StatusCode.UNKNOWN.name if error is not None else grpc.StatusCode.OK.name
 
