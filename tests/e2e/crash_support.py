@@ -11,10 +11,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from pymilvus import MilvusClient
+from sluice_client._proto.sluice import v1
 from sqlalchemy import create_engine, text
 
+from storage.index.collection_schema import collection_name
+from storage.index.expressions import field_eq
 from tests.e2e.stacks import Stack
-from tests.support.openai_embeddings import EmbeddingServer
+from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
 from tests.support.processes import Process, python
 
 HEARTBEAT_TTL_S = 2
@@ -99,3 +103,32 @@ def wait_for_lock_waiter(database_url: str, table: str, timeout_s: float = 120.0
             time.sleep(0.05)
     finally:
         engine.dispose()
+
+
+def embedding_config(embeddings: EmbeddingServer) -> v1.KnowledgeBaseConfig:
+    """Small chunks (several a knowledge) embedded by ``embeddings``."""
+    return v1.KnowledgeBaseConfig(
+        chunking=v1.ChunkingConfig(chunk_size=80, chunk_overlap=0),
+        embedding=v1.ModelConfig(
+            provider="openai",
+            model=embeddings.model,
+            base_url=embeddings.url("/v1"),
+            dimensions=DIMENSION,
+        ),
+    )
+
+
+def index_rows(milvus_uri: str, model_key: str, kb_id: str) -> int:
+    """How many index rows knowledge base ``kb_id`` has in the index at ``milvus_uri``."""
+    client = MilvusClient(uri=milvus_uri)
+    try:
+        # A milvus-lite file opened after its process stopped has the collection unloaded.
+        client.load_collection(collection_name(model_key))
+        found = client.query(
+            collection_name(model_key),
+            filter=field_eq("knowledge_base_id", kb_id),
+            output_fields=["count(*)"],
+        )
+        return int(found[0]["count(*)"])
+    finally:
+        client.close()

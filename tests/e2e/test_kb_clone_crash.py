@@ -12,7 +12,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from pymilvus import MilvusClient
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
@@ -20,18 +19,18 @@ from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.clone_jobs import CloneJobRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
-from storage.index.collection_schema import collection_name
-from storage.index.expressions import field_eq
 from tests.e2e.crash_support import (
     CRASH_ENV,
+    embedding_config,
     held_lock,
+    index_rows,
     kill_workers,
     start_worker,
     wait_for_lock_waiter,
 )
 from tests.e2e.lifecycle_support import WAIT_S
 from tests.e2e.stacks import Stack, full_stack
-from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
+from tests.support.openai_embeddings import EmbeddingServer
 
 KNOWLEDGES = 5
 
@@ -40,19 +39,6 @@ KNOWLEDGES = 5
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     with full_stack(tmp_path_factory.mktemp("clone-crash"), workers=1, extra_env=CRASH_ENV) as s:
         yield s
-
-
-def _index_rows(stack: Stack, model_key: str, kb_id: str) -> int:
-    client = MilvusClient(uri=stack.env["SLUICE_MILVUS_URI"])
-    try:
-        found = client.query(
-            collection_name(model_key),
-            filter=field_eq("knowledge_base_id", kb_id),
-            output_fields=["count(*)"],
-        )
-        return int(found[0]["count(*)"])
-    finally:
-        client.close()
 
 
 def _text(n: int) -> str:
@@ -64,15 +50,7 @@ def test_workers_killed_mid_clone_leave_no_duplicate_and_no_orphan(stack: Stack)
     database = Database.from_url(url)
     with EmbeddingServer() as embeddings, SluiceClient(stack.target) as client:
         try:
-            config = v1.KnowledgeBaseConfig(
-                chunking=v1.ChunkingConfig(chunk_size=80, chunk_overlap=0),
-                embedding=v1.ModelConfig(
-                    provider="openai",
-                    model=embeddings.model,
-                    base_url=embeddings.url("/v1"),
-                    dimensions=DIMENSION,
-                ),
-            )
+            config = embedding_config(embeddings)
             source = client.create_knowledge_base(f"src-{uuid.uuid4().hex[:8]}", config=config)
             created = [
                 client.create_manual(source.id, f"ledger-{n}", _text(n)) for n in range(KNOWLEDGES)
@@ -109,7 +87,13 @@ def test_workers_killed_mid_clone_leave_no_duplicate_and_no_orphan(stack: Stack)
                 )
             kb = KnowledgeBaseRepository(database).get(None, source.id)
             assert kb is not None
-            rows = _index_rows(stack, kb.embedding_model_key, started.target_id)
-            assert rows == _index_rows(stack, kb.embedding_model_key, source.id) > 0
+            rows = index_rows(
+                stack.env["SLUICE_MILVUS_URI"], kb.embedding_model_key, started.target_id
+            )
+            assert (
+                rows
+                == index_rows(stack.env["SLUICE_MILVUS_URI"], kb.embedding_model_key, source.id)
+                > 0
+            )
         finally:
             database.dispose()

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from pymilvus import MilvusClient
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
@@ -28,26 +27,13 @@ from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.clone_jobs import CloneJobRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledge_moves import KnowledgeMoveRepository
-from storage.index.collection_schema import collection_name
-from storage.index.expressions import field_eq
+from tests.e2e.crash_support import embedding_config, index_rows
 from tests.e2e.lifecycle_support import WAIT_S
 from tests.e2e.stacks import lite_stack
-from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
+from tests.support.openai_embeddings import EmbeddingServer
 
 KNOWLEDGES = 8
 ENV = {"SLUICE_SSRF_ALLOW_HOSTS": "127.0.0.1"}
-
-
-def _config(embeddings: EmbeddingServer) -> v1.KnowledgeBaseConfig:
-    return v1.KnowledgeBaseConfig(
-        chunking=v1.ChunkingConfig(chunk_size=80, chunk_overlap=0),
-        embedding=v1.ModelConfig(
-            provider="openai",
-            model=embeddings.model,
-            base_url=embeddings.url("/v1"),
-            dimensions=DIMENSION,
-        ),
-    )
 
 
 def _text(n: int) -> str:
@@ -90,27 +76,12 @@ def _writes_held_once_one_is_done(database: Path, table: str, job_id: str) -> It
             held.execute("ROLLBACK")
 
 
-def _index_rows(milvus_uri: str, model_key: str, kb_id: str) -> int:
-    client = MilvusClient(uri=milvus_uri)
-    try:
-        # Opened anew after the process stopped, the collection is not loaded yet.
-        client.load_collection(collection_name(model_key))
-        found = client.query(
-            collection_name(model_key),
-            filter=field_eq("knowledge_base_id", kb_id),
-            output_fields=["count(*)"],
-        )
-        return int(found[0]["count(*)"])
-    finally:
-        client.close()
-
-
 def test_a_move_killed_mid_job_completes_after_a_restart(tmp_path: Path) -> None:
     data_dir = tmp_path / "lite"
     database_file = data_dir / "sluice.db"
     with EmbeddingServer() as embeddings:
         with lite_stack(data_dir, extra_env=ENV) as stack, SluiceClient(stack.target) as client:
-            config = _config(embeddings)
+            config = embedding_config(embeddings)
             source, ids = _source_with_knowledges(client, config)
             target = client.create_knowledge_base(f"dst-{uuid.uuid4().hex[:8]}", config=config).id
             job_id = client.move_knowledge(ids, target, v1.MoveMode.REUSE_VECTORS).job_id
@@ -141,8 +112,8 @@ def test_a_move_killed_mid_job_completes_after_a_restart(tmp_path: Path) -> None
     finally:
         database.dispose()
     milvus = str(data_dir / "milvus.db")
-    assert _index_rows(milvus, model_key, target) == chunk_total
-    assert _index_rows(milvus, model_key, source) == 0
+    assert index_rows(milvus, model_key, target) == chunk_total
+    assert index_rows(milvus, model_key, source) == 0
 
 
 def test_a_clone_killed_mid_job_completes_after_a_restart(tmp_path: Path) -> None:
@@ -150,7 +121,7 @@ def test_a_clone_killed_mid_job_completes_after_a_restart(tmp_path: Path) -> Non
     database_file = data_dir / "sluice.db"
     with EmbeddingServer() as embeddings:
         with lite_stack(data_dir, extra_env=ENV) as stack, SluiceClient(stack.target) as client:
-            source, _ = _source_with_knowledges(client, _config(embeddings))
+            source, _ = _source_with_knowledges(client, embedding_config(embeddings))
             started = client.clone_knowledge_base(source)
             with _writes_held_once_one_is_done(
                 database_file, "kb_clone_jobs", started.job_id
@@ -189,7 +160,7 @@ def test_a_clone_killed_mid_job_completes_after_a_restart(tmp_path: Path) -> Non
         database.dispose()
     milvus = str(data_dir / "milvus.db")
     assert (
-        _index_rows(milvus, model_key, started.target_id)
-        == _index_rows(milvus, model_key, source)
+        index_rows(milvus, model_key, started.target_id)
+        == index_rows(milvus, model_key, source)
         > 0
     )

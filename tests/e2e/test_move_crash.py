@@ -13,7 +13,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from pymilvus import MilvusClient
 from sluice_client import SluiceClient
 from sluice_client._proto.sluice import v1
 
@@ -21,18 +20,18 @@ from storage.db.engine import Database
 from storage.db.repositories.chunks import ChunkRepository
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledge_moves import KnowledgeMoveRepository
-from storage.index.collection_schema import collection_name
-from storage.index.expressions import field_eq
 from tests.e2e.crash_support import (
     CRASH_ENV,
+    embedding_config,
     held_lock,
+    index_rows,
     kill_workers,
     start_worker,
     wait_for_lock_waiter,
 )
 from tests.e2e.lifecycle_support import WAIT_S
 from tests.e2e.stacks import Stack, full_stack
-from tests.support.openai_embeddings import DIMENSION, EmbeddingServer
+from tests.support.openai_embeddings import EmbeddingServer
 
 KNOWLEDGES = 6
 HELD = 2  # the third knowledge of the job
@@ -42,19 +41,6 @@ HELD = 2  # the third knowledge of the job
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     with full_stack(tmp_path_factory.mktemp("move-crash"), workers=1, extra_env=CRASH_ENV) as s:
         yield s
-
-
-def _index_rows(stack: Stack, model_key: str, kb_id: str) -> int:
-    client = MilvusClient(uri=stack.env["SLUICE_MILVUS_URI"])
-    try:
-        found = client.query(
-            collection_name(model_key),
-            filter=field_eq("knowledge_base_id", kb_id),
-            output_fields=["count(*)"],
-        )
-        return int(found[0]["count(*)"])
-    finally:
-        client.close()
 
 
 def _text(n: int) -> str:
@@ -68,15 +54,7 @@ def test_a_killed_move_resumes_and_moves_every_knowledge_once(stack: Stack) -> N
     database = Database.from_url(url)
     with EmbeddingServer() as embeddings, SluiceClient(stack.target) as client:
         try:
-            config = v1.KnowledgeBaseConfig(
-                chunking=v1.ChunkingConfig(chunk_size=80, chunk_overlap=0),
-                embedding=v1.ModelConfig(
-                    provider="openai",
-                    model=embeddings.model,
-                    base_url=embeddings.url("/v1"),
-                    dimensions=DIMENSION,
-                ),
-            )
+            config = embedding_config(embeddings)
             source = client.create_knowledge_base(f"src-{uuid.uuid4().hex[:8]}", config=config)
             target = client.create_knowledge_base(f"dst-{uuid.uuid4().hex[:8]}", config=config)
             ids = [
@@ -90,7 +68,9 @@ def test_a_killed_move_resumes_and_moves_every_knowledge_once(stack: Stack) -> N
             kb_row = KnowledgeBaseRepository(database).get(None, source.id)
             assert kb_row is not None
             model_key = kb_row.embedding_model_key
-            assert _index_rows(stack, model_key, source.id) == chunk_total > 0
+            assert (
+                index_rows(stack.env["SLUICE_MILVUS_URI"], model_key, source.id) == chunk_total > 0
+            )
 
             lock = f"SELECT id FROM knowledges WHERE id = '{ids[HELD]}' FOR UPDATE"
             with held_lock(url, lock) as release:
@@ -114,7 +94,7 @@ def test_a_killed_move_resumes_and_moves_every_knowledge_once(stack: Stack) -> N
             assert sorted(k.id for k in client.list_knowledge(target.id)) == sorted(ids)
             assert list(client.list_knowledge(source.id)) == []
             assert sum(chunks.count_by_knowledge(i) for i in ids) == chunk_total
-            assert _index_rows(stack, model_key, target.id) == chunk_total
-            assert _index_rows(stack, model_key, source.id) == 0
+            assert index_rows(stack.env["SLUICE_MILVUS_URI"], model_key, target.id) == chunk_total
+            assert index_rows(stack.env["SLUICE_MILVUS_URI"], model_key, source.id) == 0
         finally:
             database.dispose()
