@@ -145,7 +145,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
                 )
                 stages["docreader"].append(
                     _cancel_once(
-                        client, page, "docreader", rng, lambda _, ran: max(0.0, read_s - ran),
+                        client,
+                        page,
+                        "docreader",
+                        rng,
+                        lambda _, ran: max(0.0, read_s - ran),
                         max_delay_s=min(1.0, read_s / 2),
                     )
                 )

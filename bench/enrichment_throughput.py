@@ -160,8 +160,10 @@ def _completed(ctx: WorkerContext, queue: LiteTaskQueue, knowledge_id: str) -> N
     assert queue.join(timeout=WAIT_S), "the tasks did not finish"
     # The post-processing ends the round in its own task: wait for the row to say so.
     wait_until(
-        lambda: (row := ctx.knowledges.get(knowledge_id, None)) is not None
-        and row.parse_status == ParseStatus.COMPLETED,
+        lambda: (
+            (row := ctx.knowledges.get(knowledge_id, None)) is not None
+            and row.parse_status == ParseStatus.COMPLETED
+        ),
         timeout=30,
     )
 
@@ -188,8 +190,13 @@ def question_part(
         _completed(ctx, queue, work.knowledge.id)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         calls, max_in_flight = stop_chat()
-    return {"batches": queued, "calls": calls, "max_in_flight": max_in_flight,
-            "wall_s": wall, "cpu_s": cpu}
+    return {
+        "batches": queued,
+        "calls": calls,
+        "max_in_flight": max_in_flight,
+        "wall_s": wall,
+        "cpu_s": cpu,
+    }
 
 
 def image_part(
@@ -269,11 +276,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     parser.add_argument("--question-latency-ms", type=float, default=500.0)
     parser.add_argument("--caption-latency-ms", type=float, default=1000.0)
     parser.add_argument(
-        "--concurrency", type=int, default=ModelSettings().model_concurrency,
+        "--concurrency",
+        type=int,
+        default=ModelSettings().model_concurrency,
         help="calls in flight per model (SLUICE_MODEL_CONCURRENCY's default)",
     )
     parser.add_argument(
-        "--workers", type=int, default=0,
+        "--workers",
+        type=int,
+        default=0,
         help=f"enrichment pool threads (default: SLUICE_POOL_ENRICHMENT's, "
         f"{QueueSettings().pool_size(Pool.ENRICHMENT)} here)",
     )
@@ -293,9 +304,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     # An image task makes one call at a time; a question batch fans its calls out itself.
     threads = int(figures["image_threads"])  # type: ignore[call-overload]
     if threads < args.concurrency:
-        print(f"note: {threads} threads serve the multimodal queue, fewer than the "
-              f"{args.concurrency} calls the model may have in flight: raise "
-              f"SLUICE_POOL_ENRICHMENT (--workers) to at least {args.concurrency}")
+        print(
+            f"note: {threads} threads serve the multimodal queue, fewer than the "
+            f"{args.concurrency} calls the model may have in flight: raise "
+            f"SLUICE_POOL_ENRICHMENT (--workers) to at least {args.concurrency}"
+        )
     figures["met"] = met
     write_result(NAME, figures)
     return figures

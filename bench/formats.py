@@ -175,7 +175,10 @@ def _summary(file: LargeFile, timings: Timings) -> dict[str, object]:
         "input": file.description,
         "size_bytes": file.path.stat().st_size,
         "raw_library": _RAW[file.file_type][0],
-        "ours_ms": ours, "raw_ms": raw, "grpc_ms": grpc, "markitdown_ms": reference,
+        "ours_ms": ours,
+        "raw_ms": raw,
+        "grpc_ms": grpc,
+        "markitdown_ms": reference,
         "markdown_chars": timings.markdown_chars,
         "markitdown_chars": timings.markitdown_chars,
         "errors": timings.errors,
@@ -203,15 +206,20 @@ def _print(kind: str, figures: dict[str, object]) -> None:
     lines = [
         f"{kind} ({figures['input']}): ours {ms('ours_ms')}, raw {figures['raw_library']} "
         f"{ms('raw_ms')}; raw/ours "
-        + (f"{ratio:.2f} (ours = {1 / ratio:.2f}x raw), {verdict(ratio, TARGET_RAW_OVER_OURS)}"
-           if isinstance(ratio, float) else "-"),
+        + (
+            f"{ratio:.2f} (ours = {1 / ratio:.2f}x raw), {verdict(ratio, TARGET_RAW_OVER_OURS)}"
+            if isinstance(ratio, float)
+            else "-"
+        ),
     ]
     if "raw_pages_per_s" in figures:
         lines.append(
             f"  pages/s: ours {figures['ours_pages_per_s']}, raw {figures['raw_pages_per_s']}"
         )
-    lines.append(f"  via gRPC docreader: {ms('grpc_ms')}"
-                 + (f" (raw/gRPC {grpc_ratio:.2f})" if isinstance(grpc_ratio, float) else ""))
+    lines.append(
+        f"  via gRPC docreader: {ms('grpc_ms')}"
+        + (f" (raw/gRPC {grpc_ratio:.2f})" if isinstance(grpc_ratio, float) else "")
+    )
     lines.append(
         f"  markitdown: {ms('markitdown_ms')}"
         + (f", ours {speedup:.1f}x faster" if isinstance(speedup, float) else "")
@@ -243,16 +251,25 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
     port = free_port()
     docreader = Process(
         "docreader",
-        python("-m", "server.docreader", "--address", f"127.0.0.1:{port}",
-               "--max-message-bytes", str(MESSAGE_BYTES)),
+        python(
+            "-m",
+            "server.docreader",
+            "--address",
+            f"127.0.0.1:{port}",
+            "--max-message-bytes",
+            str(MESSAGE_BYTES),
+        ),
         {},
     )
     per_format: dict[str, dict[str, object]] = {}
     try:
         wait_for_port(port, START_TIMEOUT_S, docreader.proc)
-        with tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp, DocReaderClient(
-            f"127.0.0.1:{port}", timeout_s=CALL_TIMEOUT_S, max_message_bytes=MESSAGE_BYTES
-        ) as client:
+        with (
+            tempfile.TemporaryDirectory(prefix="sluice-bench-") as tmp,
+            DocReaderClient(
+                f"127.0.0.1:{port}", timeout_s=CALL_TIMEOUT_S, max_message_bytes=MESSAGE_BYTES
+            ) as client,
+        ):
             converter = MarkItDown()
             for row, file in _inputs(Path(tmp)):
                 figures = _summary(file, _measure(file, runs, client, converter))
@@ -262,7 +279,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, object]:
         docreader.stop()
     met = all(f["met"] for f in per_format.values())
     figures_out: dict[str, object] = {
-        "runs": runs, "target_raw_over_ours": TARGET_RAW_OVER_OURS, "formats": per_format,
+        "runs": runs,
+        "target_raw_over_ours": TARGET_RAW_OVER_OURS,
+        "formats": per_format,
         "met": met,
     }
     write_result(NAME, figures_out)

@@ -208,7 +208,14 @@ def _markdown_image_at(text: str, start: int) -> ImageLink | None:
         if wrapper is not None:
             outer_start, outer_end = start - 1, wrapper[2]
     return ImageLink(
-        "markdown", outer_start, outer_end, start, image_end, target_start, target_end, target,
+        "markdown",
+        outer_start,
+        outer_end,
+        start,
+        image_end,
+        target_start,
+        target_end,
+        target,
         text[start + 2 : alt_end],
     )
 
@@ -325,9 +332,7 @@ def _html_images(text: str, ignored: _Ignored) -> list[ImageLink]:
                 alt = value
         if src is None or not src[2]:
             continue
-        links.append(
-            ImageLink("html", tag.start(), tag.end(), tag.start(), tag.end(), *src, alt)
-        )
+        links.append(ImageLink("html", tag.start(), tag.end(), tag.start(), tag.end(), *src, alt))
     return links
 
 

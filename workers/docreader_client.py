@@ -195,9 +195,7 @@ class DocReaderClient:
                 return self._upload(stream, _request(name, kind, chosen), should_stop, on_image)
         if file_name is None or file_type is None:
             raise ValueError("file_name and file_type are required when reading a stream")
-        return self._upload(
-            source, _request(file_name, file_type, chosen), should_stop, on_image
-        )
+        return self._upload(source, _request(file_name, file_type, chosen), should_stop, on_image)
 
     def list_engines(self) -> list[EngineInfo]:
         try:
@@ -374,8 +372,9 @@ def _assemble(frames: Iterable[_StreamFrame], on_image: ImageHandler | None) -> 
     text = "".join(markdown)
     if len(text.encode("utf-8")) != meta.markdown_bytes:
         raise DocReaderCallError(
-            "DATA_LOSS", f"the docreader announced {meta.markdown_bytes} bytes of Markdown, "
-            "sent a different amount"
+            "DATA_LOSS",
+            f"the docreader announced {meta.markdown_bytes} bytes of Markdown, "
+            "sent a different amount",
         )
     return ReadOutcome(
         markdown=text,

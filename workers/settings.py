@@ -195,7 +195,8 @@ class Settings(BaseSettings):
         for group, model in GROUPS.items():
             read = read_environment(model, source, tuple(model.model_fields))
             groups[group] = {
-                **read, **{name: flags[name] for name in model.model_fields if name in flags}
+                **read,
+                **{name: flags[name] for name in model.model_fields if name in flags},
             }
         unknown_flags = flags.keys() - {name for _, names in _fields_by_model() for name in names}
         if unknown_flags:

@@ -103,9 +103,7 @@ def validate_url(
             if literal is not None:
                 raise SsrfBlocked(f"{host} is {problem}")
             log.warning("URL refused: %s resolves to %s, %s", host, address, problem)
-            raise SsrfBlocked(
-                f"{host} resolves to {address_problem(address, name_embedded=False)}"
-            )
+            raise SsrfBlocked(f"{host} resolves to {address_problem(address, name_embedded=False)}")
     try:
         path, query = percent_encoded(parts.path or "/"), percent_encoded(parts.query)
     except UnicodeEncodeError as exc:  # a lone surrogate
@@ -251,4 +249,3 @@ def _v4_problem(address: ipaddress.IPv4Address) -> str | None:
             return label
     # Belt and braces: whatever else the standard library knows is not global.
     return None if address.is_global else "a non-global address"
-

@@ -17,12 +17,60 @@ from core.ssrf.hosts import SsrfBlocked, normalize_host, parse_ip_literal
 
 # Services that speak something other than HTTP (or must not be reached over it: Milvus'
 # gRPC 19530 and its metrics/health port 9091) and must never be poked through a fetch.
-DEFAULT_BLOCKED_PORTS: frozenset[int] = frozenset({
-    19, 21, 22, 23, 25, 53, 110, 111, 135, 137, 138, 139, 143, 389, 445, 465, 514, 587,
-    636, 873, 993, 995, 1433, 1521, 2049, 2375, 2376, 2379, 2380, 3306, 3389, 4369, 5432,
-    5672, 5984, 6379, 6443, 9042, 9091, 9200, 9300, 10250, 10255, 11211, 15672, 19530,
-    25672, 27017, 27018, 50070,
-})
+DEFAULT_BLOCKED_PORTS: frozenset[int] = frozenset(
+    {
+        19,
+        21,
+        22,
+        23,
+        25,
+        53,
+        110,
+        111,
+        135,
+        137,
+        138,
+        139,
+        143,
+        389,
+        445,
+        465,
+        514,
+        587,
+        636,
+        873,
+        993,
+        995,
+        1433,
+        1521,
+        2049,
+        2375,
+        2376,
+        2379,
+        2380,
+        3306,
+        3389,
+        4369,
+        5432,
+        5672,
+        5984,
+        6379,
+        6443,
+        9042,
+        9091,
+        9200,
+        9300,
+        10250,
+        10255,
+        11211,
+        15672,
+        19530,
+        25672,
+        27017,
+        27018,
+        50070,
+    }
+)
 _SUPPORTED_SCHEMES = frozenset({"http", "https"})
 
 
@@ -92,9 +140,7 @@ class UrlPolicy:
             raise ValueError(f"only http and https can be allowed, not {sorted(unsupported)}")
         if self.max_redirects < 0:
             raise ValueError(f"max_redirects must be >= 0, not {self.max_redirects}")
-        entries = frozenset(
-            parse_allow_entry(entry) for entry in _non_blank(self.allow_hosts)
-        )
+        entries = frozenset(parse_allow_entry(entry) for entry in _non_blank(self.allow_hosts))
         object.__setattr__(self, "allowed_schemes", schemes)
         object.__setattr__(self, "_entries", entries)
         object.__setattr__(self, "allow_hosts", frozenset(str(entry) for entry in entries))

@@ -88,7 +88,7 @@ async def start_api_server(deps: ApiDeps, address: str) -> tuple[grpc.aio.Server
             ("grpc.http2.bdp_probe", 0),
             ("grpc.http2.lookahead_bytes", STREAM_WINDOW_BYTES),
             EXCLUSIVE_BIND,
-        ]
+        ],
     )
     knowledge_base_pb2_grpc.add_KnowledgeBaseServiceServicer_to_server(
         KnowledgeBaseServicer(deps), server

@@ -133,8 +133,7 @@ async def client_half_closed(
         await context.send_initial_metadata(())
     except Exception as exc:
         log.info(
-            "upload of %r ended after %d bytes without the client finishing it; "
-            "nothing kept (%s)",
+            "upload of %r ended after %d bytes without the client finishing it; nothing kept (%s)",
             file_name,
             received,
             type(exc).__name__,

@@ -40,9 +40,7 @@ INBOX_ITEMS = 512
 
 
 class SpanWatcher:
-    def __init__(
-        self, reads: ProgressReads, subscriber: EventSubscriber, recheck_s: float
-    ) -> None:
+    def __init__(self, reads: ProgressReads, subscriber: EventSubscriber, recheck_s: float) -> None:
         self.hub = WatchHub(reads, subscriber, recheck_s=recheck_s, inbox_items=INBOX_ITEMS)
 
     async def watch(

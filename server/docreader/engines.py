@@ -124,12 +124,25 @@ def _builtin() -> Engine:
     image = ImageParser()
     audio = AudioParser()
     parsers: dict[str, Parser] = {
-        "pdf": PdfParser(), "docx": DocxParser(), "doc": DocParser(), "pptx": PptxParser(),
-        "ppt": PptParser(), "xlsx": XlsxParser(), "xls": XlsParser(), "csv": CsvParser(),
-        "epub": EpubParser(), "html": html, "htm": html, "mhtml": MhtmlParser(),
-        "md": markdown, "markdown": markdown, "txt": PlainTextParser(), "json": JsonParser(),
+        "pdf": PdfParser(),
+        "docx": DocxParser(),
+        "doc": DocParser(),
+        "pptx": PptxParser(),
+        "ppt": PptParser(),
+        "xlsx": XlsxParser(),
+        "xls": XlsParser(),
+        "csv": CsvParser(),
+        "epub": EpubParser(),
+        "html": html,
+        "htm": html,
+        "mhtml": MhtmlParser(),
+        "md": markdown,
+        "markdown": markdown,
+        "txt": PlainTextParser(),
+        "json": JsonParser(),
         "xmind": XmindParser(),
-        **dict.fromkeys(IMAGE_TYPES, image), **dict.fromkeys(AUDIO_TYPES, audio),
+        **dict.fromkeys(IMAGE_TYPES, image),
+        **dict.fromkeys(AUDIO_TYPES, audio),
     }
     missing: dict[str, str] = {}
     if shutil.which("soffice") is None:
@@ -157,9 +170,13 @@ def _simple() -> Engine:
             "written, images and audio as links"
         ),
         parsers={
-            "md": markdown, "markdown": markdown, "txt": PlainTextParser(),
-            "csv": CsvParser(sniff_delimiter=False), "json": JsonParser(pretty=False),
-            **dict.fromkeys(IMAGE_TYPES, image), **dict.fromkeys(AUDIO_TYPES, audio),
+            "md": markdown,
+            "markdown": markdown,
+            "txt": PlainTextParser(),
+            "csv": CsvParser(sniff_delimiter=False),
+            "json": JsonParser(pretty=False),
+            **dict.fromkeys(IMAGE_TYPES, image),
+            **dict.fromkeys(AUDIO_TYPES, audio),
         },
     )
 

@@ -55,38 +55,75 @@ def _positive_seconds(text: str) -> float:
 
 def argument_parser(description: str | None) -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="python -m server.docreader", description=description)
-    parser.add_argument("--address", default=DEFAULT_ADDRESS,
-                        help="host:port or unix:/path/to.sock (default %(default)s)")
-    parser.add_argument("--max-workers", type=_at_least(1), default=os.cpu_count() or 2,
-                        help="parsing threads (default: the number of CPUs)")
-    parser.add_argument("--storage-base-dir", default=None,
-                        help="local storage folder that storage_ref keys are resolved under")
-    parser.add_argument("--max-message-bytes", type=_at_least(1),
-                        default=DEFAULT_MAX_MESSAGE_BYTES,
-                        help="largest gRPC message in either direction (default %(default)s)")
-    parser.add_argument("--memory-cap-mb", type=_at_least(0), default=DEFAULT_MEMORY_CAP_MB,
-                        help="address-space cap of each parse's child process (default "
-                        "%(default)s; 0 = none)")
-    parser.add_argument("--parse-timeout-s", type=_positive_seconds,
-                        default=DEFAULT_PARSE_TIMEOUT_S,
-                        help="longest one parse may run (default %(default)s)")
-    parser.add_argument("--max-input-mb", type=_at_least(0), default=DEFAULT_MAX_INPUT_MB,
-                        help="largest file a ReadUpload may send; a larger one is refused with "
-                        "RESOURCE_EXHAUSTED (default %(default)s; 0 = none)")
-    parser.add_argument("--work-dir", default=None,
-                        help="where reads spool their input and output (default: the temp dir)")
+    parser.add_argument(
+        "--address",
+        default=DEFAULT_ADDRESS,
+        help="host:port or unix:/path/to.sock (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-workers",
+        type=_at_least(1),
+        default=os.cpu_count() or 2,
+        help="parsing threads (default: the number of CPUs)",
+    )
+    parser.add_argument(
+        "--storage-base-dir",
+        default=None,
+        help="local storage folder that storage_ref keys are resolved under",
+    )
+    parser.add_argument(
+        "--max-message-bytes",
+        type=_at_least(1),
+        default=DEFAULT_MAX_MESSAGE_BYTES,
+        help="largest gRPC message in either direction (default %(default)s)",
+    )
+    parser.add_argument(
+        "--memory-cap-mb",
+        type=_at_least(0),
+        default=DEFAULT_MEMORY_CAP_MB,
+        help="address-space cap of each parse's child process (default %(default)s; 0 = none)",
+    )
+    parser.add_argument(
+        "--parse-timeout-s",
+        type=_positive_seconds,
+        default=DEFAULT_PARSE_TIMEOUT_S,
+        help="longest one parse may run (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-input-mb",
+        type=_at_least(0),
+        default=DEFAULT_MAX_INPUT_MB,
+        help="largest file a ReadUpload may send; a larger one is refused with "
+        "RESOURCE_EXHAUSTED (default %(default)s; 0 = none)",
+    )
+    parser.add_argument(
+        "--work-dir",
+        default=None,
+        help="where reads spool their input and output (default: the temp dir)",
+    )
     # TLS: both files serve TLS only; --tls-client-ca then requires client certificates.
-    parser.add_argument("--tls-cert", type=Path, default=None,
-                        help="PEM certificate chain to serve TLS with (needs --tls-key)")
-    parser.add_argument("--tls-key", type=Path, default=None,
-                        help="PEM private key of --tls-cert")
-    parser.add_argument("--tls-client-ca", type=Path, default=None,
-                        help="PEM CA bundle: clients must present a certificate it signed")
+    parser.add_argument(
+        "--tls-cert",
+        type=Path,
+        default=None,
+        help="PEM certificate chain to serve TLS with (needs --tls-key)",
+    )
+    parser.add_argument("--tls-key", type=Path, default=None, help="PEM private key of --tls-cert")
+    parser.add_argument(
+        "--tls-client-ca",
+        type=Path,
+        default=None,
+        help="PEM CA bundle: clients must present a certificate it signed",
+    )
     # Prometheus /metrics (the README's "Observability: metrics"); off unless a port is given.
-    parser.add_argument("--metrics-port", type=_port, default=0,
-                        help="serve /metrics on this port (default 0: off)")
-    parser.add_argument("--metrics-host", default="127.0.0.1",
-                        help="interface of --metrics-port (default %(default)s)")
+    parser.add_argument(
+        "--metrics-port", type=_port, default=0, help="serve /metrics on this port (default 0: off)"
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="interface of --metrics-port (default %(default)s)",
+    )
     return parser
 
 

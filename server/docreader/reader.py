@@ -75,7 +75,5 @@ def normalize_file_type(file_type: str, file_name: str) -> str:
     if not kind:
         kind = PurePosixPath(file_name.replace("\\", "/")).suffix.lower().lstrip(".")
     if not kind:
-        raise UnsupportedFormatError(
-            f"no file type given and none in the file name {file_name!r}"
-        )
+        raise UnsupportedFormatError(f"no file type given and none in the file name {file_name!r}")
     return kind

@@ -72,8 +72,11 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                 source = request_source(request.request, self._storage_base_dir, work)
                 output = self._parse(request.request, source, work, context)
                 yield from result_frames(
-                    output.document, output.detected_type, source,
-                    docreader_pb2.ReadStreamResponse, self._max_message_bytes,
+                    output.document,
+                    output.detected_type,
+                    source,
+                    docreader_pb2.ReadStreamResponse,
+                    self._max_message_bytes,
                 )
         except Exception as err:
             _abort(context, err)
@@ -90,8 +93,11 @@ class DocReaderServicer(docreader_pb2_grpc.DocReaderServiceServicer):
                     header = _receive_upload(request_iterator, spool, self._max_input_bytes)
                 output = self._parse(header, source, work, context)
                 yield from result_frames(
-                    output.document, output.detected_type, source,
-                    docreader_pb2.ReadUploadResponse, self._max_message_bytes,
+                    output.document,
+                    output.detected_type,
+                    source,
+                    docreader_pb2.ReadUploadResponse,
+                    self._max_message_bytes,
                 )
         except Exception as err:
             _abort(context, err)

@@ -48,8 +48,14 @@ _IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"}
 # How much of a zip member is read to recognise it (never the whole, possibly huge, member).
 _MEMBER_PEEK = 4096
 _ZIP_ERRORS = (
-    zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, NotImplementedError,
-    zlib.error, KeyError,
+    zipfile.BadZipFile,
+    OSError,
+    ValueError,
+    EOFError,
+    RuntimeError,
+    NotImplementedError,
+    zlib.error,
+    KeyError,
 )
 # C0 control characters that text does not contain (tab, newlines, form feed, escape allowed).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f]")

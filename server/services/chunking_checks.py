@@ -34,8 +34,7 @@ def check_effective_chunking(
         [
             (
                 f"{prefix}.{v.field}",
-                v.description
-                + _origin(v.field.split("[")[0], overrides is not None, overridden),
+                v.description + _origin(v.field.split("[")[0], overrides is not None, overridden),
             )
             for v in violations
         ]

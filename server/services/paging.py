@@ -92,9 +92,7 @@ def _offset_of(token: str, query: str) -> int:
 
 
 def _tag(body: bytes, query: str) -> bytes:
-    return hashlib.blake2b(
-        body + query.encode(), key=_KEY, digest_size=_TAG_BYTES
-    ).digest()
+    return hashlib.blake2b(body + query.encode(), key=_KEY, digest_size=_TAG_BYTES).digest()
 
 
 def _foreign() -> Exception:

@@ -43,9 +43,7 @@ class ReparseService:
         self._ctx = ctx
         self._kbs = knowledge_bases
 
-    def reparse(
-        self, identity: Identity, request: knowledge_pb2.ReparseRequest
-    ) -> TaggedKnowledge:
+    def reparse(self, identity: Identity, request: knowledge_pb2.ReparseRequest) -> TaggedKnowledge:
         row = owned_knowledge(self._ctx, identity, request.id)
         if row.parse_status == ParseStatus.DRAFT:
             raise _draft(row.id)

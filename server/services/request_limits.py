@@ -41,9 +41,7 @@ def check_metadata(metadata: Mapping[str, str], field: str) -> None:
         elif key_bytes > MAX_METADATA_KEY_BYTES:
             violations.append((name, f"the key is longer than {MAX_METADATA_KEY_BYTES} bytes"))
         if value_bytes > MAX_METADATA_VALUE_BYTES:
-            violations.append(
-                (name, f"the value is longer than {MAX_METADATA_VALUE_BYTES} bytes")
-            )
+            violations.append((name, f"the value is longer than {MAX_METADATA_VALUE_BYTES} bytes"))
     if violations:
         raise InvalidArgument(violations)
     if total > MAX_METADATA_BYTES:

@@ -61,9 +61,7 @@ class ResourceCatalogService:
     def __init__(self, ctx: ResourceParts) -> None:
         self._ctx = ctx
 
-    def list_for_knowledge(
-        self, identity: Identity, knowledge_id: str
-    ) -> list[NamedResource]:
+    def list_for_knowledge(self, identity: Identity, knowledge_id: str) -> list[NamedResource]:
         row = owned_knowledge(self._ctx, identity, knowledge_id, "knowledge_id")
         resources = self._ctx.catalog.owned_by(KNOWLEDGE_FILES, [row.id])
         # The original first; the sort is stable, so the images stay oldest first.

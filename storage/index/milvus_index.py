@@ -161,9 +161,7 @@ class MilvusIndex(RowWrites):
             try:
                 # Indexes on an empty collection are ready at once; waiting for them
                 # (sync=True) would poll every 0.5 s per index.
-                self._client.create_index(
-                    name, cs.build_index_params(dense, [field]), sync=False
-                )
+                self._client.create_index(name, cs.build_index_params(dense, [field]), sync=False)
             except MilvusException as exc:
                 if not _already_exists(exc):  # else a racing process indexed it first
                     raise
@@ -294,7 +292,10 @@ class MilvusIndex(RowWrites):
             return []
         with self._errors(f"list {field} in {name}"):
             rows = query_all(
-                self._client, name, field_eq(cs.KNOWLEDGE_ID, knowledge_id), [field],
+                self._client,
+                name,
+                field_eq(cs.KNOWLEDGE_ID, knowledge_id),
+                [field],
                 lite=self.is_lite,
             )
         return sorted({str(row[field]) for row in rows})

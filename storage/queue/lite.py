@@ -151,7 +151,9 @@ class LiteTaskQueue:
             if not lane.threads:
                 for index in range(lane.pool.size):
                     thread = threading.Thread(
-                        target=self._work, args=(lane,), daemon=True,
+                        target=self._work,
+                        args=(lane,),
+                        daemon=True,
                         name=f"sluice-lite-{lane.pool.name}-{index}",
                     )
                     lane.threads.append(thread)
@@ -162,9 +164,7 @@ class LiteTaskQueue:
         with self._lock:
             since = self._clock.monotonic() - self._pickup_grace_s
             just_taken = [task for task in self._running if task.taken_at > since]
-            return any(
-                task.spec.group == group for task in (*self._waiting_tasks(), *just_taken)
-            )
+            return any(task.spec.group == group for task in (*self._waiting_tasks(), *just_taken))
 
     def has_live_task(self, group: str) -> bool:
         with self._lock:
@@ -302,8 +302,12 @@ class LiteTaskQueue:
         def run() -> None:
             try:
                 run_handler(
-                    spec.handler, json.loads(task.payload_json), info, stop_requested,
-                    self._shutting_down.is_set, task.trace_carrier,
+                    spec.handler,
+                    json.loads(task.payload_json),
+                    info,
+                    stop_requested,
+                    self._shutting_down.is_set,
+                    task.trace_carrier,
                 )
             except TaskInterrupted:
                 # Not an error: closing drops the task, and the next start re-finds its row.
@@ -312,8 +316,12 @@ class LiteTaskQueue:
             except BaseException as exc:
                 errors.append(exc)
                 logger.warning(
-                    "task %s [%s] attempt %d/%d failed", spec.handler, task.job_id,
-                    task.attempt, spec.max_attempts, exc_info=exc,
+                    "task %s [%s] attempt %d/%d failed",
+                    spec.handler,
+                    task.job_id,
+                    task.attempt,
+                    spec.max_attempts,
+                    exc_info=exc,
                 )
 
         thread = threading.Thread(target=run, name=f"sluice-task-{task.job_id}", daemon=True)
@@ -323,7 +331,10 @@ class LiteTaskQueue:
             abandoned.set()
             logger.error(
                 "task %s [%s] attempt %d exceeded %ds; its thread is abandoned",
-                spec.handler, task.job_id, task.attempt, spec.timeout_s,
+                spec.handler,
+                task.job_id,
+                task.attempt,
+                spec.timeout_s,
             )
             return f"TaskTimeout: attempt exceeded its {spec.timeout_s}s time limit"
         return describe_error(errors[0]) if errors else None

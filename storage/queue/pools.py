@@ -87,5 +87,7 @@ def default_size(pool: Pool, cpus: int | None = None) -> int:
 
 def pool_specs(sizes: Mapping[Pool, int]) -> list[PoolSpec]:
     """Every pool with the size given (its scaled default when left out)."""
-    return [PoolSpec(pool.value, POOL_QUEUES[pool], sizes.get(pool) or default_size(pool))
-            for pool in Pool]
+    return [
+        PoolSpec(pool.value, POOL_QUEUES[pool], sizes.get(pool) or default_size(pool))
+        for pool in Pool
+    ]

@@ -169,7 +169,11 @@ def run_task(handler_path: str, payload: dict[str, Any]) -> Retry | None:
     try:
         with heartbeat(connection, alive_key(str(meta.get(_META_PREFIX, "")), job.id), ttl_s):
             run_handler(
-                handler_path, payload, info, stop_flag_set, shutdown.is_requested,
+                handler_path,
+                payload,
+                info,
+                stop_flag_set,
+                shutdown.is_requested,
                 meta.get(_META_TRACE),
             )
     except TaskInterrupted:
@@ -216,7 +220,10 @@ def on_job_success(job: Job, connection: Redis, result: Any) -> None:
 
 
 def on_job_failure(
-    job: Job, connection: Redis, exc_type: type[BaseException] | None, exc: BaseException | None,
+    job: Job,
+    connection: Redis,
+    exc_type: type[BaseException] | None,
+    exc: BaseException | None,
     traceback: Any,
 ) -> None:
     """RQ's on_failure, called after EVERY failed attempt; acts only on the last one. An
@@ -467,10 +474,13 @@ class RQTaskQueue:
         # Try both waiting places whatever status was read: the scheduler may have moved a
         # retry from its registry to the queue list since the group was listed.
         queue = self._queue(job.origin)
-        taken_off = bool(
-            self._redis.lrem(queue.key, 0, rq_id)
-            + self._redis.zrem(queue.scheduled_job_registry.key, rq_id)
-        ) or status == "deferred"
+        taken_off = (
+            bool(
+                self._redis.lrem(queue.key, 0, rq_id)
+                + self._redis.zrem(queue.scheduled_job_registry.key, rq_id)
+            )
+            or status == "deferred"
+        )
         if taken_off:
             job.delete()
             _forget_job(job, self._redis)

@@ -111,7 +111,9 @@ class _GracefulWorker(BaseWorker):
             self._arm_deadline()
             self.log.warning(
                 "Worker %s: shutting down; the running task stops at its next checkpoint "
-                "and goes back to its queue (grace %.0f s)", self.name, self.shutdown_grace_s,
+                "and goes back to its queue (grace %.0f s)",
+                self.name,
+                self.shutdown_grace_s,
             )
         super().request_stop(signum, frame)  # type: ignore[no-untyped-call]
 
@@ -153,7 +155,8 @@ class _GracefulWorker(BaseWorker):
         later finds its job abandoned and retries it, using up an attempt)."""
         self.log.error(
             "Worker %s: still busy %.0f s after the shutdown request; exiting hard",
-            self.name, self.shutdown_grace_s,
+            self.name,
+            self.shutdown_grace_s,
         )
         if self.horse_pid:
             self._signal_task_process(signal.SIGKILL)

@@ -24,8 +24,15 @@ class RedisServer:
         process = Process(
             "redis",
             [
-                "redis-server", "--bind", "127.0.0.1", "--port", str(self.port),
-                "--save", "", "--appendonly", "no",
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
             ],
             {},
         )

@@ -95,9 +95,10 @@ def test_no_document_is_lost_while_workers_and_redis_crash(tmp_path: Path) -> No
         with full_stack(tmp_path / "chaos", workers=WORKERS, extra_env=env) as stack:
             db = Database.from_url(stack.env["SLUICE_DATABASE_URL"])
             try:
-                with SluiceClient(stack.target) as client, ChaosMonkey(
-                    stack, seed=3, pause_s=(2.0, 4.0)
-                ) as monkey:
+                with (
+                    SluiceClient(stack.target) as client,
+                    ChaosMonkey(stack, seed=3, pause_s=(2.0, 4.0)) as monkey,
+                ):
                     kb = client.create_knowledge_base(f"chaos-{uuid.uuid4().hex[:6]}")
                     for n in range(DOCUMENTS):
                         client.upload_file(

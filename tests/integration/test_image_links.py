@@ -22,8 +22,12 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"picture bytes " * 64
 def _image(ctx: WorkerContext, tenant_id: str, owner_id: str, data: bytes = PNG) -> str:
     path = ctx.files.save_bytes(tenant_id, f"{owner_id}.png", data)
     return ctx.catalog.register(
-        path, tenant_id=tenant_id, size=len(data), content_type="image/png",
-        owner_type=KNOWLEDGE_IMAGE, owner_id=owner_id,
+        path,
+        tenant_id=tenant_id,
+        size=len(data),
+        content_type="image/png",
+        owner_type=KNOWLEDGE_IMAGE,
+        owner_id=owner_id,
     ).ref
 
 
@@ -66,12 +70,16 @@ def test_references_become_urls_of_the_files_as_they_are_now(
     url = {ref: ctx.files.url(ctx.catalog.get(ref).path) for ref in (figure, chart, foreign)}
     catalog_queries.clear()
 
-    contents = with_image_urls(ctx.catalog, ctx.files, [
-        (tenant, f"![figure]({figure}) and <img src='{chart}' alt='chart'>"),
-        (tenant, f"![foreign]({foreign}) ![deleted]({deleted}) ![unknown]({unknown}) end"),
-        (other, f"![foreign]({foreign}) ![figure]({figure})"),
-        (tenant, "No images, nothing to resolve."),
-    ])
+    contents = with_image_urls(
+        ctx.catalog,
+        ctx.files,
+        [
+            (tenant, f"![figure]({figure}) and <img src='{chart}' alt='chart'>"),
+            (tenant, f"![foreign]({foreign}) ![deleted]({deleted}) ![unknown]({unknown}) end"),
+            (other, f"![foreign]({foreign}) ![figure]({figure})"),
+            (tenant, "No images, nothing to resolve."),
+        ],
+    )
 
     assert contents == [
         f"![figure]({url[figure]}) and <img src='{url[chart]}' alt='chart'>",

@@ -82,12 +82,24 @@ def ctx_env() -> dict[str, str]:
 def knowledge(ctx: WorkerContext) -> Any:
     tenant = ctx.tenants.create_tenant("images").id
     kb = ctx.knowledge_bases.create(
-        tenant, "kb", description="", type="document", config={},
-        embedding_model_key="local/all-MiniLM-L6-v2/384", storage_backend_id="",
+        tenant,
+        "kb",
+        description="",
+        type="document",
+        config={},
+        embedding_model_key="local/all-MiniLM-L6-v2/384",
+        storage_backend_id="",
     )
     return ctx.knowledges.create(
-        tenant_id=tenant, knowledge_base_id=kb.id, type="file", title="t", file_name="t.pdf",
-        file_type="pdf", parse_status="processing", enable_status="disabled", attempt=1,
+        tenant_id=tenant,
+        knowledge_base_id=kb.id,
+        type="file",
+        title="t",
+        file_name="t.pdf",
+        file_type="pdf",
+        parse_status="processing",
+        enable_status="disabled",
+        attempt=1,
     )
 
 
@@ -106,24 +118,31 @@ def canaries() -> Iterator[tuple[RecordingServer, RecordingServer | None]]:
 
 
 def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_sent(
-    ctx: WorkerContext, knowledge: Any,
+    ctx: WorkerContext,
+    knowledge: Any,
     canaries: tuple[RecordingServer, RecordingServer | None],
 ) -> None:
     canary, other_canary = canaries
     figure, original_icon, measured_icon = _png(120, 90, 1), _png(16, 16, 2), _png(20, 20, 3)
     inline, bare, photo, remote_icon = (
-        _png(100, 70, 4), _png(90, 90, 5), _png(80, 80, 6), _png(12, 12, 7),
+        _png(100, 70, 4),
+        _png(90, 90, 5),
+        _png(80, 80, 6),
+        _png(12, 12, 7),
     )
     other_target = (
         f"http://127.0.0.2:{other_canary.port}/secret" if other_canary else "http://10.0.0.1/"
     )
-    origin = _server("127.0.0.1", {
-        "/photo.png": _reply(200, photo, "image/png"),
-        "/icon.png": _reply(200, remote_icon, "image/png"),
-        "/page.html": _reply(200, b"<html>not an image</html>" * 40, "text/html"),
-        "/to-localhost": _redirect(f"http://localhost:{canary.port}/secret"),
-        "/to-other": _redirect(other_target),
-    })
+    origin = _server(
+        "127.0.0.1",
+        {
+            "/photo.png": _reply(200, photo, "image/png"),
+            "/icon.png": _reply(200, remote_icon, "image/png"),
+            "/page.html": _reply(200, b"<html>not an image</html>" * 40, "text/html"),
+            "/to-localhost": _redirect(f"http://localhost:{canary.port}/secret"),
+            "/to-other": _redirect(other_target),
+        },
+    )
     base = f"http://127.0.0.1:{origin.port}"
     inline_uri = "data:image/png;base64," + base64.b64encode(inline).decode()
     bare_uri = "data:image/png;base64," + base64.b64encode(bare).decode()
@@ -133,17 +152,19 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
         f"{base}/to-other",
         "http://169.254.169.254/latest/meta-data/",
     ]
-    markdown = "\n\n".join([
-        "# Report",
-        "![figure](image-1.png) and again ![same bytes](image-2.png)",
-        "![tiny](image-3.png)![orig](image-4.png)[![measured](image-5.png)](https://x.example)",
-        f"![inline]({inline_uri}) <img alt=\"html\" src=\"{inline_uri}\">",
-        f"Bare {bare_uri} data.",
-        f"![remote]({base}/photo.png) ![remote again]({base}/photo.png)",
-        f"![remote icon]({base}/icon.png) ![page]({base}/page.html)",
-        *(f"![refused {n}]({url})" for n, url in enumerate(refused)),
-        "```\n![code](image-1.png)\n```",
-    ])
+    markdown = "\n\n".join(
+        [
+            "# Report",
+            "![figure](image-1.png) and again ![same bytes](image-2.png)",
+            "![tiny](image-3.png)![orig](image-4.png)[![measured](image-5.png)](https://x.example)",
+            f'![inline]({inline_uri}) <img alt="html" src="{inline_uri}">',
+            f"Bare {bare_uri} data.",
+            f"![remote]({base}/photo.png) ![remote again]({base}/photo.png)",
+            f"![remote icon]({base}/icon.png) ![page]({base}/page.html)",
+            *(f"![refused {n}]({url})" for n, url in enumerate(refused)),
+            "```\n![code](image-1.png)\n```",
+        ]
+    )
     stored_counts: list[int] = []
 
     def frames() -> Iterator[DocumentImage]:
@@ -165,10 +186,16 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
     # Frames were stored as they came, not after all of them had arrived.
     assert stored_counts == [0, 1, 1, 1, 2]
     by_bytes = {hashlib.sha256(ctx.files.read_bytes(s.path)).digest(): s for s in result.stored}
-    stored = {name: by_bytes[hashlib.sha256(data).digest()] for name, data in [
-        ("figure", figure), ("original", original_icon), ("inline", inline), ("bare", bare),
-        ("photo", photo),
-    ]}
+    stored = {
+        name: by_bytes[hashlib.sha256(data).digest()]
+        for name, data in [
+            ("figure", figure),
+            ("original", original_icon),
+            ("inline", inline),
+            ("bare", bare),
+            ("photo", photo),
+        ]
+    }
     assert len(result.stored) == 5, "identical bytes stored once"
     assert sorted(ctx.resources.paths_owned_by(KNOWLEDGE_IMAGE, [knowledge.id])) == sorted(
         s.path for s in result.stored
@@ -181,17 +208,19 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
     for image in stored.values():
         assert ctx.catalog.get(image.ref).path == image.path
     ref = {name: image.ref for name, image in stored.items()}
-    assert result.markdown == "\n\n".join([
-        "# Report",
-        f"![figure]({ref['figure']}) and again ![same bytes]({ref['figure']})",
-        f"tiny![orig]({ref['original']})[measured](https://x.example)",
-        f"![inline]({ref['inline']}) <img alt=\"html\" src=\"{ref['inline']}\">",
-        f"Bare ![image]({ref['bare']}) data.",
-        f"![remote]({ref['photo']}) ![remote again]({ref['photo']})",
-        f"remote icon ![page]({base}/page.html)",
-        *(f"![refused {n}]({target})" for n, target in enumerate(refused)),
-        "```\n![code](image-1.png)\n```",
-    ])
+    assert result.markdown == "\n\n".join(
+        [
+            "# Report",
+            f"![figure]({ref['figure']}) and again ![same bytes]({ref['figure']})",
+            f"tiny![orig]({ref['original']})[measured](https://x.example)",
+            f'![inline]({ref["inline"]}) <img alt="html" src="{ref["inline"]}">',
+            f"Bare ![image]({ref['bare']}) data.",
+            f"![remote]({ref['photo']}) ![remote again]({ref['photo']})",
+            f"remote icon ![page]({base}/page.html)",
+            *(f"![refused {n}]({target})" for n, target in enumerate(refused)),
+            "```\n![code](image-1.png)\n```",
+        ]
+    )
     assert (result.icons_dropped, result.invalid_dropped) == (3, 0)
     assert (result.remote_fetched, result.remote_refused, result.remote_failed) == (2, 4, 1)
     assert sorted(origin.paths) == sorted(
@@ -206,8 +235,7 @@ def test_frames_inline_data_and_remote_images_are_stored_and_refused_ones_never_
     fetch(f"http://localhost:{canary.port}/ping", open_policy, max_bytes=100, timeout_s=5)
     assert canary.paths == ["/ping"]
     if other_canary is not None:
-        fetch(f"http://127.0.0.2:{other_canary.port}/ping", open_policy, max_bytes=100,
-              timeout_s=5)
+        fetch(f"http://127.0.0.2:{other_canary.port}/ping", open_policy, max_bytes=100, timeout_s=5)
         assert other_canary.paths == ["/ping"]
 
 
@@ -233,9 +261,12 @@ def test_an_image_the_catalog_cannot_record_leaves_no_file_behind(
         session.execute(text("DROP TABLE storage_resources"))
 
     with pytest.raises(OperationalError, match="storage_resources"):
-        _store_images(ctx, knowledge, "![figure](image-1.png)", [
-            DocumentImage("image-1.png", figure, "image/png", 120, 90, False, page=1)
-        ])
+        _store_images(
+            ctx,
+            knowledge,
+            "![figure](image-1.png)",
+            [DocumentImage("image-1.png", figure, "image/png", 120, 90, False, page=1)],
+        )
 
     # The file was saved before the registration failed, and removed again: no orphan.
     assert {p for p in ctx.settings.storage.storage_dir.rglob("*") if p.is_file()} == before

@@ -79,7 +79,9 @@ def test_an_uploaded_original_is_catalogued_and_a_duplicate_leaves_nothing(
     assert row is not None and is_resource_ref(row.file_path)
     original = ctx.catalog.get(row.file_path)
     assert (original.owner_type, original.owner_id, original.size) == (
-        "knowledge", knowledge_id, len(NOTES)
+        "knowledge",
+        knowledge_id,
+        len(NOTES),
     )
     with ctx.catalog.open(row.file_path) as stream:
         assert stream.read() == NOTES
@@ -131,9 +133,9 @@ def test_listing_and_granting_are_scoped_to_the_tenant(ctx: WorkerContext) -> No
         service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(ttl_seconds=60))
     _refused(grpc.StatusCode.INVALID_ARGUMENT, no_target)
     with pytest.raises(ApiError) as negative, translated():
-        service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(
-            knowledge_id=knowledge_id, ttl_seconds=-1
-        ))
+        service.create_grant(
+            owner, resource_pb2.CreateAccessGrantRequest(knowledge_id=knowledge_id, ttl_seconds=-1)
+        )
     _refused(grpc.StatusCode.INVALID_ARGUMENT, negative)
 
 
@@ -164,8 +166,11 @@ def test_an_upload_whose_file_cannot_be_catalogued_leaves_no_file(ctx: WorkerCon
     kb_id = _kb(ctx, owner)
     kept = _stored_files(ctx)
     # The database refuses the catalog record (as it would if it failed right then).
-    _sql(ctx, "CREATE TRIGGER refuse_records BEFORE INSERT ON storage_resources "
-              "BEGIN SELECT RAISE(ABORT, 'storage_resources refused'); END")
+    _sql(
+        ctx,
+        "CREATE TRIGGER refuse_records BEFORE INSERT ON storage_resources "
+        "BEGIN SELECT RAISE(ABORT, 'storage_resources refused'); END",
+    )
 
     plans: list[UploadPlan] = []
 
@@ -182,13 +187,16 @@ def test_a_resource_forgotten_while_a_grant_is_made_is_not_found(ctx: WorkerCont
     service = ResourceCatalogService(ctx)
     [original] = map(convert.resource, service.list_for_knowledge(owner, knowledge_id))
     # Housekeeping forgets the record right between the grant's read of it and its insert.
-    _sql(ctx, "CREATE TRIGGER forget_first BEFORE INSERT ON access_grants "
-              "BEGIN DELETE FROM storage_resources WHERE id = NEW.resource_id; END")
+    _sql(
+        ctx,
+        "CREATE TRIGGER forget_first BEFORE INSERT ON access_grants "
+        "BEGIN DELETE FROM storage_resources WHERE id = NEW.resource_id; END",
+    )
 
     with pytest.raises(ApiError) as refused, translated():
-        service.create_grant(owner, resource_pb2.CreateAccessGrantRequest(
-            resource_ref=original.ref
-        ))
+        service.create_grant(
+            owner, resource_pb2.CreateAccessGrantRequest(resource_ref=original.ref)
+        )
 
     _refused(grpc.StatusCode.NOT_FOUND, refused)
     [info] = [d for d in refused.value.details if isinstance(d, error_details_pb2.ResourceInfo)]

@@ -53,7 +53,9 @@ def test_a_caller_without_access_learns_nothing_of_the_url(
     owner, stranger = _tenant(ctx, "owner"), _tenant(ctx, "stranger")
     kb = ctx.knowledge_bases.create(owner.tenant_id, "kb")
     for identity, kb_id in [(stranger, kb.id), (owner, "no-such-kb")]:
-        request = knowledge_pb2.CreateFromURLRequest(knowledge_base_id=kb_id, url="http://10.1.2.3/")
+        request = knowledge_pb2.CreateFromURLRequest(
+            knowledge_base_id=kb_id, url="http://10.1.2.3/"
+        )
         with pytest.raises(ApiError) as refused, translated():
             ingest.create_from_url(identity, request)
         assert refused.value.code == grpc.StatusCode.NOT_FOUND
@@ -73,20 +75,60 @@ def test_values_too_long_for_their_columns_are_invalid_arguments(
     kb = ctx.knowledge_bases.create(owner.tenant_id, "kb")
     from_url = knowledge_pb2.CreateFromURLRequest
     attempts: list[tuple[str, Callable[[], object]]] = [
-        ("title", lambda: ingest.create_from_url(
-            owner, from_url(knowledge_base_id=kb.id, url=PUBLIC_PAGE, title="t" * 1025))),
-        ("channel", lambda: ingest.create_from_url(
-            owner, from_url(knowledge_base_id=kb.id, url=PUBLIC_PAGE, channel="c" * 65))),
-        ("url", lambda: ingest.create_from_url(
-            owner, from_url(knowledge_base_id=kb.id, url=f"{PUBLIC_PAGE}?{'q' * 8192}"))),
-        ("header.title", lambda: ingest.plan_upload(owner, knowledge_pb2.FileHeader(
-            knowledge_base_id=kb.id, file_name="a.md", title="t" * 1025))),
-        ("header.channel", lambda: ingest.plan_upload(owner, knowledge_pb2.FileHeader(
-            knowledge_base_id=kb.id, file_name="a.md", channel="c" * 65))),
-        ("title", lambda: ingest.create_manual(owner, knowledge_pb2.CreateManualRequest(
-            knowledge_base_id=kb.id, title="t" * 1025, content="x"))),
-        ("channel", lambda: ingest.create_manual(owner, knowledge_pb2.CreateManualRequest(
-            knowledge_base_id=kb.id, title="t", content="x", channel="c" * 65))),
+        (
+            "title",
+            lambda: ingest.create_from_url(
+                owner, from_url(knowledge_base_id=kb.id, url=PUBLIC_PAGE, title="t" * 1025)
+            ),
+        ),
+        (
+            "channel",
+            lambda: ingest.create_from_url(
+                owner, from_url(knowledge_base_id=kb.id, url=PUBLIC_PAGE, channel="c" * 65)
+            ),
+        ),
+        (
+            "url",
+            lambda: ingest.create_from_url(
+                owner, from_url(knowledge_base_id=kb.id, url=f"{PUBLIC_PAGE}?{'q' * 8192}")
+            ),
+        ),
+        (
+            "header.title",
+            lambda: ingest.plan_upload(
+                owner,
+                knowledge_pb2.FileHeader(
+                    knowledge_base_id=kb.id, file_name="a.md", title="t" * 1025
+                ),
+            ),
+        ),
+        (
+            "header.channel",
+            lambda: ingest.plan_upload(
+                owner,
+                knowledge_pb2.FileHeader(
+                    knowledge_base_id=kb.id, file_name="a.md", channel="c" * 65
+                ),
+            ),
+        ),
+        (
+            "title",
+            lambda: ingest.create_manual(
+                owner,
+                knowledge_pb2.CreateManualRequest(
+                    knowledge_base_id=kb.id, title="t" * 1025, content="x"
+                ),
+            ),
+        ),
+        (
+            "channel",
+            lambda: ingest.create_manual(
+                owner,
+                knowledge_pb2.CreateManualRequest(
+                    knowledge_base_id=kb.id, title="t", content="x", channel="c" * 65
+                ),
+            ),
+        ),
     ]
     for field, attempt in attempts:
         with pytest.raises(ApiError) as refused, translated():
@@ -95,9 +137,15 @@ def test_values_too_long_for_their_columns_are_invalid_arguments(
         assert _field(refused.value) == field
     assert ctx.knowledges.list(owner.tenant_id, kb.id)[1] == 0, "nothing was written"
     # At the limits the row is written (a draft: nothing is queued).
-    draft = ingest.create_manual(owner, knowledge_pb2.CreateManualRequest(
-        knowledge_base_id=kb.id, title="t" * 1024, content="x", channel="c" * 64,
-    ))
+    draft = ingest.create_manual(
+        owner,
+        knowledge_pb2.CreateManualRequest(
+            knowledge_base_id=kb.id,
+            title="t" * 1024,
+            content="x",
+            channel="c" * 64,
+        ),
+    )
     assert (len(draft.row.title), len(draft.row.channel)) == (1024, 64)
 
 

@@ -49,14 +49,38 @@ from tests.support.corpus_office import (
 from tests.support.corpus_packaged import build_epub, build_mhtml, build_pdf, build_xmind
 
 __all__ = [
-    "AUDIO_NOT_GENERATED", "GATE_EXTENSIONS", "CorpusFile", "LargeFile", "build_corpus",
+    "AUDIO_NOT_GENERATED",
+    "GATE_EXTENSIONS",
+    "CorpusFile",
+    "LargeFile",
+    "build_corpus",
     "build_large_files",
 ]
 
 # The gate's extensions this corpus covers, in build order (which fixes each file's sentences).
 GATE_EXTENSIONS = (
-    "pdf", "txt", "docx", "doc", "epub", "html", "htm", "mhtml", "md", "markdown", "xmind",
-    "png", "jpg", "jpeg", "gif", "csv", "xlsx", "xls", "pptx", "ppt", "json", "wav",
+    "pdf",
+    "txt",
+    "docx",
+    "doc",
+    "epub",
+    "html",
+    "htm",
+    "mhtml",
+    "md",
+    "markdown",
+    "xmind",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "csv",
+    "xlsx",
+    "xls",
+    "pptx",
+    "ppt",
+    "json",
+    "wav",
 )
 AUDIO_NOT_GENERATED = ("mp3", "m4a", "flac", "ogg")
 

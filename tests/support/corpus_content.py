@@ -43,14 +43,56 @@ TABLE_HEADER_MARK = "| Region | Revenue |"
 TABLE_ROW_MARK = "| North | 1200 |"
 
 _NUMBERS = (
-    "seventeen", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "eighteen",
-    "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    "three", "four", "five", "six", "seven", "eight", "nine",
+    "seventeen",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
 )
 _COLOURS = (
-    "amber", "crimson", "teal", "violet", "golden", "silver", "scarlet", "indigo", "olive",
-    "coral", "ivory", "maroon", "azure", "copper", "jade", "ochre", "plum", "saffron",
-    "cobalt", "russet", "bronze", "pearl", "lilac", "tawny",
+    "amber",
+    "crimson",
+    "teal",
+    "violet",
+    "golden",
+    "silver",
+    "scarlet",
+    "indigo",
+    "olive",
+    "coral",
+    "ivory",
+    "maroon",
+    "azure",
+    "copper",
+    "jade",
+    "ochre",
+    "plum",
+    "saffron",
+    "cobalt",
+    "russet",
+    "bronze",
+    "pearl",
+    "lilac",
+    "tawny",
 )
 
 
@@ -65,17 +107,20 @@ def sentences_for(index: int, label: str) -> tuple[str, str]:
 def markdown_text(sentences: tuple[str, str]) -> str:
     rows = ["| " + " | ".join(row) + " |" for row in TABLE]
     rows.insert(1, "| --- | --- |")
-    return "\n\n".join(
-        [
-            f"# {TITLE}",
-            sentences[0],
-            f"## {SECTION}",
-            sentences[1],
-            "\n".join(f"- {item}" for item in ITEMS),
-            "\n".join(f"{n}. {step}" for n, step in enumerate(STEPS, start=1)),
-            "\n".join(rows),
-        ]
-    ) + "\n"
+    return (
+        "\n\n".join(
+            [
+                f"# {TITLE}",
+                sentences[0],
+                f"## {SECTION}",
+                sentences[1],
+                "\n".join(f"- {item}" for item in ITEMS),
+                "\n".join(f"{n}. {step}" for n, step in enumerate(STEPS, start=1)),
+                "\n".join(rows),
+            ]
+        )
+        + "\n"
+    )
 
 
 def html_table() -> str:
@@ -107,5 +152,10 @@ def html_page(title: str, body: str) -> str:
 
 
 STRUCTURED_MARKS = (
-    TITLE_MARK, SECTION_MARK, BULLET_MARK, NUMBERED_MARK, TABLE_HEADER_MARK, TABLE_ROW_MARK,
+    TITLE_MARK,
+    SECTION_MARK,
+    BULLET_MARK,
+    NUMBERED_MARK,
+    TABLE_HEADER_MARK,
+    TABLE_ROW_MARK,
 )

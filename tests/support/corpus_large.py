@@ -36,15 +36,64 @@ class LargeFile:
 
 
 _WORDS = (
-    "river", "basin", "heron", "lantern", "ledger", "survey", "harbour", "pump", "valve",
-    "meter", "crew", "season", "storm", "gauge", "canal", "bridge", "otter", "copper", "amber",
-    "reading", "report", "channel", "levee", "spillway", "turbine", "inspects", "records",
-    "measures", "adjusts", "compares", "verifies", "schedules", "repairs", "logs", "clears",
-    "quietly", "weekly", "upstream", "downstream", "nominal", "seasonal", "primary", "spare",
-    "remote", "local",
+    "river",
+    "basin",
+    "heron",
+    "lantern",
+    "ledger",
+    "survey",
+    "harbour",
+    "pump",
+    "valve",
+    "meter",
+    "crew",
+    "season",
+    "storm",
+    "gauge",
+    "canal",
+    "bridge",
+    "otter",
+    "copper",
+    "amber",
+    "reading",
+    "report",
+    "channel",
+    "levee",
+    "spillway",
+    "turbine",
+    "inspects",
+    "records",
+    "measures",
+    "adjusts",
+    "compares",
+    "verifies",
+    "schedules",
+    "repairs",
+    "logs",
+    "clears",
+    "quietly",
+    "weekly",
+    "upstream",
+    "downstream",
+    "nominal",
+    "seasonal",
+    "primary",
+    "spare",
+    "remote",
+    "local",
 )
-_COLUMNS = ("id", "region", "station", "reading", "level", "flow", "status", "crew", "note",
-            "checked")
+_COLUMNS = (
+    "id",
+    "region",
+    "station",
+    "reading",
+    "level",
+    "flow",
+    "status",
+    "crew",
+    "note",
+    "checked",
+)
 _TABLE_HEADER = ("Station", "Reading", "Level", "Flow", "Status")
 _SEED = 20261130
 
@@ -60,8 +109,13 @@ def _paragraph(rng: random.Random) -> str:
 
 def _table_rows(rng: random.Random, rows: int) -> list[list[str]]:
     return [list(_TABLE_HEADER)] + [
-        [f"station {rng.randint(1, 99)}", f"{rng.uniform(0, 100):.1f}", str(rng.randint(1, 9)),
-         f"{rng.uniform(0, 5):.2f}", rng.choice(("ok", "check", "alarm"))]
+        [
+            f"station {rng.randint(1, 99)}",
+            f"{rng.uniform(0, 100):.1f}",
+            str(rng.randint(1, 9)),
+            f"{rng.uniform(0, 5):.2f}",
+            rng.choice(("ok", "check", "alarm")),
+        ]
         for _ in range(rows)
     ]
 
@@ -103,12 +157,20 @@ def write_xlsx(path: Path, rows: int) -> None:
     sheet = workbook.create_sheet("Readings")
     sheet.append(list(_COLUMNS))
     for n in range(rows):
-        sheet.append([
-            n, rng.choice(("North", "South", "East", "West")), f"station {rng.randint(1, 99)}",
-            round(rng.uniform(0, 100), 2), rng.randint(1, 9), round(rng.uniform(0, 5), 3),
-            rng.choice(("ok", "check", "alarm")), rng.choice(_WORDS), _sentence(rng),
-            rng.random() < 0.5,
-        ])
+        sheet.append(
+            [
+                n,
+                rng.choice(("North", "South", "East", "West")),
+                f"station {rng.randint(1, 99)}",
+                round(rng.uniform(0, 100), 2),
+                rng.randint(1, 9),
+                round(rng.uniform(0, 5), 3),
+                rng.choice(("ok", "check", "alarm")),
+                rng.choice(_WORDS),
+                _sentence(rng),
+                rng.random() < 0.5,
+            ]
+        )
     workbook.save(str(path))
 
 
@@ -137,8 +199,10 @@ def write_docx(path: Path, paragraphs: int, tables: int) -> None:
 
 def write_html(path: Path, size_bytes: int) -> None:
     rng = random.Random(_SEED)
-    parts = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-             "<title>Large survey</title></head><body><article>\n<h1>Large survey</h1>\n"]
+    parts = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>Large survey</title></head><body><article>\n<h1>Large survey</h1>\n"
+    ]
     size = len(parts[0])
     section = 0
     while size < size_bytes:
@@ -146,14 +210,18 @@ def write_html(path: Path, size_bytes: int) -> None:
         blocks = [f"<h2>Section {section}</h2>"]
         blocks.extend(f"<p>{html.escape(_paragraph(rng))}</p>" for _ in range(4))
         if section % 2:
-            blocks.append("<ul>" + "".join(
-                f"<li>{html.escape(_sentence(rng))}</li>" for _ in range(5)) + "</ul>")
+            blocks.append(
+                "<ul>"
+                + "".join(f"<li>{html.escape(_sentence(rng))}</li>" for _ in range(5))
+                + "</ul>"
+            )
         if section % 3 == 0:
             head, *body = _table_rows(rng, 6)
             blocks.append(
-                "<table><tr>" + "".join(f"<th>{c}</th>" for c in head) + "</tr>"
-                + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>"
-                          for row in body)
+                "<table><tr>"
+                + "".join(f"<th>{c}</th>" for c in head)
+                + "</tr>"
+                + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in body)
                 + "</table>"
             )
         chunk = "\n".join(blocks) + "\n"

@@ -62,8 +62,14 @@ def build_docx(path: Path, sentences: tuple[str, str], file_type: str = "docx") 
             cell.text = value
     document.add_picture(io.BytesIO(figure_png()), width=Inches(2))
     document.save(str(path))
-    marks = (TITLE_MARK, SECTION_MARK, BULLET_MARK, NUMBERED_MARK, TABLE_HEADER_MARK,
-             TABLE_ROW_MARK)
+    marks = (
+        TITLE_MARK,
+        SECTION_MARK,
+        BULLET_MARK,
+        NUMBERED_MARK,
+        TABLE_HEADER_MARK,
+        TABLE_ROW_MARK,
+    )
     return CorpusFile(path, file_type, sentences, marks, images=1)
 
 
@@ -154,8 +160,15 @@ def soffice_convert(source: Path, target_type: str, target: Path) -> None:
     out_dir = source.parent
     completed = subprocess.run(
         [
-            soffice, "--headless", "--norestore", f"-env:UserInstallation={profile.as_uri()}",
-            "--convert-to", target_type, "--outdir", str(out_dir), str(source),
+            soffice,
+            "--headless",
+            "--norestore",
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--convert-to",
+            target_type,
+            "--outdir",
+            str(out_dir),
+            str(source),
         ],
         capture_output=True,
         text=True,

@@ -149,7 +149,10 @@ def build_mhtml(path: Path, sentences: tuple[str, str]) -> CorpusFile:
         page, subtype="html", cte="quoted-printable", headers=[f"Content-Location: {_PAGE_URL}"]
     )
     message.add_related(
-        figure_png(), maintype="image", subtype="png", cid="<figure@heron>",
+        figure_png(),
+        maintype="image",
+        subtype="png",
+        cid="<figure@heron>",
         headers=[f"Content-Location: {_FIGURE_URL}"],
     )
     path.write_bytes(message.as_bytes())
@@ -166,7 +169,8 @@ def build_xmind(path: Path, sentences: tuple[str, str]) -> CorpusFile:
         return node
 
     root = topic(
-        "root", MAP_TITLE,
+        "root",
+        MAP_TITLE,
         topic("t1", SECTION, topic("t2", sentences[0])),
         topic("t3", "Observations", topic("t4", sentences[1])),
     )

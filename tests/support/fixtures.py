@@ -115,8 +115,17 @@ def milvus_server_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     data_dir = tmp_path_factory.mktemp("milvus-server") / "data"
     server = Process(
         "milvus-lite server",
-        python("-m", "milvus_lite", "server", "--data-dir", str(data_dir),
-               "--host", "127.0.0.1", "--port", str(port)),
+        python(
+            "-m",
+            "milvus_lite",
+            "server",
+            "--data-dir",
+            str(data_dir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ),
         {},
     )
     try:

@@ -98,8 +98,9 @@ def _rebuilt(source: bytes, replacement: RawMember) -> list[RawMember]:
         ]
 
 
-def _zip_bomb(path: Path, build: Callable[[Path, tuple[str, str]], object], member: str,
-              head: str, tail: str) -> Hostile:
+def _zip_bomb(
+    path: Path, build: Callable[[Path, tuple[str, str]], object], member: str, head: str, tail: str
+) -> Hostile:
     """``member`` becomes ~1 GiB of "0" characters inside valid XML, deflated ~1000:1."""
     source = _sample(path, build)
     filler_count = (BOMB_MEMBER_BYTES - len(head) - len(tail)) // _MIB
@@ -110,7 +111,9 @@ def _zip_bomb(path: Path, build: Callable[[Path, tuple[str, str]], object], memb
 
 def docx_zip_bomb(directory: Path) -> Hostile:
     return _zip_bomb(
-        directory / "bomb.docx", build_docx, "word/document.xml",
+        directory / "bomb.docx",
+        build_docx,
+        "word/document.xml",
         f"{_XML}<w:document {_W}><w:body><w:p><w:r><w:t>",
         "</w:t></w:r></w:p></w:body></w:document>",
     )
@@ -118,7 +121,9 @@ def docx_zip_bomb(directory: Path) -> Hostile:
 
 def xlsx_zip_bomb(directory: Path) -> Hostile:
     return _zip_bomb(
-        directory / "bomb.xlsx", build_xlsx, "xl/worksheets/sheet1.xml",
+        directory / "bomb.xlsx",
+        build_xlsx,
+        "xl/worksheets/sheet1.xml",
         f'{_XML}<worksheet {_S}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>',
         "</t></is></c></row></sheetData></worksheet>",
     )
@@ -164,7 +169,9 @@ def png_bomb(directory: Path, side: int = PNG_BOMB_SIDE) -> Hostile:
     idat.append(compressor.compress(row * (side % rows_per_call)) + compressor.flush())
     header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
     path.write_bytes(
-        b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + _png_chunk(b"IDAT", b"".join(idat))
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", b"".join(idat))
         + _png_chunk(b"IEND", b"")
     )
     return Hostile(path, "pixels")
@@ -202,8 +209,10 @@ def _agile_encryption_info(rng: random.Random) -> bytes:
     def b64(size: int) -> str:
         return base64.b64encode(rng.randbytes(size)).decode()
 
-    algorithm = ('saltSize="16" blockSize="16" keyBits="256" hashSize="64" cipherAlgorithm="AES" '
-                 'cipherChaining="ChainingModeCBC" hashAlgorithm="SHA512"')
+    algorithm = (
+        'saltSize="16" blockSize="16" keyBits="256" hashSize="64" cipherAlgorithm="AES" '
+        'cipherChaining="ChainingModeCBC" hashAlgorithm="SHA512"'
+    )
     descriptor = (
         f'{_XML}<encryption xmlns="http://schemas.microsoft.com/office/2006/encryption" '
         'xmlns:p="http://schemas.microsoft.com/office/2006/keyEncryptor/password">'

@@ -28,9 +28,7 @@ class BackgroundHttpServer:
             self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
         self.host = host
         self.port = int(self._httpd.server_address[1])
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(0.05,), daemon=True
-        )
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
 
     def url(self, path: str = "", host: str = "", scheme: str = "http") -> str:

@@ -27,14 +27,24 @@ def _entry(
 ) -> bytes:
     encoded = (name + "\0").encode("utf-16-le")
     return _ENTRY.pack(
-        encoded, len(encoded), kind, color, _NO_STREAM, right, child, b"\0" * 16, 0, 0, 0,
-        start, size,
+        encoded,
+        len(encoded),
+        kind,
+        color,
+        _NO_STREAM,
+        right,
+        child,
+        b"\0" * 16,
+        0,
+        0,
+        0,
+        start,
+        size,
     )
 
 
 def _empty_entry() -> bytes:
-    return _ENTRY.pack(b"", 0, 0, 0, _NO_STREAM, _NO_STREAM, _NO_STREAM, b"\0" * 16, 0, 0, 0,
-                       0, 0)
+    return _ENTRY.pack(b"", 0, 0, 0, _NO_STREAM, _NO_STREAM, _NO_STREAM, b"\0" * 16, 0, 0, 0, 0, 0)
 
 
 def _sectors(data: bytes) -> int:
@@ -57,18 +67,41 @@ def write_ole(path: Path, streams: Mapping[str, bytes]) -> None:
         fat += [*range(next_sector + 1, next_sector + count), _END_OF_CHAIN]
         last = index == len(names)
         entries.append(
-            _entry(name, _STREAM, _RED if last and index > 1 else _BLACK,
-                   _NO_STREAM if last else index + 1, _NO_STREAM, next_sector,
-                   len(data[name]))
+            _entry(
+                name,
+                _STREAM,
+                _RED if last and index > 1 else _BLACK,
+                _NO_STREAM if last else index + 1,
+                _NO_STREAM,
+                next_sector,
+                len(data[name]),
+            )
         )
         next_sector += count
     if len(fat) > _SECTOR // 4:
         raise ValueError("the streams are too large for a single-FAT-sector compound file")
     entries += [_empty_entry()] * (directory_sectors * _ENTRIES_PER_SECTOR - len(entries))
     header = (
-        _MAGIC + b"\0" * 16
-        + struct.pack("<HHHHH6sIIIIIIIII", 0x3E, 3, 0xFFFE, 9, 6, b"", 0, 1, 1, 0, _MINI_CUTOFF,
-                      _END_OF_CHAIN, 0, _END_OF_CHAIN, 0)
+        _MAGIC
+        + b"\0" * 16
+        + struct.pack(
+            "<HHHHH6sIIIIIIIII",
+            0x3E,
+            3,
+            0xFFFE,
+            9,
+            6,
+            b"",
+            0,
+            1,
+            1,
+            0,
+            _MINI_CUTOFF,
+            _END_OF_CHAIN,
+            0,
+            _END_OF_CHAIN,
+            0,
+        )
         + struct.pack("<109I", 0, *([_FREE] * 108))
     )
     with path.open("wb") as out:

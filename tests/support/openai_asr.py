@@ -121,7 +121,6 @@ def error_reply(status: int, message: str, **headers: str) -> Reply:
     return Reply(status, body, {"Content-Type": "application/json", **headers})
 
 
-
 @contextmanager
 def serve_openai_asr() -> Iterator[FakeOpenAI]:
     state = FakeOpenAI()

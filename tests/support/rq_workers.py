@@ -43,9 +43,16 @@ class WorkerProcesses:
         env = {**os.environ, "PYTHONPATH": PYTHONPATH}
         process = subprocess.Popen(
             [
-                sys.executable, "-c", _WORKER_SCRIPT, redis_url, prefix,
-                ",".join(q.value for q in queues), "1" if burst else "0",
-                "1" if simple else "0", f"w{uuid4().hex[:8]}", str(shutdown_grace_s),
+                sys.executable,
+                "-c",
+                _WORKER_SCRIPT,
+                redis_url,
+                prefix,
+                ",".join(q.value for q in queues),
+                "1" if burst else "0",
+                "1" if simple else "0",
+                f"w{uuid4().hex[:8]}",
+                str(shutdown_grace_s),
             ],
             env=env,
             cwd=REPO,

@@ -52,17 +52,24 @@ def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
             InvalidArgument([("a", "is required"), ("b", "too long")]),
             Code.INVALID_ARGUMENT,
             "a: is required; b: too long",
-            [rpc.BadRequest(field_violations=[_violation("a", "is required"),
-                                              _violation("b", "too long")])],
+            [
+                rpc.BadRequest(
+                    field_violations=[_violation("a", "is required"), _violation("b", "too long")]
+                )
+            ],
         ),
         (
             url_refused("url", "10.1.2.3 is a private address"),
             Code.INVALID_ARGUMENT,
             "url: refused by the SSRF policy: 10.1.2.3 is a private address",
             [
-                rpc.BadRequest(field_violations=[_violation(
-                    "url", "refused by the SSRF policy: 10.1.2.3 is a private address"
-                )]),
+                rpc.BadRequest(
+                    field_violations=[
+                        _violation(
+                            "url", "refused by the SSRF policy: 10.1.2.3 is a private address"
+                        )
+                    ]
+                ),
                 rpc.ErrorInfo(
                     reason="URL_REFUSED",
                     domain="sluice",
@@ -98,9 +105,17 @@ def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
             FailedPrecondition("MODEL_MISSING", "config.vlm", "no VLM is configured"),
             Code.FAILED_PRECONDITION,
             "no VLM is configured",
-            [rpc.PreconditionFailure(violations=[rpc.PreconditionFailure.Violation(
-                type="MODEL_MISSING", subject="config.vlm", description="no VLM is configured"
-            )])],
+            [
+                rpc.PreconditionFailure(
+                    violations=[
+                        rpc.PreconditionFailure.Violation(
+                            type="MODEL_MISSING",
+                            subject="config.vlm",
+                            description="no VLM is configured",
+                        )
+                    ]
+                )
+            ],
         ),
         (
             Aborted("CONCURRENT_CHANGE", "k1", "the knowledge kept changing; retry"),
@@ -112,16 +127,28 @@ def _violation(field: str, description: str) -> rpc.BadRequest.FieldViolation:
             ResourceExhausted("file_size", "file is larger than the limit of 10 bytes"),
             Code.RESOURCE_EXHAUSTED,
             "file is larger than the limit of 10 bytes",
-            [rpc.QuotaFailure(violations=[rpc.QuotaFailure.Violation(
-                subject="file_size", description="file is larger than the limit of 10 bytes"
-            )])],
+            [
+                rpc.QuotaFailure(
+                    violations=[
+                        rpc.QuotaFailure.Violation(
+                            subject="file_size",
+                            description="file is larger than the limit of 10 bytes",
+                        )
+                    ]
+                )
+            ],
         ),
         (
             DataLoss("UPLOAD_MD5_MISMATCH", "hashes differ", {"declared": "a", "received": "b"}),
             Code.DATA_LOSS,
             "hashes differ",
-            [rpc.ErrorInfo(reason="UPLOAD_MD5_MISMATCH", domain="sluice",
-                           metadata={"declared": "a", "received": "b"})],
+            [
+                rpc.ErrorInfo(
+                    reason="UPLOAD_MD5_MISMATCH",
+                    domain="sluice",
+                    metadata={"declared": "a", "received": "b"},
+                )
+            ],
         ),
         (
             PermissionDenied("GRANT_EXPIRED", "token", "the access grant has expired"),

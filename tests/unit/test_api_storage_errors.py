@@ -83,8 +83,10 @@ async def _statuses(error: StorageError) -> list[grpc.aio.AioRpcError]:
     ("error", "code"),
     [
         # Retrying cannot help until an operator configures the backend again.
-        (UnknownBackendError("gone", f"{PATH!r} is on backend 'gone'"),
-         grpc.StatusCode.FAILED_PRECONDITION),
+        (
+            UnknownBackendError("gone", f"{PATH!r} is on backend 'gone'"),
+            grpc.StatusCode.FAILED_PRECONDITION,
+        ),
         (FileNotFoundInStorage(PATH), grpc.StatusCode.NOT_FOUND),
         (StorageError(f"reading {PATH} failed: connection refused"), grpc.StatusCode.UNAVAILABLE),
         # No client input reaches storage as a path: an unsafe one is our bug.

@@ -146,9 +146,7 @@ def test_unprefixed_local_paths_go_to_the_local_backend_that_has_the_file(
         "storage://disk-a/s3://bucket/t/k/a.pdf",
     ],
 )
-def test_malformed_or_unsafe_paths_are_refused(
-    files: BackendScopedFileService, path: str
-) -> None:
+def test_malformed_or_unsafe_paths_are_refused(files: BackendScopedFileService, path: str) -> None:
     for operation in (files.read_bytes, files.exists, files.delete, files.url):
         with pytest.raises(UnsafePathError):
             operation(path)

@@ -30,13 +30,27 @@ from tests.support.hostile import BOMB_MEMBER_BYTES, HUGE_TEXT_BYTES, Hostile, b
 _ZIP = b"PK\x03\x04"
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _MAGIC = {
-    "pdf": b"%PDF-", "png": b"\x89PNG\r\n\x1a\n", "jpg": b"\xff\xd8\xff", "jpeg": b"\xff\xd8\xff",
-    "gif": b"GIF8", "doc": _OLE, "xls": _OLE, "ppt": _OLE,
-    "docx": _ZIP, "xlsx": _ZIP, "pptx": _ZIP, "epub": _ZIP, "xmind": _ZIP,
+    "pdf": b"%PDF-",
+    "png": b"\x89PNG\r\n\x1a\n",
+    "jpg": b"\xff\xd8\xff",
+    "jpeg": b"\xff\xd8\xff",
+    "gif": b"GIF8",
+    "doc": _OLE,
+    "xls": _OLE,
+    "ppt": _OLE,
+    "docx": _ZIP,
+    "xlsx": _ZIP,
+    "pptx": _ZIP,
+    "epub": _ZIP,
+    "xmind": _ZIP,
 }
-_ZIP_PART = {"docx": "word/document.xml", "xlsx": "xl/workbook.xml",
-             "pptx": "ppt/presentation.xml", "epub": "META-INF/container.xml",
-             "xmind": "content.json"}
+_ZIP_PART = {
+    "docx": "word/document.xml",
+    "xlsx": "xl/workbook.xml",
+    "pptx": "ppt/presentation.xml",
+    "epub": "META-INF/container.xml",
+    "xmind": "content.json",
+}
 _OLE_STREAM = {"doc": "WordDocument", "xls": "Workbook", "ppt": "PowerPoint Document"}
 _TEXT = ("txt", "md", "markdown", "html", "htm", "csv", "json")
 
@@ -124,12 +138,16 @@ def test_binary_formats_hold_their_sentences(corpus: dict[str, CorpusFile]) -> N
         "docx": _docx_text(corpus["docx"].path),
         "pptx": _pptx_text(corpus["pptx"].path),
         "xlsx": "\n".join(
-            str(v) for ws in openpyxl.load_workbook(corpus["xlsx"].path).worksheets
-            for row in ws.iter_rows(values_only=True) for v in row
+            str(v)
+            for ws in openpyxl.load_workbook(corpus["xlsx"].path).worksheets
+            for row in ws.iter_rows(values_only=True)
+            for v in row
         ),
         "xls": "\n".join(
-            str(v) for sheet in xlrd.open_workbook(str(corpus["xls"].path)).sheets()
-            for r in range(sheet.nrows) for v in sheet.row_values(r)
+            str(v)
+            for sheet in xlrd.open_workbook(str(corpus["xls"].path)).sheets()
+            for r in range(sheet.nrows)
+            for v in sheet.row_values(r)
         ),
     }
     for kind in ("doc", "ppt"):  # LibreOffice stores the text as UTF-16 in the main stream
@@ -137,8 +155,11 @@ def test_binary_formats_hold_their_sentences(corpus: dict[str, CorpusFile]) -> N
             texts[kind] = ole.openstream(_OLE_STREAM[kind]).read().decode("utf-16-le", "ignore")
     for kind in ("epub", "xmind"):
         with zipfile.ZipFile(corpus[kind].path) as archive:
-            texts[kind] = "\n".join(archive.read(n).decode() for n in archive.namelist()
-                                    if n.endswith((".xhtml", ".json")))
+            texts[kind] = "\n".join(
+                archive.read(n).decode()
+                for n in archive.namelist()
+                if n.endswith((".xhtml", ".json"))
+            )
     for kind, text in texts.items():
         assert all(s in text for s in corpus[kind].sentences), kind
     assert openpyxl.load_workbook(corpus["xlsx"].path).sheetnames == ["Summary", "Details"]
@@ -161,8 +182,11 @@ def test_mhtml_is_a_related_message_with_page_and_picture(corpus: dict[str, Corp
 @pytest.mark.parametrize("kind", ["png", "jpg", "jpeg", "gif"])
 def test_images_are_readable_by_ocr(corpus: dict[str, CorpusFile], kind: str) -> None:
     read = subprocess.run(
-        ["tesseract", str(corpus[kind].path), "stdout"], capture_output=True, text=True,
-        check=True, timeout=60,
+        ["tesseract", str(corpus[kind].path), "stdout"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     assert all(s in read for s in corpus[kind].sentences)
 
@@ -200,9 +224,7 @@ def test_text_pdf_scaled_down(tmp_path: Path) -> None:
     assert all(page.startswith(f"Section {n}: ") for n, page in enumerate(pages, 1))
     # Seeded: every build writes the same text.
     (tmp_path / "again").mkdir()
-    assert _pdf_pages_and_rules(build_text_pdf(tmp_path / "again", scale=0.04).path) == (
-        pages, 0
-    )
+    assert _pdf_pages_and_rules(build_text_pdf(tmp_path / "again", scale=0.04).path) == (pages, 0)
 
 
 def test_zip_bombs_are_small_and_inflate_a_gigabyte(hostile: dict[str, Hostile]) -> None:

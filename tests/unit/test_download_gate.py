@@ -75,8 +75,11 @@ def test_the_planned_name_carries_the_type() -> None:
 PLANNED = DownloadName("report.pdf", "pdf")
 
 
-def _checked(final_url: str = "http://h/report.pdf", disposition: str = "",
-             content_type: str = "application/pdf") -> DownloadName:
+def _checked(
+    final_url: str = "http://h/report.pdf",
+    disposition: str = "",
+    content_type: str = "application/pdf",
+) -> DownloadName:
     return checked_download(
         PLANNED, final_url=final_url, content_disposition=disposition, content_type=content_type
     )
@@ -105,11 +108,19 @@ def test_a_clue_that_changes_the_type_renames_the_file() -> None:
         ("http://h/report.pdf", "attachment; filename=setup.exe", "", GATE_SAYS_EXE),
         ("http://h/report.pdf", 'inline; filename="../../x/run.sh"', "", "'sh' is not supported"),
         ("http://cdn/movie.mkv", "", "", VIDEO_NOT_SUPPORTED),
-        ("http://h/report.pdf", "", "video/mp4",
-         f"the server sent video/mp4: {VIDEO_NOT_SUPPORTED}"),
+        (
+            "http://h/report.pdf",
+            "",
+            "video/mp4",
+            f"the server sent video/mp4: {VIDEO_NOT_SUPPORTED}",
+        ),
         ("http://h/report.pdf", "", "video", f"the server sent video: {VIDEO_NOT_SUPPORTED}"),
-        ("http://h/report.pdf", "", "application/x-msdownload",
-         f"the server sent application/x-msdownload (a Windows executable): {GATE_SAYS_EXE}"),
+        (
+            "http://h/report.pdf",
+            "",
+            "application/x-msdownload",
+            f"the server sent application/x-msdownload (a Windows executable): {GATE_SAYS_EXE}",
+        ),
         ("http://h/report.pdf", "", "application/x-7z-compressed", "'7z' is not supported"),
     ],
 )
@@ -123,8 +134,10 @@ def test_headers_naming_a_refused_type_are_refused(
 @pytest.mark.parametrize(
     ("head", "message"),
     [
-        (b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00",
-         f"the download is a Windows executable, not a pdf file: {GATE_SAYS_EXE}"),
+        (
+            b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00",
+            f"the download is a Windows executable, not a pdf file: {GATE_SAYS_EXE}",
+        ),
         (b"\x7fELF\x02\x01\x01\x00" + bytes(8), "an ELF executable"),
         (b"\xcf\xfa\xed\xfe" + bytes(12), "a Mach-O executable"),
         (b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00", VIDEO_NOT_SUPPORTED),

@@ -45,6 +45,7 @@ def _reply(body: bytes, headers: dict[str, str]) -> Reply:
 
 def _raw_redirect(location: bytes) -> Reply:
     """A redirect whose Location is sent as these very bytes (raw UTF-8, say)."""
+
     def handle(handler: BaseHTTPRequestHandler) -> None:
         handler.send_response(302)
         # send_header writes Latin-1: decoding the bytes so puts them on the wire unchanged.
@@ -66,6 +67,7 @@ def _status(code: int) -> Reply:
 
 def _truncated(body: bytes, announced: int) -> Reply:
     """Announces ``announced`` bytes, sends ``body`` (fewer) and closes the connection."""
+
     def handle(handler: BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
         handler.send_header("Content-Length", str(announced))
@@ -78,6 +80,7 @@ def _truncated(body: bytes, announced: int) -> Reply:
 
 def _truncated_chunked(body: bytes) -> Reply:
     """A chunked body whose connection closes before the last (empty) chunk."""
+
     def handle(handler: BaseHTTPRequestHandler) -> None:
         handler.protocol_version = "HTTP/1.1"
         handler.send_response(200)
@@ -92,10 +95,14 @@ def _truncated_chunked(body: bytes) -> Reply:
 @pytest.fixture
 def server() -> Iterator[RecordingServer]:
     routes = {
-        "/file.bin": _reply(BODY, {
-            "Content-Type": "Application/Octet-Stream", "Content-Length": str(len(BODY)),
-            "Content-Disposition": 'attachment; filename="data.bin"',
-        }),
+        "/file.bin": _reply(
+            BODY,
+            {
+                "Content-Type": "Application/Octet-Stream",
+                "Content-Length": str(len(BODY)),
+                "Content-Disposition": 'attachment; filename="data.bin"',
+            },
+        ),
         "/unannounced": _reply(BODY, {"Connection": "close"}),
         "/truncated": _truncated(BODY[:-5], len(BODY)),
         "/truncated-chunked": _truncated_chunked(BODY[:1000]),
@@ -107,8 +114,10 @@ def server() -> Iterator[RecordingServer]:
         "/to-moscow": _raw_redirect("/wiki/Москва?q=Москва".encode()),
         "/to-latin1": _raw_redirect("/caf\u00e9".encode("latin-1")),
         "/caf%E9": _reply(b"latin-1 path", {}),
-        **{f"/type/{n}": _reply(b"x", {"Content-Type": header})
-           for n, header in enumerate(CONTENT_TYPES)},
+        **{
+            f"/type/{n}": _reply(b"x", {"Content-Type": header})
+            for n, header in enumerate(CONTENT_TYPES)
+        },
     }
     local = RecordingServer(routes, default=_status(404))
     yield local
@@ -118,7 +127,9 @@ def server() -> Iterator[RecordingServer]:
 def test_the_body_comes_in_pieces_with_the_headers_first(server: RecordingServer) -> None:
     with open_stream(server.url("/file.bin"), LOCAL, max_bytes=len(BODY), timeout_s=5) as response:
         assert (response.status, response.content_type, response.charset) == (
-            200, "application/octet-stream", ""
+            200,
+            "application/octet-stream",
+            "",
         )
         assert response.content_disposition == 'attachment; filename="data.bin"'
         assert response.received == 0, "nothing is read before the caller asks"
@@ -131,13 +142,17 @@ def test_the_body_comes_in_pieces_with_the_headers_first(server: RecordingServer
 
 def test_nothing_past_the_cap_is_handed_over(server: RecordingServer) -> None:
     cap = 100_000
-    with pytest.raises(FetchError, match=f"over the {cap}-byte cap") as refused, \
-            open_stream(server.url("/file.bin"), LOCAL, max_bytes=cap, timeout_s=5):
+    with (
+        pytest.raises(FetchError, match=f"over the {cap}-byte cap") as refused,
+        open_stream(server.url("/file.bin"), LOCAL, max_bytes=cap, timeout_s=5),
+    ):
         pass  # an announced length over the cap is refused before the body is offered
     assert refused.value.permanent
     handed: list[bytes] = []
-    with pytest.raises(FetchError, match=f"the body is over the {cap}-byte cap") as over, \
-            open_stream(server.url("/unannounced"), LOCAL, max_bytes=cap, timeout_s=5) as response:
+    with (
+        pytest.raises(FetchError, match=f"the body is over the {cap}-byte cap") as over,
+        open_stream(server.url("/unannounced"), LOCAL, max_bytes=cap, timeout_s=5) as response,
+    ):
         handed.extend(response.chunks())
     assert over.value.permanent
     assert 0 < sum(map(len, handed)) <= cap
@@ -147,8 +162,10 @@ def test_nothing_past_the_cap_is_handed_over(server: RecordingServer) -> None:
 def test_a_body_cut_short_is_a_retryable_fetch_error_not_the_end(
     server: RecordingServer, path: str
 ) -> None:
-    with pytest.raises(FetchError) as broken, \
-            open_stream(server.url(path), LOCAL, max_bytes=len(BODY), timeout_s=5) as response:
+    with (
+        pytest.raises(FetchError) as broken,
+        open_stream(server.url(path), LOCAL, max_bytes=len(BODY), timeout_s=5) as response,
+    ):
         list(response.chunks())
     assert not broken.value.permanent, "a retry may get the whole body"
     if path == "/truncated":
@@ -157,8 +174,10 @@ def test_a_body_cut_short_is_a_retryable_fetch_error_not_the_end(
 
 def test_http_errors_say_whether_a_retry_could_help(server: RecordingServer) -> None:
     for path, permanent in (("/gone", True), ("/busy", False), ("/slow-down", False)):
-        with pytest.raises(FetchError, match="HTTP") as failed, \
-                open_stream(server.url(path), LOCAL, max_bytes=10, timeout_s=5):
+        with (
+            pytest.raises(FetchError, match="HTTP") as failed,
+            open_stream(server.url(path), LOCAL, max_bytes=10, timeout_s=5),
+        ):
             pass
         assert failed.value.permanent is permanent, path
 
@@ -191,12 +210,12 @@ def test_the_connection_goes_to_the_validated_answer_never_to_a_later_one(
         return public_then_loopback[min(len(calls), 2) - 1]
 
     rebind_url = f"http://rebind.example:{server.port}/file.bin"
-    assert validate_url(rebind_url, UrlPolicy(), resolver=rebinding).addresses == (
-        "93.184.216.34",
-    )
+    assert validate_url(rebind_url, UrlPolicy(), resolver=rebinding).addresses == ("93.184.216.34",)
     refused = r"^rebind\.example resolves to a loopback address$"
-    with pytest.raises(SsrfBlocked, match=refused), \
-            open_stream(rebind_url, UrlPolicy(), max_bytes=10, timeout_s=5, resolver=rebinding):
+    with (
+        pytest.raises(SsrfBlocked, match=refused),
+        open_stream(rebind_url, UrlPolicy(), max_bytes=10, timeout_s=5, resolver=rebinding),
+    ):
         pass
     assert len(server.requests) == 1, "the rebound request never left"
 
@@ -222,17 +241,29 @@ def test_non_ascii_urls_and_redirects_go_out_percent_encoded(server: RecordingSe
 
 
 def test_what_http_client_cannot_send_is_a_permanent_fetch_error(server: RecordingServer) -> None:
-    with pytest.raises(FetchError, match="the request cannot be sent") as refused, \
-            open_stream(server.url("/page"), LOCAL, max_bytes=10, timeout_s=5,
-                        accept="text/html\r\nX-Injected: yes"):
+    with (
+        pytest.raises(FetchError, match="the request cannot be sent") as refused,
+        open_stream(
+            server.url("/page"),
+            LOCAL,
+            max_bytes=10,
+            timeout_s=5,
+            accept="text/html\r\nX-Injected: yes",
+        ),
+    ):
         pass
     assert refused.value.permanent
     assert server.requests == []
 
 
 def test_limits_are_checked() -> None:
-    for limits in ({"max_bytes": 0, "timeout_s": 1.0}, {"max_bytes": 1, "timeout_s": 0.0},
-                   {"max_bytes": 1, "timeout_s": 1.0, "connect_timeout_s": 0.0}):
-        with pytest.raises(ValueError, match="must be > 0"), \
-                open_stream("http://8.8.8.8/", LOCAL, **limits):  # type: ignore[arg-type]
+    for limits in (
+        {"max_bytes": 0, "timeout_s": 1.0},
+        {"max_bytes": 1, "timeout_s": 0.0},
+        {"max_bytes": 1, "timeout_s": 1.0, "connect_timeout_s": 0.0},
+    ):
+        with (
+            pytest.raises(ValueError, match="must be > 0"),
+            open_stream("http://8.8.8.8/", LOCAL, **limits),  # type: ignore[arg-type]
+        ):
             pass

@@ -19,12 +19,14 @@ def _linked(text: str, urls: Mapping[str, str]) -> str:
 
 
 def test_only_image_links_to_resource_references_are_found() -> None:
-    text = "\n\n".join([
-        f"![figure]({FIGURE}) and <img alt='chart' src=\"{CHART}\">",
-        "![remote](https://example.com/a.png) ![inline](data:image/png;base64,iVBORw0KGgo=)",
-        f"[a plain link]({FIGURE}) `![in code]({FIGURE})`",
-        f"```\n![fenced]({CHART})\n```",
-    ])
+    text = "\n\n".join(
+        [
+            f"![figure]({FIGURE}) and <img alt='chart' src=\"{CHART}\">",
+            "![remote](https://example.com/a.png) ![inline](data:image/png;base64,iVBORw0KGgo=)",
+            f"[a plain link]({FIGURE}) `![in code]({FIGURE})`",
+            f"```\n![fenced]({CHART})\n```",
+        ]
+    )
 
     links = resource_links(text)
 
@@ -38,7 +40,7 @@ def test_only_image_links_to_resource_references_are_found() -> None:
 def test_references_are_pointed_at_their_urls_escaped_for_html() -> None:
     text = (
         f"Before ![figure]({FIGURE}) middle <img src='{CHART}' alt=\"chart\"> "
-        f"and ![again](<{FIGURE}> \"titled\") after."
+        f'and ![again](<{FIGURE}> "titled") after.'
     )
 
     linked = _linked(text, {FIGURE: PRESIGNED, CHART: "file:///srv/files/t/exports/c.png"})
@@ -46,7 +48,7 @@ def test_references_are_pointed_at_their_urls_escaped_for_html() -> None:
     assert linked == (
         f"Before ![figure]({PRESIGNED}) middle "
         "<img src='file:///srv/files/t/exports/c.png' alt=\"chart\"> "
-        f"and ![again](<{PRESIGNED}> \"titled\") after."
+        f'and ![again](<{PRESIGNED}> "titled") after.'
     )
     html_text = f'<img src="{FIGURE}">'
     assert _linked(html_text, {FIGURE: PRESIGNED}) == (
@@ -64,8 +66,7 @@ def test_a_reference_without_a_url_gives_way_to_its_alt_text() -> None:
     linked = _linked(text, {FIGURE: PRESIGNED})
 
     assert linked == (
-        f"Kept ![figure]({PRESIGNED}); gone old chart, "
-        "[linked](https://example.com/page) and ."
+        f"Kept ![figure]({PRESIGNED}); gone old chart, [linked](https://example.com/page) and ."
     )
 
 

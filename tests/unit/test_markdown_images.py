@@ -79,7 +79,7 @@ def test_markdown_image_targets_are_found_exactly(
         "![a](two words.png)",
         "![]()",
         "<!-- <img src='a.png'> -->",
-        "`<img src=\"a.png\">`",
+        '`<img src="a.png">`',
     ],
 )
 def test_code_comments_and_non_images_are_not_image_links(markdown: str) -> None:
@@ -151,7 +151,7 @@ def test_bare_image_data_is_found_only_outside_links_and_code() -> None:
     prefixless = f"base64,{payload}"
     text = (
         f"Inline {bare} here.\n\n![linked](data:image/png;base64,{payload})\n\n"
-        f"`{bare}`\n\n<img src=\"{bare}\">\n\nAlso {prefixless} there."
+        f'`{bare}`\n\n<img src="{bare}">\n\nAlso {prefixless} there.'
     )
     links = find_image_links(text)
     spans = find_bare_image_data(text, links)
@@ -209,8 +209,14 @@ def test_inline_image_data_over_the_cap_is_invalid_before_decoding() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["image-3.png", "https://h.example/a.png", "local://t/exports/x.png", "a" * 80,
-     "assets/images/" + "long_path_segment_" * 5, base64.b64encode(b"x" * 100).decode()],
+    [
+        "image-3.png",
+        "https://h.example/a.png",
+        "local://t/exports/x.png",
+        "a" * 80,
+        "assets/images/" + "long_path_segment_" * 5,
+        base64.b64encode(b"x" * 100).decode(),
+    ],
 )
 def test_urls_and_file_names_carry_no_inline_image(value: str) -> None:
     assert decode_inline_image(value, max_bytes=1 << 20) is None
@@ -230,5 +236,7 @@ def test_types_extensions_and_dimensions_come_from_the_bytes() -> None:
     assert image_size(b"<svg/>") == (0, 0)
     assert image_size(b"\x89PNG\r\n\x1a\n corrupt") == (0, 0)
     assert [extension_for(m) for m in ("image/jpeg", "image/svg+xml", "image/x-foo+zip")] == [
-        "jpg", "svg", "xfoo",
+        "jpg",
+        "svg",
+        "xfoo",
     ]

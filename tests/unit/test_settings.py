@@ -89,18 +89,25 @@ def test_url_import_limits_default_to_the_upload_cap_and_refuse_non_positive_val
     outbound = settings.outbound
     assert outbound.url_download_max_bytes == 5000
     assert (outbound.url_page_max_bytes, outbound.url_import_timeout_s) == (20 << 20, 600.0)
-    tuned = Settings.from_env(env={
-        "SLUICE_URL_DOWNLOAD_MAX_BYTES": "700", "SLUICE_URL_CONNECT_TIMEOUT_S": "2.5",
-        "SLUICE_SSRF_ALLOW_HOSTS": "files.intranet, 10.0.0.7",
-    })
+    tuned = Settings.from_env(
+        env={
+            "SLUICE_URL_DOWNLOAD_MAX_BYTES": "700",
+            "SLUICE_URL_CONNECT_TIMEOUT_S": "2.5",
+            "SLUICE_SSRF_ALLOW_HOSTS": "files.intranet, 10.0.0.7",
+        }
+    )
     tuned_outbound = tuned.outbound
     assert (tuned_outbound.url_download_max_bytes, tuned_outbound.url_connect_timeout_s) == (
         700,
         2.5,
     )
     assert tuned.url_policy.allow_hosts == frozenset({"files.intranet", "10.0.0.7"})
-    for name in ("SLUICE_URL_DOWNLOAD_MAX_BYTES", "SLUICE_URL_PAGE_MAX_BYTES",
-                 "SLUICE_URL_IMPORT_TIMEOUT_S", "SLUICE_URL_CONNECT_TIMEOUT_S"):
+    for name in (
+        "SLUICE_URL_DOWNLOAD_MAX_BYTES",
+        "SLUICE_URL_PAGE_MAX_BYTES",
+        "SLUICE_URL_IMPORT_TIMEOUT_S",
+        "SLUICE_URL_CONNECT_TIMEOUT_S",
+    ):
         with pytest.raises(SettingsError, match=f"{name} must be > 0"):
             Settings.from_env(env={name: "0"})
 
@@ -109,10 +116,14 @@ def test_access_grant_lifetimes_default_to_15_minutes_and_a_day_and_must_be_orde
     settings = Settings.from_env(env={})
     assert (settings.storage.grant_default_ttl_s, settings.storage.grant_max_ttl_s) == (900, 86400)
     assert settings.housekeeping.deleted_resource_retention_s == 7 * 86400
-    tuned = Settings.from_env(env={
-        "SLUICE_GRANT_DEFAULT_TTL": "60", "SLUICE_GRANT_MAX_TTL": "120",
-        "SLUICE_STALE_AFTER": "300", "SLUICE_DELETED_RESOURCE_RETENTION": "300",
-    })
+    tuned = Settings.from_env(
+        env={
+            "SLUICE_GRANT_DEFAULT_TTL": "60",
+            "SLUICE_GRANT_MAX_TTL": "120",
+            "SLUICE_STALE_AFTER": "300",
+            "SLUICE_DELETED_RESOURCE_RETENTION": "300",
+        }
+    )
     assert (tuned.storage.grant_default_ttl_s, tuned.storage.grant_max_ttl_s) == (60, 120)
     assert tuned.housekeeping.deleted_resource_retention_s == 300
     for env in ({"SLUICE_GRANT_DEFAULT_TTL": "0"}, {"SLUICE_GRANT_MAX_TTL": "600"}):
@@ -152,8 +163,8 @@ def test_booleans_are_only_true_false_1_0_yes_no(word: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("word", "value"), [("true", True), ("YES", True), ("1", True), ("False", False),
-                        ("no", False), ("0", False)],
+    ("word", "value"),
+    [("true", True), ("YES", True), ("1", True), ("False", False), ("no", False), ("0", False)],
 )
 def test_the_accepted_boolean_words_in_any_case(word: str, value: bool) -> None:
     settings = Settings.from_env(
@@ -208,10 +219,13 @@ def test_every_range_is_checked_and_named(name: str, value: str, message: str | 
 
 
 def test_addresses_may_be_unix_sockets_or_any_port() -> None:
-    settings = Settings.from_env(env={
-        **FULL_MODE, "SLUICE_API_ADDRESS": "[::]:0",
-        "SLUICE_DOCREADER_ADDRESS": "unix:/run/sluice/docreader.sock",
-    })
+    settings = Settings.from_env(
+        env={
+            **FULL_MODE,
+            "SLUICE_API_ADDRESS": "[::]:0",
+            "SLUICE_DOCREADER_ADDRESS": "unix:/run/sluice/docreader.sock",
+        }
+    )
     assert settings.api.api_address == "[::]:0"
     assert settings.docreader.docreader_address == "unix:/run/sluice/docreader.sock"
 
@@ -231,8 +245,13 @@ def test_a_bad_command_line_value_names_the_setting() -> None:
 
 
 def test_unknown_variables_stop_with_the_closest_known_name() -> None:
-    env = {"SLUICE_AUTH_REQUIERD": "true", "SLUICE_EMBED_BATCHSIZE": "8",
-           "SLUICE_FROBNICATE": "1", "SLUICE_TARGET": "h:1", "OTHER_VARIABLE": "x"}
+    env = {
+        "SLUICE_AUTH_REQUIERD": "true",
+        "SLUICE_EMBED_BATCHSIZE": "8",
+        "SLUICE_FROBNICATE": "1",
+        "SLUICE_TARGET": "h:1",
+        "OTHER_VARIABLE": "x",
+    }
     with pytest.raises(SettingsError) as refused:
         Settings.from_env(env=env)
     assert str(refused.value) == (

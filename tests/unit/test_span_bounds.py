@@ -34,8 +34,16 @@ def test_span_text_is_cut_and_numbers_are_kept() -> None:
 
 def test_a_get_spans_response_of_heavy_spans_fits_a_default_client() -> None:
     heavy = "字" * (4 << 20)
-    names = ["knowledge_processing", "docreader", "chunking", "embedding", "multimodal",
-             "postprocess", "postprocess.datatable", "postprocess.summary"]
+    names = [
+        "knowledge_processing",
+        "docreader",
+        "chunking",
+        "embedding",
+        "multimodal",
+        "postprocess",
+        "postprocess.datatable",
+        "postprocess.summary",
+    ]
     response = knowledge_pb2.GetSpansResponse(
         knowledge_id="k", attempt=1, spans=[convert.span(_span(n, heavy)) for n in names]
     )

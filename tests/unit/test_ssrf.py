@@ -193,6 +193,7 @@ def test_every_resolved_address_must_be_public_and_the_refusal_never_names_it(
 ) -> None:
     """Whoever asked for the URL learns the rule, not the internal address behind the name
     (which the server's log keeps)."""
+
     def resolver(host: str, port: int) -> list[str]:
         return ["93.184.216.34", "10.0.0.5"]
 
@@ -205,6 +206,7 @@ def test_every_resolved_address_must_be_public_and_the_refusal_never_names_it(
         ("::10.1.2.3", "an IPv4-compatible address (deprecated)", "::a01:203"),
         ("not-an-address", "something that is not an IP address", "'not-an-address'"),
     ]:
+
         def internal(host: str, port: int, answer: str = answer) -> list[str]:
             return [answer]
 
@@ -270,9 +272,7 @@ def _no_dns(host: str, port: int) -> list[str]:
 Handler = Reply
 
 
-def _local_server(
-    routes: dict[str, Handler], tls: ssl.SSLContext | None = None
-) -> RecordingServer:
+def _local_server(routes: dict[str, Handler], tls: ssl.SSLContext | None = None) -> RecordingServer:
     """A real HTTP(S) server on 127.0.0.1 that records (path, Host) of every request."""
     return RecordingServer(routes, default=_reply(404, b"no such page"), tls=tls)
 
@@ -312,20 +312,27 @@ LOCAL = UrlPolicy(allow_hosts=frozenset({"127.0.0.1"}))
 def server() -> Iterator[RecordingServer]:
     routes: dict[str, Handler] = {}
     local = _local_server(routes)
-    routes.update({
-        "/image.png": _reply(200, b"\x89PNG" + b"0" * 100, {
-            "Content-Type": "image/png; charset=binary", "Content-Length": "104",
-        }),
-        "/to-image": _redirect("/image.png", 301),
-        "/to-localhost": _redirect(local.url("/image.png", host="localhost")),
-        "/to-metadata": _redirect("http://169.254.169.254/latest/meta-data/", 307),
-        "/to-file": _redirect("file:///etc/passwd"),
-        "/no-location": _reply(302, b"", {"Content-Length": "0"}),
-        "/big": _reply(200, b"y" * 5000),
-        "/big-unannounced": _reply(200, b"z" * 5000, {"Connection": "close"}),
-        "/slow": _dribble,
-        **{f"/hop/{n}": _redirect(f"/hop/{n - 1}" if n else "/image.png") for n in range(5)},
-    })
+    routes.update(
+        {
+            "/image.png": _reply(
+                200,
+                b"\x89PNG" + b"0" * 100,
+                {
+                    "Content-Type": "image/png; charset=binary",
+                    "Content-Length": "104",
+                },
+            ),
+            "/to-image": _redirect("/image.png", 301),
+            "/to-localhost": _redirect(local.url("/image.png", host="localhost")),
+            "/to-metadata": _redirect("http://169.254.169.254/latest/meta-data/", 307),
+            "/to-file": _redirect("file:///etc/passwd"),
+            "/no-location": _reply(302, b"", {"Content-Length": "0"}),
+            "/big": _reply(200, b"y" * 5000),
+            "/big-unannounced": _reply(200, b"z" * 5000, {"Connection": "close"}),
+            "/slow": _dribble,
+            **{f"/hop/{n}": _redirect(f"/hop/{n - 1}" if n else "/image.png") for n in range(5)},
+        }
+    )
     yield local
     local.close()
 
@@ -365,8 +372,12 @@ def test_redirects_are_bounded_by_the_policy(server: RecordingServer) -> None:
     assert len(server.requests) == 4
     assert fetch(server.url("/hop/2"), three, max_bytes=1000, timeout_s=5).data.startswith(b"\x89")
     with pytest.raises(FetchError, match="more than 0 redirects"):
-        fetch(server.url("/to-image"), UrlPolicy(allow_hosts=LOCAL.allow_hosts, max_redirects=0),
-              max_bytes=1000, timeout_s=5)
+        fetch(
+            server.url("/to-image"),
+            UrlPolicy(allow_hosts=LOCAL.allow_hosts, max_redirects=0),
+            max_bytes=1000,
+            timeout_s=5,
+        )
 
 
 def test_the_body_is_capped(server: RecordingServer) -> None:
@@ -408,14 +419,26 @@ def test_https_goes_to_the_validated_address_but_verifies_the_host_name(tmp_path
         def resolver(host: str, port: int) -> list[str]:
             return ["127.0.0.1"]
 
-        fetched = fetch(local.url("/a.png", host="images.test", scheme="https"), policy,
-                        max_bytes=1000, timeout_s=5, resolver=resolver, tls=client_tls)
+        fetched = fetch(
+            local.url("/a.png", host="images.test", scheme="https"),
+            policy,
+            max_bytes=1000,
+            timeout_s=5,
+            resolver=resolver,
+            tls=client_tls,
+        )
         assert fetched.data == b"\x89PNG-over-tls"
         assert local.requests == [("/a.png", f"images.test:{local.port}")]
         # The same server under a name its certificate does not carry is not trusted.
         with pytest.raises(FetchError, match="certificate"):
-            fetch(local.url("/a.png", host="other.test", scheme="https"), policy,
-                  max_bytes=1000, timeout_s=5, resolver=resolver, tls=client_tls)
+            fetch(
+                local.url("/a.png", host="other.test", scheme="https"),
+                policy,
+                max_bytes=1000,
+                timeout_s=5,
+                resolver=resolver,
+                tls=client_tls,
+            )
         assert len(local.requests) == 1
     finally:
         local.close()

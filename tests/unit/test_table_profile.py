@@ -148,11 +148,13 @@ def test_a_column_without_values_is_empty() -> None:
         (["12/31/2024", "01/15/2024"], "2024-01-15", "2024-12-31"),
         # Spreadsheet dates come with a midnight time.
         (["2024-01-31 00:00:00", "2024-02-01 00:00:00"], "2024-01-31", "2024-02-01"),
-        (["2024-01-31 12:30", "2024-01-31 08:00:00"], "2024-01-31 08:00:00",
-         "2024-01-31 12:30:00"),
+        (["2024-01-31 12:30", "2024-01-31 08:00:00"], "2024-01-31 08:00:00", "2024-01-31 12:30:00"),
         # Offsets are compared in UTC.
-        (["2024-01-31T23:30:00+02:00", "2024-01-31T20:00:00Z"], "2024-01-31 20:00:00",
-         "2024-01-31 21:30:00"),
+        (
+            ["2024-01-31T23:30:00+02:00", "2024-01-31T20:00:00Z"],
+            "2024-01-31 20:00:00",
+            "2024-01-31 21:30:00",
+        ),
     ],
 )
 def test_dates(cells: list[str], low: str, high: str) -> None:
@@ -171,7 +173,11 @@ def test_dates_mixed_with_other_values_are_text() -> None:
 
 def test_column_names_number_blanks_and_tell_repeats_apart() -> None:
     assert column_names(["Name", "", "Name", " x ", "Name"]) == [
-        "Name", "Column 2", "Name (2)", "x", "Name (3)",
+        "Name",
+        "Column 2",
+        "Name (2)",
+        "x",
+        "Name (3)",
     ]
 
 
@@ -188,7 +194,9 @@ def test_a_table_profile_covers_every_column_and_row() -> None:
     profile = profile_table(table)
     assert (profile.title, profile.row_count, profile.column_count) == ("Q1", 3, 3)
     assert [(c.name, c.type) for c in profile.columns] == [
-        ("Region", ColumnType.TEXT), ("Revenue", ColumnType.NUMBER), ("Date", ColumnType.DATE),
+        ("Region", ColumnType.TEXT),
+        ("Revenue", ColumnType.NUMBER),
+        ("Date", ColumnType.DATE),
     ]
     revenue = profile.columns[1]
     assert (revenue.minimum, revenue.maximum, revenue.mean) == ("3.5", "990", "496.75")

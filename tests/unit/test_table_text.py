@@ -27,9 +27,7 @@ def test_labels_name_the_sheet_or_the_file() -> None:
         "table 'Q1' of 'r.md'"
     )
     assert table_label(plain, "s.csv", position=1, count=1, workbook=False) == "table 's.csv'"
-    assert table_label(plain, "r.md", position=2, count=3, workbook=False) == (
-        "table 2 of 'r.md'"
-    )
+    assert table_label(plain, "r.md", position=2, count=3, workbook=False) == ("table 2 of 'r.md'")
 
 
 def test_a_numeric_column_states_its_range_mean_and_sum() -> None:
@@ -46,14 +44,18 @@ def test_a_text_column_of_unique_values_shows_examples_not_frequencies() -> None
         "Column 'Name' (text) in table 'p.csv': 3 values, 0 empty, 3 distinct, none repeated. "
         "Examples: 'Ann', 'Bob', 'Cy'."
     )
-    assert ProfileSummarizer().summarize(
-        profile_table(MarkdownTable("", ("Name",), (("Ann",), ("Bob",)))), "t"
-    ) == "'Name' holds 2 distinct values, none repeated."
+    assert (
+        ProfileSummarizer().summarize(
+            profile_table(MarkdownTable("", ("Name",), (("Ann",), ("Bob",)))), "t"
+        )
+        == "'Name' holds 2 distinct values, none repeated."
+    )
 
 
 def test_the_summary_paragraph_has_a_sentence_per_column() -> None:
     table = MarkdownTable(
-        "", ("Paid", "When", "Tag"),
+        "",
+        ("Paid", "When", "Tag"),
         (("yes", "2024-01-02", "a"), ("no", "2024-01-01", "a"), ("yes", "", "b")),
     )
     assert ProfileSummarizer().summarize(profile_table(table), "t") == (

@@ -16,9 +16,9 @@ from workers.settings import Settings, SettingsError
 
 def test_entries_are_host_or_host_port_and_keep_their_normal_spelling() -> None:
     policy = UrlPolicy(
-        allow_hosts=frozenset({
-            " Images.Intranet. ", "127.0.0.1:8080", "[::1]", "[FD00::5]:9443", "0x7f.2", ""
-        })
+        allow_hosts=frozenset(
+            {" Images.Intranet. ", "127.0.0.1:8080", "[::1]", "[FD00::5]:9443", "0x7f.2", ""}
+        )
     )
     assert policy.allow_hosts == frozenset(
         {"images.intranet", "127.0.0.1:8080", "[::1]", "[fd00::5]:9443", "127.0.0.2"}

@@ -22,7 +22,10 @@ def test_every_queue_is_served_by_a_pool_and_elastic_leaves_documents_to_core() 
     named = {q for pool in Pool if pool is not Pool.ELASTIC for q in POOL_QUEUES[pool]}
     assert named == set(QueueName)
     assert POOL_QUEUES[Pool.ENRICHMENT] == (
-        QueueName.MULTIMODAL, QueueName.SUMMARY, QueueName.QUESTION, QueueName.GRAPH
+        QueueName.MULTIMODAL,
+        QueueName.SUMMARY,
+        QueueName.QUESTION,
+        QueueName.GRAPH,
     )
     assert QueueName.DEFAULT not in POOL_QUEUES[Pool.ELASTIC]
     assert set(POOL_QUEUES[Pool.ELASTIC]) == set(QueueName) - {QueueName.DEFAULT}
@@ -39,8 +42,14 @@ def test_every_queue_is_served_by_a_pool_and_elastic_leaves_documents_to_core() 
     ],
 )
 def test_the_spec_sizes_scale_with_the_cores(cpus: int, sizes: tuple[int, ...]) -> None:
-    pools = (Pool.CORE, Pool.POSTPROCESS, Pool.ENRICHMENT, Pool.WIKI, Pool.MAINTENANCE,
-             Pool.ELASTIC)
+    pools = (
+        Pool.CORE,
+        Pool.POSTPROCESS,
+        Pool.ENRICHMENT,
+        Pool.WIKI,
+        Pool.MAINTENANCE,
+        Pool.ELASTIC,
+    )
     assert tuple(default_size(pool, cpus) for pool in pools) == sizes
     assert SPEC_SIZES[Pool.CORE] == 8 and SPEC_SIZES[Pool.ENRICHMENT] == 12
 

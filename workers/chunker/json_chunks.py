@@ -32,9 +32,7 @@ _JSON_FENCE = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*json[ \t]*$", re.IGNORECAS
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # NaN and Infinity too: Python's json reads and writes them, so the docreader may write them.
-_SCALAR = re.compile(
-    r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|NaN|-?Infinity"
-)
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|NaN|-?Infinity")
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -129,7 +127,12 @@ class JsonSplitter:
             return self._as_text(lo, hi, ("$",))
 
     def _split(
-        self, value_start: int, value_end: int, lo: int, hi: int, path: tuple[str, ...],
+        self,
+        value_start: int,
+        value_end: int,
+        lo: int,
+        hi: int,
+        path: tuple[str, ...],
         depth: int,
     ) -> list[JsonPiece]:
         """Pieces covering ``[lo, hi)``, the value's range clipped to the window, with the
@@ -164,7 +167,12 @@ class JsonSplitter:
         return pieces
 
     def _path_of(
-        self, value_start: int, value_end: int, lo: int, hi: int, path: tuple[str, ...],
+        self,
+        value_start: int,
+        value_end: int,
+        lo: int,
+        hi: int,
+        path: tuple[str, ...],
         depth: int,
     ) -> tuple[str, ...]:
         """The path of the range ``[lo, hi)`` of the value (a window from a parent chunk):

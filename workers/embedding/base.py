@@ -41,8 +41,10 @@ class EmbeddingProviderError(EmbeddingError):
         """The endpoint refused the request itself (bad credentials, an unknown model): a
         4xx that the provider client does not retry (provider_http.retryable_status) will be
         answered the same way again until the configuration changes."""
-        return self.status is not None and 400 <= self.status < 500 and not retryable_status(
-            self.status
+        return (
+            self.status is not None
+            and 400 <= self.status < 500
+            and not retryable_status(self.status)
         )
 
 

@@ -63,9 +63,7 @@ class LocalUseEmbedder:
         # Texts of similar length together: the graph pads a run to its longest text.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         vectors: list[list[float]] = [[] for _ in texts]
-        for positions in padded_runs(
-            order, lambda i: len(texts[i]), self._batch_size, RUN_CHARS
-        ):
+        for positions in padded_runs(order, lambda i: len(texts[i]), self._batch_size, RUN_CHARS):
             batch = np.array([texts[i] for i in positions], dtype=object)
             try:
                 (embedded,) = self._session.run(["outputs"], {"inputs": batch}, self._run_options)

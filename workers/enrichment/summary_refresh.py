@@ -126,9 +126,7 @@ def _refresh(parts: SummaryRefreshParts, knowledge: Knowledge) -> RefreshWrite:
     model_key = kb.embedding_model_key
     sides = index_sides(model_key, config)
     new, old = (
-        _index_rows(parts, snapshot, config.embedding, row, sides)
-        if sides.any
-        else (None, None)
+        _index_rows(parts, snapshot, config.embedding, row, sides) if sides.any else (None, None)
     )
     index_written = False
 

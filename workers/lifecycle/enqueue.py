@@ -48,4 +48,3 @@ def document_process_payload(row: Knowledge, attempt: int) -> DocumentProcessPay
         file_type=row.file_type or "",
         enable_multimodel=bool(row.enable_multimodel),
     )
-

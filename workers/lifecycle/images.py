@@ -16,4 +16,3 @@ def remove_extracted_images(ctx: ImageCleanupParts, knowledge_ids: Sequence[str]
     removed = delete_files(ctx, paths)
     ctx.resources.forget(KNOWLEDGE_IMAGE, knowledge_ids, removed)
     return len(removed)
-

@@ -60,7 +60,7 @@ def transport_failure(exc: httpx.TransportError) -> str:
 
 
 def status_text(status: int) -> str:
-    """"HTTP 404 Not Found": the standard phrase of ``status``, not the server's."""
+    """ "HTTP 404 Not Found": the standard phrase of ``status``, not the server's."""
     try:
         return f"HTTP {status} {http.HTTPStatus(status).phrase}"
     except ValueError:

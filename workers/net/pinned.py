@@ -21,9 +21,7 @@ from core.ssrf.guard import ValidatedUrl
 class PinnedHTTPConnection(http.client.HTTPConnection):
     """Talks to ``host`` (Host header) over a socket opened to the validated addresses."""
 
-    def __init__(
-        self, target: ValidatedUrl, timeout: float, connect_timeout: float | None
-    ) -> None:
+    def __init__(self, target: ValidatedUrl, timeout: float, connect_timeout: float | None) -> None:
         super().__init__(target.host, target.port, timeout=timeout)
         self._addresses = target.addresses
         self._connect_timeout = connect_timeout

@@ -224,6 +224,7 @@ class PinnedClient:
         followed. httpx.TransportError when no answer came."""
         client = self._process_client()
         request_headers = {**headers, "Host": urlsplit(target.normalized).netloc}
+
         def send(address: str) -> httpx.Response:
             url = httpx.URL(
                 scheme=target.scheme,

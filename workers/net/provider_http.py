@@ -147,9 +147,7 @@ def post_with_retries(
         reraise=True,
     )
     try:
-        return retrying(
-            _try_once, client, url, data, headers, timeout_s, policy, resolver, limit
-        )
+        return retrying(_try_once, client, url, data, headers, timeout_s, policy, resolver, limit)
     except _FailedTry as failure:
         attempts = int(retrying.statistics.get("attempt_number", 1))
         body = failure.body.decode("utf-8", errors="replace")

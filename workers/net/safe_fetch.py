@@ -144,9 +144,7 @@ class StreamedResponse:
                 self._check_complete()
                 return
             if self.received + len(piece) > self._max_bytes:
-                raise FetchError(
-                    f"the body is over the {self._max_bytes}-byte cap", permanent=True
-                )
+                raise FetchError(f"the body is over the {self._max_bytes}-byte cap", permanent=True)
             self.received += len(piece)
             yield piece
 

@@ -70,10 +70,16 @@ _REFUSED_MEDIA_TYPES: dict[str, tuple[str, str]] = {
 # (prefix, extension the gate judges, what it is)
 _SIGNATURES: tuple[tuple[bytes, str, str], ...] = (
     (b"\x7fELF", "elf", "an ELF executable"),
-    *((magic, "macho", "a Mach-O executable") for magic in (
-        b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe",
-        b"\xca\xfe\xba\xbe",
-    )),
+    *(
+        (magic, "macho", "a Mach-O executable")
+        for magic in (
+            b"\xfe\xed\xfa\xce",
+            b"\xfe\xed\xfa\xcf",
+            b"\xce\xfa\xed\xfe",
+            b"\xcf\xfa\xed\xfe",
+            b"\xca\xfe\xba\xbe",
+        )
+    ),
     (b"\x1a\x45\xdf\xa3", "mkv", "a Matroska/WebM video"),
     (b"FLV\x01", "flv", "a Flash video"),
     (b"\x30\x26\xb2\x75\x8e\x66\xcf\x11", "wmv", "a Windows Media video"),
@@ -170,7 +176,7 @@ def _signature(head: bytes, file_type: str) -> tuple[str, str] | None:
 
 
 def _is_video(content_type: str) -> bool:
-    """"video/mp4", or the top-level type alone ("video") a careless server sends."""
+    """ "video/mp4", or the top-level type alone ("video") a careless server sends."""
     return content_type.partition("/")[0] == "video"
 
 

@@ -15,19 +15,41 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from server.docreader.html.tags import AncestorCheck, tag_id, tag_ids
 
-NEVER_CONTENT = tag_ids((
-    "script", "style", "noscript", "template", "nav", "aside", "form", "iframe", "object",
-    "embed", "button", "select", "input", "textarea",
-))
+NEVER_CONTENT = tag_ids(
+    (
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "nav",
+        "aside",
+        "form",
+        "iframe",
+        "object",
+        "embed",
+        "button",
+        "select",
+        "input",
+        "textarea",
+    )
+)
 _PAGE_CHROME = tag_ids(("header", "footer"))
 _CONTENT_ROOTS = tag_ids(("main", "article"))
 _TITLE, _META = tag_id("title"), tag_id("meta")
 _ASIDE = tag_id("aside")
 # An aside marked as a note (EPUB 3's `epub:type`, DPUB-ARIA's `role`) is the document's own
 # text, a footnote or endnote, not a sidebar: it is kept.
-_NOTE_KINDS = frozenset((
-    "footnote", "endnote", "rearnote", "note", "doc-footnote", "doc-endnote", "doc-note",
-))
+_NOTE_KINDS = frozenset(
+    (
+        "footnote",
+        "endnote",
+        "rearnote",
+        "note",
+        "doc-footnote",
+        "doc-endnote",
+        "doc-note",
+    )
+)
 
 
 def is_note(element: LexborNode) -> bool:

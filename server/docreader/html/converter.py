@@ -426,8 +426,14 @@ _Handler = Callable[[_Walker, LexborNode], None]
 _MARKS = {
     tag_id(name): mark
     for name, mark in (
-        ("strong", "**"), ("b", "**"), ("em", "*"), ("i", "*"), ("cite", "*"), ("del", "~~"),
-        ("s", "~~"), ("strike", "~~"),
+        ("strong", "**"),
+        ("b", "**"),
+        ("em", "*"),
+        ("i", "*"),
+        ("cite", "*"),
+        ("del", "~~"),
+        ("s", "~~"),
+        ("strike", "~~"),
     )
 }
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -435,9 +441,30 @@ _HEADING_MARKS = {tag_id(name): "#" * int(name[1]) + " " for name in _HEADINGS}
 _OL, _CAPTION = tag_id("ol"), tag_id("caption")
 _LISTS = (tag_id("ul"), _OL)
 _CONTAINERS = (
-    "p", "div", "section", "article", "main", "header", "footer", "figure", "figcaption",
-    "address", "center", "details", "summary", "dl", "dt", "dd", "fieldset", "legend",
-    "hgroup", "body", "html", "li", "caption", "tr",
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "figure",
+    "figcaption",
+    "address",
+    "center",
+    "details",
+    "summary",
+    "dl",
+    "dt",
+    "dd",
+    "fieldset",
+    "legend",
+    "hgroup",
+    "body",
+    "html",
+    "li",
+    "caption",
+    "tr",
 )
 _CODE = ("code", "kbd", "samp", "tt")
 # Handlers that apply in block and inline content alike.
@@ -467,6 +494,7 @@ _INLINE_HANDLERS: dict[int, _Handler] = {
     **dict.fromkeys(
         (tag for tag in _BLOCK_HANDLERS if tag not in _ANYWHERE), _Walker._paragraph_break
     ),
-    tag_id("td"): _Walker._cell_gap, tag_id("th"): _Walker._cell_gap,
+    tag_id("td"): _Walker._cell_gap,
+    tag_id("th"): _Walker._cell_gap,
     **_ANYWHERE,
 }

@@ -21,9 +21,20 @@ from server.docreader.html.loading import body
 from server.docreader.html.tags import TEXT, AncestorCheck, tag_ids
 
 # Elements that wrap page regions; paragraphs, headings and lists are content, not wrappers.
-_CONTAINERS = tag_ids((
-    "div", "section", "article", "main", "table", "tbody", "tr", "td", "center", "font",
-))
+_CONTAINERS = tag_ids(
+    (
+        "div",
+        "section",
+        "article",
+        "main",
+        "table",
+        "tbody",
+        "tr",
+        "td",
+        "center",
+        "font",
+    )
+)
 # An article inside another one, or inside a menu or sidebar (related stories), does not
 # count as one of the page's articles.
 _NESTED_OR_DROPPED = tag_ids(("article",)) | NEVER_CONTENT

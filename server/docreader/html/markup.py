@@ -56,9 +56,9 @@ def code_language(pre: LexborNode) -> str:
             continue
         for name in (node.attrs.get("class") or "").split():
             if name.startswith("language-"):
-                return name[len("language-"):]
+                return name[len("language-") :]
             if name.startswith("lang-"):
-                return name[len("lang-"):]
+                return name[len("lang-") :]
     return ""
 
 

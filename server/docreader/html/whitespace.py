@@ -49,9 +49,16 @@ def is_collapsed(text: str, *, parts: int = 1) -> bool:
     if len(text) >= _VECTOR_MIN:
         return _vector_collapsed(text)
     return (
-        "\n" not in text and "\t" not in text and "\r" not in text and "\x0b" not in text
-        and "\x0c" not in text and "\x1c" not in text and "\x1d" not in text
-        and "\x1e" not in text and "\x1f" not in text and "  " not in text
+        "\n" not in text
+        and "\t" not in text
+        and "\r" not in text
+        and "\x0b" not in text
+        and "\x0c" not in text
+        and "\x1c" not in text
+        and "\x1d" not in text
+        and "\x1e" not in text
+        and "\x1f" not in text
+        and "  " not in text
     )
 
 
@@ -60,7 +67,7 @@ def _vector_collapsed(text: str) -> bool:
     overlap by one character: small enough to reuse freed memory instead of faulting in fresh
     pages for every temporary array."""
     for start in range(0, len(text), _CHUNK):
-        codes = numpy.frombuffer(text[start:start + _CHUNK + 1].encode("ascii"), numpy.uint8)
+        codes = numpy.frombuffer(text[start : start + _CHUNK + 1].encode("ascii"), numpy.uint8)
         spaces = codes == _SPACE
         if (spaces[1:] & spaces[:-1]).any():
             return False

@@ -32,10 +32,12 @@ from server.docreader.safety.zip_guard import SafeZip
 
 _CONTAINER = "META-INF/container.xml"
 _ENCRYPTION = "META-INF/encryption.xml"
-_FONT_OBFUSCATION = frozenset({
-    "http://www.idpf.org/2008/embedding",
-    "http://ns.adobe.com/pdf/enc#RC",
-})
+_FONT_OBFUSCATION = frozenset(
+    {
+        "http://www.idpf.org/2008/embedding",
+        "http://ns.adobe.com/pdf/enc#RC",
+    }
+)
 _CHAPTER_TYPES = frozenset({"application/xhtml+xml", "text/html", "application/xhtml"})
 
 

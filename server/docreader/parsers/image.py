@@ -50,9 +50,7 @@ class ImageParser:
         image = _decoded(data, what, limit)
         extension, mime = _FORMATS[str(image.format)]
         ref = f"image-1.{extension}"
-        sink.add_image(
-            ParsedImage(ref, data, mime, image.width, image.height, is_original=True)
-        )
+        sink.add_image(ParsedImage(ref, data, mime, image.width, image.height, is_original=True))
         sink.write(f"![{_alt_text(options.file_name or source.name)}]({ref})")
         sink.set_metadata("width", str(image.width))
         sink.set_metadata("height", str(image.height))

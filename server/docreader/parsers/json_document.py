@@ -42,9 +42,7 @@ class JsonParser:
         try:
             document = json.loads(text)
             body = (
-                json.dumps(document, indent=2, ensure_ascii=False)
-                if self._pretty
-                else text.strip()
+                json.dumps(document, indent=2, ensure_ascii=False) if self._pretty else text.strip()
             )
         except json.JSONDecodeError as err:
             raise ParseError(

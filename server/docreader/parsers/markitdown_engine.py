@@ -18,8 +18,19 @@ from server.docreader.safety.limits import ParseLimits
 from server.docreader.safety.zip_guard import SafeZip
 
 MARKITDOWN_FILE_TYPES = (
-    "csv", "docx", "epub", "htm", "html", "json", "md", "markdown", "pdf", "pptx", "txt",
-    "xls", "xlsx",
+    "csv",
+    "docx",
+    "epub",
+    "htm",
+    "html",
+    "json",
+    "md",
+    "markdown",
+    "pdf",
+    "pptx",
+    "txt",
+    "xls",
+    "xlsx",
 )
 # Zip containers are bomb-checked by us first: MarkItDown's libraries don't check.
 _ZIP_TYPES = frozenset({"docx", "epub", "pptx", "xlsx"})

@@ -97,6 +97,7 @@ def _parse(job: ParseJob, memory_cap_bytes: int) -> ChildOutcome:
         # A library tripping over malformed input; the traceback goes to the log for bugs.
         logger.exception("parser failed on %s", name)
         return ChildOutcome(
-            "ParseError", f"{name} could not be read as {kind}: {type(err).__name__}: {err}",
+            "ParseError",
+            f"{name} could not be read as {kind}: {type(err).__name__}: {err}",
         )
     return ChildOutcome(detected_type=kind)

@@ -54,9 +54,13 @@ class DiskSink:
         name = f"{self._image_count:06d}"
         (self._dir / IMAGE_DIR / name).write_bytes(image.data)
         record = {
-            "ref": image.ref, "file": name, "mime_type": image.mime_type,
-            "width": image.width, "height": image.height,
-            "is_original": image.is_original, "page": image.page,
+            "ref": image.ref,
+            "file": name,
+            "mime_type": image.mime_type,
+            "width": image.width,
+            "height": image.height,
+            "is_original": image.is_original,
+            "page": image.page,
         }
         self._images.write(json.dumps(record) + "\n")
         self._image_count += 1
@@ -90,8 +94,13 @@ class SpooledImage:
 
     def read(self) -> ParsedImage:
         return ParsedImage(
-            self.ref, self.path.read_bytes(), self.mime_type, self.width, self.height,
-            self.is_original, self.page,
+            self.ref,
+            self.path.read_bytes(),
+            self.mime_type,
+            self.width,
+            self.height,
+            self.is_original,
+            self.page,
         )
 
 

@@ -79,9 +79,7 @@ class HousekeepingRepository:
 
     # ---- guarded writes ----------------------------------------------------------------
 
-    def fail_stalled(
-        self, seen: Knowledge, *, active_since: datetime | None, message: str
-    ) -> bool:
+    def fail_stalled(self, seen: Knowledge, *, active_since: datetime | None, message: str) -> bool:
         """In-flight → failed for the attempt ``seen`` (subtasks 0, open summary failed)."""
         values = {
             "parse_status": ParseStatus.FAILED.value,

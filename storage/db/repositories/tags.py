@@ -177,9 +177,7 @@ class TagRepository:
             link(session, knowledge_id, added)
         return added
 
-    def tags_of(
-        self, knowledge_ids: Sequence[str], *, tenant_id: str | None
-    ) -> TagIdsByKnowledge:
+    def tags_of(self, knowledge_ids: Sequence[str], *, tenant_id: str | None) -> TagIdsByKnowledge:
         """Tag ids per knowledge, sorted, in one query (every requested id is a key); only
         ``tenant_id``'s tags (None: any tenant's)."""
         found: TagIdsByKnowledge = {knowledge_id: [] for knowledge_id in knowledge_ids}

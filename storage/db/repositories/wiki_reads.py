@@ -120,9 +120,7 @@ class WikiReadRepository:
         with self._db.session() as session:
             return session.scalars(query).one_or_none()
 
-    def by_slug(
-        self, knowledge_base_id: str, slug: str, tenant_id: str | None
-    ) -> WikiPage | None:
+    def by_slug(self, knowledge_base_id: str, slug: str, tenant_id: str | None) -> WikiPage | None:
         query = select(WikiPage).where(
             WikiPage.knowledge_base_id == knowledge_base_id,
             WikiPage.slug == slug,

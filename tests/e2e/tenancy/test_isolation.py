@@ -51,6 +51,7 @@ SERVICES = [
 ]
 REFUSED = {grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED}
 
+
 def _successes_allowed(method: str, answer: Message) -> bool:
     """The successes that concern only the caller: B's own list or new knowledge base, and
     batches over A's ids that accepted none of them."""

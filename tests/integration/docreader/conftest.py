@@ -22,8 +22,10 @@ def client(docreader_target: str) -> Iterator[DocReaderClient]:
 def channel(docreader_target: str) -> Iterator[grpc.Channel]:
     with grpc.insecure_channel(
         docreader_target,
-        options=[("grpc.max_receive_message_length", 64 << 20),
-                 ("grpc.max_send_message_length", 64 << 20)],
+        options=[
+            ("grpc.max_receive_message_length", 64 << 20),
+            ("grpc.max_send_message_length", 64 << 20),
+        ],
     ) as chan:
         yield chan
 

@@ -28,7 +28,9 @@ def test_should_stop_cancels_a_running_read_within_a_poll(client: DocReaderClien
 
     with pytest.raises(DocReaderCancelled):
         client.read_file(
-            io.BytesIO(_slow_html()), file_name="slow.html", file_type="html",
+            io.BytesIO(_slow_html()),
+            file_name="slow.html",
+            file_type="html",
             should_stop=should_stop,
         )
 

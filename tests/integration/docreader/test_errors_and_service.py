@@ -39,14 +39,26 @@ REPO = Path(__file__).resolve().parents[3]
     ],
 )
 def test_bad_inputs_become_status_codes(
-    client: DocReaderClient, file_type: str, content: bytes, engine: str, code: str,
+    client: DocReaderClient,
+    file_type: str,
+    content: bytes,
+    engine: str,
+    code: str,
     message: str,
 ) -> None:
     readers: list[Callable[[], ReadOutcome]] = [
-        lambda: client.read(content, file_name=f"f.{file_type}", file_type=file_type,
-                            config=ReadConfig(engine=engine)),
-        lambda: client.read_file(io.BytesIO(content), file_name=f"f.{file_type}",
-                                 file_type=file_type, config=ReadConfig(engine=engine)),
+        lambda: client.read(
+            content,
+            file_name=f"f.{file_type}",
+            file_type=file_type,
+            config=ReadConfig(engine=engine),
+        ),
+        lambda: client.read_file(
+            io.BytesIO(content),
+            file_name=f"f.{file_type}",
+            file_type=file_type,
+            config=ReadConfig(engine=engine),
+        ),
     ]
     for read in readers:
         with pytest.raises(DocReaderCallError) as failure:
@@ -57,8 +69,10 @@ def test_bad_inputs_become_status_codes(
 
 def test_url_source_is_not_implemented(stub: docreader_pb2_grpc.DocReaderServiceStub) -> None:
     with pytest.raises(grpc.RpcError) as failure:
-        stub.Read(docreader_pb2.ReadRequest(url="https://example.com/a.html", file_type="html"),
-                  timeout=10)
+        stub.Read(
+            docreader_pb2.ReadRequest(url="https://example.com/a.html", file_type="html"),
+            timeout=10,
+        )
     assert isinstance(failure.value, grpc.Call)
     assert failure.value.code() == grpc.StatusCode.UNIMPLEMENTED
 
@@ -68,11 +82,21 @@ def test_url_source_is_not_implemented(stub: docreader_pb2_grpc.DocReaderService
     [
         ([docreader_pb2.ReadUploadRequest(data=b"early")], "must start with a header"),
         ([], "without a header"),
-        ([docreader_pb2.ReadUploadRequest(header=docreader_pb2.ReadRequest(
-            file_content=b"x", file_type="txt"))], "must not carry a source"),
-        ([docreader_pb2.ReadUploadRequest(header=docreader_pb2.ReadRequest(file_type="txt")),
-          docreader_pb2.ReadUploadRequest(header=docreader_pb2.ReadRequest(file_type="txt"))],
-         "second header"),
+        (
+            [
+                docreader_pb2.ReadUploadRequest(
+                    header=docreader_pb2.ReadRequest(file_content=b"x", file_type="txt")
+                )
+            ],
+            "must not carry a source",
+        ),
+        (
+            [
+                docreader_pb2.ReadUploadRequest(header=docreader_pb2.ReadRequest(file_type="txt")),
+                docreader_pb2.ReadUploadRequest(header=docreader_pb2.ReadRequest(file_type="txt")),
+            ],
+            "second header",
+        ),
     ],
 )
 def test_malformed_uploads_are_invalid_arguments(
@@ -163,21 +187,36 @@ def test_module_entry_point_serves_until_sigterm() -> None:
         python_path = os.pathsep.join([str(REPO), str(REPO / "clients/python")])
         env = {**os.environ, "PYTHONPATH": python_path}
         process = subprocess.Popen(
-            [sys.executable, "-m", "server.docreader", "--address", address, "--max-workers", "2",
-             "--storage-base-dir", folder],
-            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "server.docreader",
+                "--address",
+                address,
+                "--max-workers",
+                "2",
+                "--storage-base-dir",
+                folder,
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
         )
         try:
             with grpc.insecure_channel(address) as channel:
                 grpc.channel_ready_future(channel).result(timeout=30)
                 health = health_pb2_grpc.HealthStub(channel)
-                status = health.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME),
-                                      timeout=10).status
+                status = health.Check(
+                    health_pb2.HealthCheckRequest(service=SERVICE_NAME), timeout=10
+                ).status
                 assert status == health_pb2.HealthCheckResponse.SERVING
                 (Path(folder) / "n.md").write_text("# stored")
                 stub = docreader_pb2_grpc.DocReaderServiceStub(channel)
-                result = stub.Read(docreader_pb2.ReadRequest(storage_ref="local://n.md",
-                                                             file_type="md"), timeout=10).result
+                result = stub.Read(
+                    docreader_pb2.ReadRequest(storage_ref="local://n.md", file_type="md"),
+                    timeout=10,
+                ).result
                 assert result.markdown_content == "# stored"
             started = time.monotonic()
             process.send_signal(signal.SIGTERM)

@@ -24,8 +24,16 @@ def docreader() -> Iterator[tuple[Process, DocReaderClient]]:
     port = free_port()
     process = Process(
         "docreader",
-        python("-m", "server.docreader", "--address", f"127.0.0.1:{port}",
-               "--memory-cap-mb", str(MEMORY_CAP_MB), "--parse-timeout-s", "120"),
+        python(
+            "-m",
+            "server.docreader",
+            "--address",
+            f"127.0.0.1:{port}",
+            "--memory-cap-mb",
+            str(MEMORY_CAP_MB),
+            "--parse-timeout-s",
+            "120",
+        ),
         {},
     )
     try:

@@ -40,9 +40,12 @@ def _scanned_pdf(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[DocReaderClient]:
-    with docreader_server(
-        max_message_bytes=MESSAGE_LIMIT, memory_cap_mb=MEMORY_CAP_MB, parse_timeout_s=600
-    ) as target, DocReaderClient(target, timeout_s=600, max_message_bytes=MESSAGE_LIMIT) as reader:
+    with (
+        docreader_server(
+            max_message_bytes=MESSAGE_LIMIT, memory_cap_mb=MEMORY_CAP_MB, parse_timeout_s=600
+        ) as target,
+        DocReaderClient(target, timeout_s=600, max_message_bytes=MESSAGE_LIMIT) as reader,
+    ):
         yield reader
 
 
@@ -51,9 +54,7 @@ def test_every_page_of_a_500_page_scan_comes_back(client: DocReaderClient, tmp_p
     _scanned_pdf(path)
     received: list[DocumentImage] = []
 
-    outcome = client.read_file(
-        path, config=ReadConfig(enable_ocr=False), on_image=received.append
-    )
+    outcome = client.read_file(path, config=ReadConfig(enable_ocr=False), on_image=received.append)
 
     assert outcome.metadata["page_count"] == str(PAGES)
     assert outcome.metadata["scanned_page_count"] == str(PAGES)

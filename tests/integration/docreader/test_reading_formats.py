@@ -32,18 +32,36 @@ class Sample:
 
 
 SAMPLES = [
-    Sample("md", f"# Title\r\n\r\nText ![pic]({data_uri(PNG)})\n".encode(),
-           "# Title\n\nText ![pic](image-1.png)\n", (PNG,)),
+    Sample(
+        "md",
+        f"# Title\r\n\r\nText ![pic]({data_uri(PNG)})\n".encode(),
+        "# Title\n\nText ![pic](image-1.png)\n",
+        (PNG,),
+    ),
     Sample("txt", "Привет\r\nмир".encode("cp1251"), "Привет\nмир"),
-    Sample("csv", b'a,b\n"x|y","1,2"\n', "| a | b |\n| --- | --- |\n| x\\|y | 1,2 |", (),
-           (("columns", "2"), ("delimiter", ","), ("rows", "1"))),
-    Sample("json", b'{"k":[1,{"n":null}]}',
-           '```json\n{\n  "k": [\n    1,\n    {\n      "n": null\n    }\n  ]\n}\n```'),
-    Sample("html",
-           (f'<html><head><title>T</title></head><body><nav>menu</nav><h1>H</h1>'
+    Sample(
+        "csv",
+        b'a,b\n"x|y","1,2"\n',
+        "| a | b |\n| --- | --- |\n| x\\|y | 1,2 |",
+        (),
+        (("columns", "2"), ("delimiter", ","), ("rows", "1")),
+    ),
+    Sample(
+        "json",
+        b'{"k":[1,{"n":null}]}',
+        '```json\n{\n  "k": [\n    1,\n    {\n      "n": null\n    }\n  ]\n}\n```',
+    ),
+    Sample(
+        "html",
+        (
+            f"<html><head><title>T</title></head><body><nav>menu</nav><h1>H</h1>"
             f'<p>P <img src="{data_uri(PNG)}"></p><ol><li>a</li><li>b</li></ol>'
-            f'<footer>f</footer></body></html>').encode(),
-           "# H\n\nP ![](image-1.png)\n\n1. a\n2. b", (PNG,), (("title", "T"),)),
+            f"<footer>f</footer></body></html>"
+        ).encode(),
+        "# H\n\nP ![](image-1.png)\n\n1. a\n2. b",
+        (PNG,),
+        (("title", "T"),),
+    ),
 ]
 
 
@@ -63,8 +81,9 @@ def test_each_format_reads_the_same_through_every_rpc(
 ) -> None:
     name = f"sample.{sample.file_type}"
     unary = stub.Read(
-        docreader_pb2.ReadRequest(file_content=sample.content, file_name=name,
-                                  file_type=sample.file_type),
+        docreader_pb2.ReadRequest(
+            file_content=sample.content, file_name=name, file_type=sample.file_type
+        ),
         timeout=30,
     ).result
     assert unary.markdown_content == sample.markdown
@@ -72,16 +91,19 @@ def test_each_format_reads_the_same_through_every_rpc(
     assert dict(unary.metadata) == dict(sample.metadata)
 
     _check(client.read(sample.content, file_name=name, file_type=sample.file_type), sample)
-    _check(client.read_file(io.BytesIO(sample.content), file_name=name,
-                            file_type=sample.file_type), sample)
+    _check(
+        client.read_file(io.BytesIO(sample.content), file_name=name, file_type=sample.file_type),
+        sample,
+    )
 
 
 def test_images_arrive_as_frames_after_the_meta_frame(
     stub: docreader_pb2_grpc.DocReaderServiceStub,
 ) -> None:
     markdown = f"![a]({data_uri(PNG)}) ![b]({data_uri(GIF, 'image/gif')}) ![c]({data_uri(PNG)})"
-    request = docreader_pb2.ReadRequest(file_content=markdown.encode(), file_name="p.md",
-                                        file_type="md")
+    request = docreader_pb2.ReadRequest(
+        file_content=markdown.encode(), file_name="p.md", file_type="md"
+    )
     frames = list(stub.ReadStream(docreader_pb2.ReadStreamRequest(request=request), timeout=30))
     assert [f.WhichOneof("frame") for f in frames] == ["meta", "markdown_chunk", "image", "image"]
     assert frames[1].markdown_chunk == "![a](image-1.png) ![b](image-2.gif) ![c](image-1.png)"
@@ -89,20 +111,33 @@ def test_images_arrive_as_frames_after_the_meta_frame(
     assert frames[0].meta.detected_file_type == "md"
     first, second = frames[2].image, frames[3].image
     assert (first.ref, first.mime_type, first.width, first.height, first.data) == (
-        "image-1.png", "image/png", 80, 60, PNG
+        "image-1.png",
+        "image/png",
+        80,
+        60,
+        PNG,
     )
     assert (second.ref, second.mime_type, second.width, second.height, second.data) == (
-        "image-2.gif", "image/gif", 90, 70, GIF
+        "image-2.gif",
+        "image/gif",
+        90,
+        70,
+        GIF,
     )
 
 
 def test_simple_engine_and_engine_options(client: DocReaderClient) -> None:
     source = f"a;b\n1;2\n![x]({data_uri(PNG)})".encode()
-    simple_md = client.read(source, file_name="s.md", file_type="md",
-                            config=ReadConfig(engine="simple"))
+    simple_md = client.read(
+        source, file_name="s.md", file_type="md", config=ReadConfig(engine="simple")
+    )
     assert simple_md.markdown == source.decode() and simple_md.images == ()
-    csv = client.read(b"a;b\n1;2", file_name="s.csv", file_type="csv",
-                      config=ReadConfig(engine="simple", options={"delimiter": ";"}))
+    csv = client.read(
+        b"a;b\n1;2",
+        file_name="s.csv",
+        file_type="csv",
+        config=ReadConfig(engine="simple", options={"delimiter": ";"}),
+    )
     assert csv.markdown == "| a | b |\n| --- | --- |\n| 1 | 2 |"
 
 
@@ -138,8 +173,12 @@ def test_markdown_over_the_message_limit_streams_whole_but_one_huge_image_cannot
     picture = io.BytesIO()
     noise.save(picture, format="PNG")
     with pytest.raises(DocReaderCallError) as failure:
-        client.read_file(io.BytesIO(picture.getvalue()), file_name="noise.png",
-                         file_type="png", config=ReadConfig(enable_ocr=False))
+        client.read_file(
+            io.BytesIO(picture.getvalue()),
+            file_name="noise.png",
+            file_type="png",
+            config=ReadConfig(enable_ocr=False),
+        )
     assert failure.value.code_name == "RESOURCE_EXHAUSTED"
     assert "image image-1.png is" in failure.value.message
     assert f"over the {MESSAGE_LIMIT}-byte message limit" in failure.value.message
@@ -150,11 +189,14 @@ def test_storage_references_are_read_from_the_base_dir(
 ) -> None:
     (storage_dir / "tenant-1").mkdir(exist_ok=True)
     (storage_dir / "tenant-1" / "doc.csv").write_bytes(b"h1;h2\nv1;v2\n")
-    outcome = client.read(storage_ref="local://tenant-1/doc.csv", file_name="doc.csv",
-                          file_type="csv")
+    outcome = client.read(
+        storage_ref="local://tenant-1/doc.csv", file_name="doc.csv", file_type="csv"
+    )
     assert outcome.markdown == "| h1 | h2 |\n| --- | --- |\n| v1 | v2 |"
-    for ref, code in [("local://../outside.csv", "INVALID_ARGUMENT"),
-                      ("local://tenant-1/missing.csv", "NOT_FOUND")]:
+    for ref, code in [
+        ("local://../outside.csv", "INVALID_ARGUMENT"),
+        ("local://tenant-1/missing.csv", "NOT_FOUND"),
+    ]:
         with pytest.raises(DocReaderCallError) as failure:
             client.read(storage_ref=ref, file_name="x.csv", file_type="csv")
         assert failure.value.code_name == code

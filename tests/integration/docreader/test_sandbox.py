@@ -41,8 +41,12 @@ def _scanned_pdf(pages: int) -> bytes:
         picture = Image.new("L", (1240, 1754), 255)
         draw = ImageDraw.Draw(picture)
         for line in range(12):
-            draw.text((80, 120 + line * 110), f"Scanned page {number} line {line} of text",
-                      fill=0, font=font)
+            draw.text(
+                (80, 120 + line * 110),
+                f"Scanned page {number} line {line} of text",
+                fill=0,
+                font=font,
+            )
         pdf.drawImage(ImageReader(picture), 0, 0, *A4)
         pdf.showPage()
     pdf.save()
@@ -180,7 +184,7 @@ def _wait_no_soffice_under(work: Path, timeout_s: float = 5.0) -> list[psutil.Pr
         time.sleep(0.05)
 
 
-_MAIN_SCRIPT = '''
+_MAIN_SCRIPT = """
 import pathlib
 if __name__ != "__main__":
     # Imported again somewhere else: a parse child preparing itself from our main script.
@@ -195,7 +199,7 @@ else:
     with DocReaderClient(f"127.0.0.1:{{port}}", timeout_s=60, max_message_bytes=1 << 20) as c:
         print(c.read(b"# Parsed", file_name="a.md", file_type="md").markdown)
     server.stop(None)
-'''
+"""
 
 
 def test_parse_children_do_not_import_the_servers_main_script(tmp_path: Path) -> None:
@@ -206,8 +210,13 @@ def test_parse_children_do_not_import_the_servers_main_script(tmp_path: Path) ->
     script.write_text(_MAIN_SCRIPT.format(marker=marker))
     path = os.pathsep.join([str(REPO), str(REPO / "clients" / "python")])
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": path}, cwd=REPO, check=False,
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": path},
+        cwd=REPO,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "# Parsed"

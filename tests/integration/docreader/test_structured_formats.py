@@ -20,7 +20,9 @@ def test_a_merged_title_comes_back_once_above_the_detected_header(
     )
     # Told there is no header row, no row is taken for a title either.
     plain = client.read(
-        content, file_name="q1.xlsx", file_type="xlsx",
+        content,
+        file_name="q1.xlsx",
+        file_type="xlsx",
         config=ReadConfig(options={"first_row_header": "false"}),
     )
     assert "| Column 1 | Column 2 |" in plain.markdown

@@ -46,8 +46,16 @@ def client(work_dir: Path) -> Iterator[DocReaderClient]:
     port = free_port()
     process = Process(
         "docreader",
-        python("-m", "server.docreader", "--address", f"127.0.0.1:{port}",
-               "--max-input-mb", str(MAX_INPUT_MB), "--work-dir", str(work_dir)),
+        python(
+            "-m",
+            "server.docreader",
+            "--address",
+            f"127.0.0.1:{port}",
+            "--max-input-mb",
+            str(MAX_INPUT_MB),
+            "--work-dir",
+            str(work_dir),
+        ),
         {},
     )
     try:
@@ -75,8 +83,9 @@ def test_an_upload_at_the_cap_is_read_and_the_process_keeps_serving(
     client: DocReaderClient, work_dir: Path
 ) -> None:
     with pytest.raises(DocReaderCallError):
-        client.read_file(io.BytesIO(b"x" * ((MAX_INPUT_MB << 20) + 1)), file_name="a.txt",
-                         file_type="txt")
+        client.read_file(
+            io.BytesIO(b"x" * ((MAX_INPUT_MB << 20) + 1)), file_name="a.txt", file_type="txt"
+        )
     exact = (b"word\n" * ((MAX_INPUT_MB << 20) // 5 + 1))[: MAX_INPUT_MB << 20]
     outcome = client.read_file(io.BytesIO(exact), file_name="b.txt", file_type="txt")
     assert outcome.markdown.startswith("word\nword")

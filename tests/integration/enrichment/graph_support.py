@@ -2,7 +2,6 @@
 entities, a chat-server answer that extracts them, knowledge bases and rounds set up through
 the real parts, and readers of what a round left."""
 
-
 import json
 import uuid
 from collections.abc import Mapping, Sequence

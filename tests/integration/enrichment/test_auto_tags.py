@@ -27,7 +27,6 @@ TAGS = ("finance", "hydraulics", "pumps", "safety", "valves")
 TEXT = "How to service the pump room: bleed the valves, check the pressure, log it."
 
 
-
 def picking(*names: str) -> Any:
     """A model that answers these names as its pick."""
     return lambda request: json.dumps({"tags": list(names)})

@@ -7,7 +7,6 @@ base's graph and ends once: the knowledge leaves finalizing when the last one en
 whatever the model did, and a task of a round that is no longer current writes nothing
 and counts nothing."""
 
-
 from collections.abc import Mapping
 from typing import Any
 

@@ -5,7 +5,6 @@ the subtask at once, an unavailable one tried again by the queue, every subtask 
 exactly once (a dead letter too), a stale task of an older round writing and counting
 nothing, a reparse removing the old round's rows, and the plan's count of graph chunks."""
 
-
 import json
 import uuid
 

@@ -36,7 +36,6 @@ def window_time() -> Callable[[], float]:
     return lambda: float(at)
 
 
-
 def is_profile(request: ChatRequest) -> bool:
     return "describe a knowledge base" in request.texts[0]
 
@@ -221,5 +220,3 @@ def test_a_forced_profile_is_written_again_unchanged(
 
         assert len(profile_calls(chat)) == 2, "the on-demand one ignores the hash"
         assert stored(ctx, kb).profile_description == PROFILE
-
-

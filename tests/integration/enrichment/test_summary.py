@@ -27,7 +27,6 @@ FACT = "The Varnholt lighthouse keeper logs 412 passing ships a year."
 SUMMARY = "A report on the Varnholt lighthouse: its keeper logs 412 ships a year."
 
 
-
 def processed(
     ctx: WorkerContext,
     embeddings: EmbeddingServer,

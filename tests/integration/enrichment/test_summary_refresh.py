@@ -49,7 +49,6 @@ def summary_answer(request: ChatRequest) -> str:
     return " ".join(["The Varnholt lighthouse report.", *facts])
 
 
-
 @pytest.fixture
 def chat() -> Iterator[ChatServer]:
     with ChatServer(answer=summary_answer) as server:

@@ -79,8 +79,19 @@ class PrivateRedis:
     def start(self) -> None:
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
         self._process = subprocess.Popen(
-            [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
-             "--appendonly", "no", "--dir", self._dir],
+            [
+                binary,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                self._dir,
+            ],
             stdout=subprocess.DEVNULL,
         )
         client = Redis.from_url(self.url)
@@ -341,8 +352,11 @@ def test_memory_bus_publish_without_or_after_subscribers_is_harmless() -> None:
 def test_progress_event_json_round_trip_and_validation() -> None:
     event = ProgressEvent("k1", 3, "state", {"parse_status": "completed"})
     assert ProgressEvent.from_json(event.to_json()) == event
-    for bad in ('[]', '{"knowledge_id": "k1", "attempt": 1, "kind": "bogus", "data": {}}',
-                '{"knowledge_id": "k1", "attempt": true, "kind": "span", "data": {}}',
-                '{"knowledge_id": "", "attempt": 1, "kind": "span", "data": {}}'):
+    for bad in (
+        "[]",
+        '{"knowledge_id": "k1", "attempt": 1, "kind": "bogus", "data": {}}',
+        '{"knowledge_id": "k1", "attempt": true, "kind": "span", "data": {}}',
+        '{"knowledge_id": "", "attempt": 1, "kind": "span", "data": {}}',
+    ):
         with pytest.raises(ValueError):
             ProgressEvent.from_json(bad)

@@ -81,7 +81,11 @@ def ctx(
 
 
 def housekeeping_context(
-    database_url: str, data_dir: Path, key_prefix: str, *, clock: Clock = SYSTEM_CLOCK,
+    database_url: str,
+    data_dir: Path,
+    key_prefix: str,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
     **overrides: Any,
 ) -> AbstractContextManager[WorkerContext]:
     """Full mode's parts: the RQ queue on the real Redis under ``key_prefix``."""
@@ -137,8 +141,15 @@ def open_round(
     ctx: WorkerContext, knowledge: Knowledge, attempt: int, *, running: str | None
 ) -> None:
     """Spans as SpanTracker lays them out, with ``running`` begun and those before it done."""
-    root = ctx.spans.upsert(knowledge.id, attempt, ROOT, kind="root", stage="", status="running",
-                            started_at=datetime.now(UTC))
+    root = ctx.spans.upsert(
+        knowledge.id,
+        attempt,
+        ROOT,
+        kind="root",
+        stage="",
+        status="running",
+        started_at=datetime.now(UTC),
+    )
     reached = False
     for stage in STAGES:
         if stage == running:
@@ -146,8 +157,14 @@ def open_round(
         else:
             status = "pending" if reached or running is None else "done"
         ctx.spans.upsert(
-            knowledge.id, attempt, stage, kind="stage", stage=stage, status=status,
-            parent_id=root.id, started_at=datetime.now(UTC) if status != "pending" else None,
+            knowledge.id,
+            attempt,
+            stage,
+            kind="stage",
+            stage=stage,
+            status=status,
+            parent_id=root.id,
+            started_at=datetime.now(UTC) if status != "pending" else None,
         )
 
 
@@ -157,9 +174,13 @@ def write_products(ctx: WorkerContext, knowledge: Knowledge, attempt: int, count
     ctx.chunks.insert_many(
         [
             NewChunk(
-                id=ids[i], tenant_id=knowledge.tenant_id,
-                knowledge_base_id=knowledge.knowledge_base_id, knowledge_id=knowledge.id,
-                attempt=attempt, chunk_index=i, content=f"chunk {i}",
+                id=ids[i],
+                tenant_id=knowledge.tenant_id,
+                knowledge_base_id=knowledge.knowledge_base_id,
+                knowledge_id=knowledge.id,
+                attempt=attempt,
+                chunk_index=i,
+                content=f"chunk {i}",
             )
             for i in range(count)
         ]
@@ -168,10 +189,16 @@ def write_products(ctx: WorkerContext, knowledge: Knowledge, attempt: int, count
         MODEL_KEY,
         [
             IndexRow(
-                id=ids[i], tenant_id=knowledge.tenant_id,
-                knowledge_base_id=knowledge.knowledge_base_id, knowledge_id=knowledge.id,
-                chunk_id=ids[i], source_type="chunk", is_enabled=True, content=f"chunk {i}",
-                keyword_text=f"chunk {i}", vector=[1.0, 0.0, 0.0, float(i)],
+                id=ids[i],
+                tenant_id=knowledge.tenant_id,
+                knowledge_base_id=knowledge.knowledge_base_id,
+                knowledge_id=knowledge.id,
+                chunk_id=ids[i],
+                source_type="chunk",
+                is_enabled=True,
+                content=f"chunk {i}",
+                keyword_text=f"chunk {i}",
+                vector=[1.0, 0.0, 0.0, float(i)],
             )
             for i in range(count)
         ],
@@ -185,16 +212,18 @@ def backdate(ctx: WorkerContext, knowledge_id: str, seconds: float) -> datetime:
         session.execute(
             update(Knowledge).where(Knowledge.id == knowledge_id).values(updated_at=moment)
         )
-        session.execute(update(Span).where(Span.knowledge_id == knowledge_id).values(
-            updated_at=moment
-        ))
+        session.execute(
+            update(Span).where(Span.knowledge_id == knowledge_id).values(updated_at=moment)
+        )
     return moment
 
 
 def enqueue_process(ctx: WorkerContext, knowledge: Knowledge, attempt: int) -> None:
     payload = DocumentProcessPayload(
-        tenant_id=knowledge.tenant_id, knowledge_id=knowledge.id,
-        knowledge_base_id=knowledge.knowledge_base_id, attempt=attempt,
+        tenant_id=knowledge.tenant_id,
+        knowledge_id=knowledge.id,
+        knowledge_base_id=knowledge.knowledge_base_id,
+        attempt=attempt,
     )
     ctx.queue.enqueue(task_specs.document_process(ctx.settings, payload))
 

@@ -18,9 +18,30 @@ from tests.e2e.stacks import lite_stack
 
 DOCUMENTS = 24
 MASCOTS = (
-    "albatross", "badger", "capybara", "dolphin", "echidna", "flamingo", "gazelle",
-    "hedgehog", "ibis", "jaguar", "koala", "lemur", "marmot", "narwhal", "ocelot", "pelican",
-    "quokka", "raccoon", "salamander", "tapir", "urchin", "vulture", "walrus", "yak",
+    "albatross",
+    "badger",
+    "capybara",
+    "dolphin",
+    "echidna",
+    "flamingo",
+    "gazelle",
+    "hedgehog",
+    "ibis",
+    "jaguar",
+    "koala",
+    "lemur",
+    "marmot",
+    "narwhal",
+    "ocelot",
+    "pelican",
+    "quokka",
+    "raccoon",
+    "salamander",
+    "tapir",
+    "urchin",
+    "vulture",
+    "walrus",
+    "yak",
 )
 TERMINAL = {v1.ParseStatus.COMPLETED, v1.ParseStatus.FAILED, v1.ParseStatus.CANCELLED}
 

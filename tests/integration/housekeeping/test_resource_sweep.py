@@ -32,19 +32,28 @@ from workers.lifecycle.deletion import mark_deleting
 def _stored(ctx: WorkerContext, scope: Scope, owner_id: str) -> str:
     stored = ctx.files.save_stream(scope.tenant_id, owner_id, "notes.md", [b"# notes\n"])
     return ctx.catalog.register(
-        stored.path, tenant_id=scope.tenant_id, size=stored.size, content_type="text/markdown",
-        owner_type=KNOWLEDGE_ORIGINAL, owner_id=owner_id,
+        stored.path,
+        tenant_id=scope.tenant_id,
+        size=stored.size,
+        content_type="text/markdown",
+        owner_type=KNOWLEDGE_ORIGINAL,
+        owner_id=owner_id,
     ).ref
 
 
-def _recorded(ctx: WorkerContext, tenant_id: str, path: str, backend_id: str, owner_id: str,
-              count: int = 1) -> list[str]:
+def _recorded(
+    ctx: WorkerContext, tenant_id: str, path: str, backend_id: str, owner_id: str, count: int = 1
+) -> list[str]:
     """Records as an earlier configuration wrote them (``register`` checks paths against
     today's backends)."""
     return [
         ctx.resources.record(
-            tenant_id=tenant_id, path=path, owner_type=KNOWLEDGE_ORIGINAL, owner_id=owner_id,
-            size=1, backend_id=backend_id,
+            tenant_id=tenant_id,
+            path=path,
+            owner_type=KNOWLEDGE_ORIGINAL,
+            owner_id=owner_id,
+            size=1,
+            backend_id=backend_id,
         ).id
         for _ in range(count)
     ]
@@ -145,8 +154,14 @@ def test_d_forgets_records_whose_files_cannot_be_reached_and_gets_past_them(
     # A page's worth on a backend the configuration dropped, one at a path no backend holds,
     # all deleted before an ordinary tombstone.
     unreachable = str(uuid.uuid4())
-    ids = _recorded(ctx, scope.tenant_id, "storage://removed/local://t/k/gone.md", "removed",
-                    unreachable, count=RECORDS_PER_ROUND)
+    ids = _recorded(
+        ctx,
+        scope.tenant_id,
+        "storage://removed/local://t/k/gone.md",
+        "removed",
+        unreachable,
+        count=RECORDS_PER_ROUND,
+    )
     ids += _recorded(ctx, scope.tenant_id, "s3://old-bucket/t/k/gone.md", "s3", unreachable)
     ctx.resources.mark_deleted(KNOWLEDGE_FILES, [unreachable], when=utcnow() - timedelta(hours=1))
     deleted_owner = str(uuid.uuid4())
@@ -170,7 +185,10 @@ def test_d_forgets_records_whose_files_cannot_be_reached_and_gets_past_them(
 @pytest.fixture
 def two_disks(database_url: str, key_prefix: str, tmp_path: Path) -> Iterator[WorkerContext]:
     with housekeeping_context(
-        database_url, tmp_path, key_prefix, storage_default_backend="a",
+        database_url,
+        tmp_path,
+        key_prefix,
+        storage_default_backend="a",
         storage_backends={d: LocalBackendSpec(tmp_path / d) for d in ("a", "b")},
     ) as context:
         yield context
@@ -183,13 +201,19 @@ def test_d_a_backend_whose_deletes_fail_does_not_hold_back_the_others(
     # A directory where b's file should be: deleting it fails, round after round.
     (tmp_path / "b" / "t" / "k" / "stuck.md").mkdir(parents=True)
     failing = str(uuid.uuid4())
-    stuck = _recorded(ctx, "t", "storage://b/local://t/k/stuck.md", "b", failing,
-                      count=RECORDS_PER_ROUND)
+    stuck = _recorded(
+        ctx, "t", "storage://b/local://t/k/stuck.md", "b", failing, count=RECORDS_PER_ROUND
+    )
     ctx.resources.mark_deleted(KNOWLEDGE_FILES, [failing], when=utcnow() - timedelta(hours=1))
     deleted_owner = str(uuid.uuid4())
     stored = ctx.files.save_stream("t", deleted_owner, "notes.md", [b"# notes\n"])
-    on_a = ctx.catalog.register(stored.path, tenant_id="t", size=stored.size,
-                                owner_type=KNOWLEDGE_ORIGINAL, owner_id=deleted_owner).ref
+    on_a = ctx.catalog.register(
+        stored.path,
+        tenant_id="t",
+        size=stored.size,
+        owner_type=KNOWLEDGE_ORIGINAL,
+        owner_id=deleted_owner,
+    ).ref
     ctx.catalog.mark_deleted(KNOWLEDGE_FILES, [deleted_owner])
 
     report = run_round(ctx, _past_retention(ctx))

@@ -64,9 +64,7 @@ def test_a_queued_task_keeps_a_quiet_row(ctx: WorkerContext, scope: Scope) -> No
     assert (fresh.parse_status, fresh.attempt) == ("pending", 1)
 
 
-def test_a_failed_queue_probe_skips_the_row_this_round(
-    ctx: WorkerContext, scope: Scope
-) -> None:
+def test_a_failed_queue_probe_skips_the_row_this_round(ctx: WorkerContext, scope: Scope) -> None:
     row = add_knowledge(ctx, scope, parse_status="processing")
     open_round(ctx, row, 1, running="docreader")
     backdate(ctx, row.id, QUIET_S)
@@ -97,7 +95,10 @@ def test_a_stalled_stage_fails_the_row_with_the_specs_message(
 ) -> None:
     _no_requeues(ctx)
     row = add_knowledge(
-        ctx, scope, parse_status="processing", summary_status="pending",
+        ctx,
+        scope,
+        parse_status="processing",
+        summary_status="pending",
         pending_subtasks_count=3,
     )
     open_round(ctx, row, 1, running="docreader")
@@ -133,7 +134,10 @@ def test_a_finalizing_row_names_the_innermost_running_step_and_keeps_its_chunks(
 ) -> None:
     _no_requeues(ctx)
     row = add_knowledge(
-        ctx, scope, parse_status="finalizing", enable_status="enabled",
+        ctx,
+        scope,
+        parse_status="finalizing",
+        enable_status="enabled",
         pending_subtasks_count=1,
     )
     open_round(ctx, row, 1, running=None)
@@ -141,8 +145,13 @@ def test_a_finalizing_row_names_the_innermost_running_step_and_keeps_its_chunks(
         ctx.spans.upsert(row.id, 1, stage, status="done")
     postprocess = spans_by_name(ctx, row.id, 1)["postprocess"]
     ctx.spans.upsert(
-        row.id, 1, "postprocess.summary", kind="step", stage="postprocess",
-        status="running", parent_id=postprocess.id,
+        row.id,
+        1,
+        "postprocess.summary",
+        kind="step",
+        stage="postprocess",
+        status="running",
+        parent_id=postprocess.id,
     )
     write_products(ctx, row, 1, 2)
     backdate(ctx, row.id, QUIET_S)
@@ -213,8 +222,11 @@ def test_auto_requeue_starts_new_attempts_until_the_budget_is_spent(
             assert fresh.auto_requeues == attempt
             assert fresh.summary_status == "none"
             assert fresh.error_message.endswith(f"; re-enqueued as attempt {attempt + 1}")
-            assert re.match(r"task stuck in processing at embedding stage: no progress since "
-                            r"\S+Z \(> 1m0s\), recovered by housekeeping;", fresh.error_message)
+            assert re.match(
+                r"task stuck in processing at embedding stage: no progress since "
+                r"\S+Z \(> 1m0s\), recovered by housekeeping;",
+                fresh.error_message,
+            )
             # The new attempt waits in the queue, so a later round leaves it alone.
             assert ctx.queue.is_queued(row.id)
             backdate(ctx, row.id, QUIET_S)
@@ -254,9 +266,10 @@ def test_guarded_writes_leave_a_row_that_moved_or_showed_life_alone(
     # A heartbeat after the sweep read the row: it is alive after all.
     ctx.spans.upsert(row.id, 1, "chunking", output={"chunks_planned": 4})
     assert not repo.fail_stalled(seen, active_since=cutoff, message="x")
-    assert repo.requeue_stalled(
-        seen, active_since=cutoff, message="x", max_requeues=2, counted=True
-    ) is None
+    assert (
+        repo.requeue_stalled(seen, active_since=cutoff, message="x", max_requeues=2, counted=True)
+        is None
+    )
     # The row moved on (a newer attempt took it) after the read.
     other = add_knowledge(ctx, scope, parse_status="processing")
     backdate(ctx, other.id, QUIET_S)

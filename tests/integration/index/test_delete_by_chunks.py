@@ -12,13 +12,16 @@ Y = [0.0, 1.0, 0.0, 0.0]
 def test_delete_by_chunk_ids_removes_those_chunks_and_their_derived_rows_only(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row("old-0", X, knowledge="k-1"),
-        make_row("old-0-question", Y, knowledge="k-1", chunk="old-0", source_type="question"),
-        make_row("old-1", X, knowledge="k-1"),
-        make_row("new-0", Y, knowledge="k-1"),
-        make_row("other-0", X, knowledge="k-2"),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("old-0", X, knowledge="k-1"),
+            make_row("old-0-question", Y, knowledge="k-1", chunk="old-0", source_type="question"),
+            make_row("old-1", X, knowledge="k-1"),
+            make_row("new-0", Y, knowledge="k-1"),
+            make_row("other-0", X, knowledge="k-2"),
+        ],
+    )
 
     index.delete_by_chunk_ids(model_key, ["old-0", "old-1", "never-indexed"])
 

@@ -91,12 +91,15 @@ def test_upsert_writes_more_rows_than_one_batch(
 def test_dense_search_is_scoped_by_knowledge_base_knowledge_and_enabled(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row("a", X, kb="kb-1", knowledge="k-1"),
-        make_row("b", XY, kb="kb-1", knowledge="k-2"),
-        make_row("c", X, kb="kb-2", knowledge="k-3"),
-        make_row("d", X, kb="kb-1", knowledge="k-1", enabled=False),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("a", X, kb="kb-1", knowledge="k-1"),
+            make_row("b", XY, kb="kb-1", knowledge="k-2"),
+            make_row("c", X, kb="kb-2", knowledge="k-3"),
+            make_row("d", X, kb="kb-1", knowledge="k-1", enabled=False),
+        ],
+    )
 
     assert ids(index.search_dense(model_key, X, **KB1)) == ["a", "b"]
     kb2 = index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=["kb-2"])
@@ -105,9 +108,7 @@ def test_dense_search_is_scoped_by_knowledge_base_knowledge_and_enabled(
         model_key, X, tenant_ids=T1, knowledge_base_ids=["kb-1", "kb-2"], top_k=2
     )
     assert set(ids(both_kbs)) == {"a", "c"}
-    assert ids(index.search_dense(
-        model_key, X, **KB1, knowledge_ids=["k-2"]
-    )) == ["b"]
+    assert ids(index.search_dense(model_key, X, **KB1, knowledge_ids=["k-2"])) == ["b"]
     assert index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=[]) == []
     assert index.search_dense(model_key, X, **KB1, knowledge_ids=[]) == []
     hit = index.search_dense(model_key, XY, **KB1, knowledge_ids=["k-2"])[0]
@@ -119,20 +120,21 @@ def test_dense_search_is_scoped_by_knowledge_base_knowledge_and_enabled(
 def test_set_enabled_hides_and_restores_a_chunk_and_its_derived_rows(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row("c1", X, chunk="c1"),
-        make_row("c1-1", XY, chunk="c1", source_type="question"),
-        make_row("c2", Y, chunk="c2"),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("c1", X, chunk="c1"),
+            make_row("c1-1", XY, chunk="c1", source_type="question"),
+            make_row("c2", Y, chunk="c2"),
+        ],
+    )
 
     index.set_enabled(model_key, ["c1"], False)
     assert ids(index.search_dense(model_key, X, **KB1)) == ["c2"]
     assert index.count(model_key, "k-1") == 3  # disabled, not deleted
 
     index.set_enabled(model_key, ["c1"], True)
-    assert ids(index.search_dense(model_key, X, **KB1)) == [
-        "c1", "c1-1", "c2"
-    ]
+    assert ids(index.search_dense(model_key, X, **KB1)) == ["c1", "c1-1", "c2"]
     hits = index.search_keyword(model_key, "content", **KB1)
     assert len(hits) == 3  # the partial update kept the BM25 terms
 
@@ -140,12 +142,15 @@ def test_set_enabled_hides_and_restores_a_chunk_and_its_derived_rows(
 def test_delete_by_knowledge_removes_only_that_knowledge(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row("a1", X, knowledge="k-a"),
-        make_row("a2", XY, knowledge="k-a"),
-        make_row("b1", X, knowledge="k-b"),
-        make_row("c1", Y, knowledge="k-c"),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("a1", X, knowledge="k-a"),
+            make_row("a2", XY, knowledge="k-a"),
+            make_row("b1", X, knowledge="k-b"),
+            make_row("c1", Y, knowledge="k-c"),
+        ],
+    )
 
     index.delete_by_knowledge(model_key, ["k-a", "k-c"])
 
@@ -172,10 +177,13 @@ def test_filter_values_with_quotes_and_backslashes_are_escaped(
 ) -> None:
     tricky_kb = 'kb"1\\" or is_enabled == false or "'
     tricky_knowledge = "k'2\\\n"
-    index.upsert(model_key, [
-        make_row("t", X, kb=tricky_kb, knowledge=tricky_knowledge),
-        make_row("u", X, kb="kb-1"),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("t", X, kb=tricky_kb, knowledge=tricky_knowledge),
+            make_row("u", X, kb="kb-1"),
+        ],
+    )
 
     tricky = index.search_dense(model_key, X, tenant_ids=T1, knowledge_base_ids=[tricky_kb])
     assert ids(tricky) == ["t"]
@@ -231,9 +239,9 @@ def test_keyword_search_per_language(
     query: str,
     expected: str,
 ) -> None:
-    index.upsert(model_key, [
-        make_row(row_id, X, content=text) for row_id, text in documents.items()
-    ])
+    index.upsert(
+        model_key, [make_row(row_id, X, content=text) for row_id, text in documents.items()]
+    )
 
     hits = index.search_keyword(model_key, query, **KB1)
 
@@ -245,12 +253,15 @@ def test_keyword_search_per_language(
 def test_keyword_search_ranks_better_matches_first_and_respects_scope(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row("both", X, content="milvus index search engine"),
-        make_row("one", X, content="search party"),
-        make_row("other-kb", X, content="milvus index search", kb="kb-2"),
-        make_row("off", X, content="milvus index search", enabled=False),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("both", X, content="milvus index search engine"),
+            make_row("one", X, content="search party"),
+            make_row("other-kb", X, content="milvus index search", kb="kb-2"),
+            make_row("off", X, content="milvus index search", enabled=False),
+        ],
+    )
 
     hits = index.search_keyword(model_key, "Milvus search!", **KB1)
 
@@ -262,12 +273,15 @@ def test_keyword_search_ranks_better_matches_first_and_respects_scope(
 def test_hybrid_search_fuses_dense_and_keyword_rankings(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
-    index.upsert(model_key, [
-        make_row("dense-only", X, content="nothing in common"),
-        make_row("keyword-only", [-1.0, 0.0, 0.0, 0.0], content="quarterly revenue report"),
-        make_row("both", XY, content="revenue report forecast"),
-        make_row("neither", [0.0, 0.0, 0.0, 1.0], content="holiday pictures"),
-    ])
+    index.upsert(
+        model_key,
+        [
+            make_row("dense-only", X, content="nothing in common"),
+            make_row("keyword-only", [-1.0, 0.0, 0.0, 0.0], content="quarterly revenue report"),
+            make_row("both", XY, content="revenue report forecast"),
+            make_row("neither", [0.0, 0.0, 0.0, 1.0], content="holiday pictures"),
+        ],
+    )
 
     hits = index.search_hybrid(model_key, X, "revenue report", **KB1, top_k=3)
 
@@ -278,9 +292,7 @@ def test_hybrid_search_fuses_dense_and_keyword_rankings(
     assert all(h.score > 0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     # Without keyword terms the fusion runs on the dense ranking alone.
-    assert ids(index.search_hybrid(model_key, X, "...", **KB1, top_k=1)) == [
-        "dense-only"
-    ]
+    assert ids(index.search_hybrid(model_key, X, "...", **KB1, top_k=1)) == ["dense-only"]
 
 
 def test_long_content_is_cut_to_the_field_limit(
@@ -352,7 +364,10 @@ def test_a_second_process_cannot_open_a_held_file(tmp_path: Path) -> None:
         assert index.is_lite
         result = subprocess.run(
             python("-c", _OPEN_SCRIPT, uri),
-            capture_output=True, text=True, timeout=120, cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
             env={**os.environ, "PYTHONPATH": PYTHONPATH},
         )
     assert result.returncode == 0, result.stderr
@@ -388,9 +403,14 @@ def test_processes_racing_to_create_and_write_a_collection_both_succeed(
     start_at = str(time.time() + 3.0)
     workers = [
         subprocess.Popen(
-            python("-c", _RACE_SCRIPT, milvus_server_uri, str(lock_dir), model_key, prefix,
-                   start_at),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env,
+            python(
+                "-c", _RACE_SCRIPT, milvus_server_uri, str(lock_dir), model_key, prefix, start_at
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+            env=env,
         )
         for prefix in ("p1", "p2")
     ]
@@ -406,19 +426,20 @@ def test_search_and_delete_keep_to_the_tenant(
     index: MilvusIndex, model_key: str, make_row: MakeRow
 ) -> None:
     # Two tenants with the same knowledge base id: only the tenant named in the call counts.
-    index.upsert(model_key, [
-        make_row("mine", X, content="shared words"),
-        make_row("theirs", X, content="shared words", tenant="tenant-2"),
-    ])
-    assert ids(index.search_dense(model_key, X, **KB1)) == [
-        "mine"
-    ]
-    assert ids(index.search_keyword(
-        model_key, "shared", tenant_ids=["tenant-2"], knowledge_base_ids=["kb-1"]
-    )) == ["theirs"]
-    assert ids(index.search_hybrid(
-        model_key, X, "shared", **KB1
-    )) == ["mine"]
+    index.upsert(
+        model_key,
+        [
+            make_row("mine", X, content="shared words"),
+            make_row("theirs", X, content="shared words", tenant="tenant-2"),
+        ],
+    )
+    assert ids(index.search_dense(model_key, X, **KB1)) == ["mine"]
+    assert ids(
+        index.search_keyword(
+            model_key, "shared", tenant_ids=["tenant-2"], knowledge_base_ids=["kb-1"]
+        )
+    ) == ["theirs"]
+    assert ids(index.search_hybrid(model_key, X, "shared", **KB1)) == ["mine"]
     assert index.search_dense(model_key, X, tenant_ids=[], knowledge_base_ids=["kb-1"]) == []
     index.delete_by_tenant(model_key, "tenant-2")
     both = ["tenant-1", "tenant-2"]
@@ -441,19 +462,22 @@ def test_real_model_vectors_find_the_meaning(tmp_path: Path, make_row: MakeRow) 
     }
     vectors = embedder.embed_documents(list(texts.values()))
     with MilvusIndex(str(tmp_path / "model.db")) as index:
-        index.upsert(embedder.model_key, [
-            make_row(row_id, vector, content=text)
-            for (row_id, text), vector in zip(texts.items(), vectors, strict=True)
-        ])
-        query = "what did they eat in the evening?"
-        dense = index.search_dense(
-            embedder.model_key, embedder.embed_query(query), **KB1, top_k=3
+        index.upsert(
+            embedder.model_key,
+            [
+                make_row(row_id, vector, content=text)
+                for (row_id, text), vector in zip(texts.items(), vectors, strict=True)
+            ],
         )
+        query = "what did they eat in the evening?"
+        dense = index.search_dense(embedder.model_key, embedder.embed_query(query), **KB1, top_k=3)
         assert dense[0].id == "food"
         assert dense[0].score > dense[1].score + 0.1
         hybrid = index.search_hybrid(
-            embedder.model_key, embedder.embed_query("stock crash"), "stock crash",
-            **KB1, top_k=3,
+            embedder.model_key,
+            embedder.embed_query("stock crash"),
+            "stock crash",
+            **KB1,
+            top_k=3,
         )
         assert hybrid[0].id == "finance"
-

@@ -74,9 +74,10 @@ def test_each_attempt_goes_to_the_address_validated_for_it() -> None:
     """models.test is in no DNS: the test resolver answers 127.0.0.1, later 127.0.0.2. The
     call after the answer changed goes to the new address, not to the connection kept alive
     to the old one, and nothing but the guard ever resolves the name."""
-    with EmbeddingServer(keep_alive=True) as first, EmbeddingServer(
-        host="127.0.0.2", port=first.port, keep_alive=True
-    ) as second:
+    with (
+        EmbeddingServer(keep_alive=True) as first,
+        EmbeddingServer(host="127.0.0.2", port=first.port, keep_alive=True) as second,
+    ):
         answers = iter(["127.0.0.1", "127.0.0.1", "127.0.0.2"])
         asked: list[str] = []
 
@@ -165,9 +166,7 @@ def test_retry_after_is_honoured(kept_alive: EmbeddingServer) -> None:
     retrying = RetryPolicy(max_retries=2, backoff_s=0.01, max_backoff_s=5.0)
     started = time.monotonic()
     with observe_retries(notices.append):
-        assert embed(endpoint(kept_alive.url("/v1/embeddings"), retry=retrying), "x") == vector(
-            "x"
-        )
+        assert embed(endpoint(kept_alive.url("/v1/embeddings"), retry=retrying), "x") == vector("x")
     assert time.monotonic() - started >= 0.4
     assert [(n.error, n.delay_s) for n in notices] == [("HTTP 429 Too Many Requests", 0.4)]
 

@@ -49,14 +49,16 @@ def sales_csv() -> str:
     writer = csv.writer(out)
     writer.writerow(["Region", "Revenue", "Units", "Date", "Paid", "Notes"])
     for i in range(ROWS):
-        writer.writerow([
-            ("North", "South", "East")[i % 3],
-            "990" if i == ROWS - 1 else str(3.5 + 2.5 * i),
-            f"{1000 + 10 * i:,}",
-            (date(2024, 1, 1) + timedelta(days=i)).isoformat(),
-            "true" if i % 4 else "false",
-            "",
-        ])
+        writer.writerow(
+            [
+                ("North", "South", "East")[i % 3],
+                "990" if i == ROWS - 1 else str(3.5 + 2.5 * i),
+                f"{1000 + 10 * i:,}",
+                (date(2024, 1, 1) + timedelta(days=i)).isoformat(),
+                "true" if i % 4 else "false",
+                "",
+            ]
+        )
     return out.getvalue()
 
 
@@ -188,7 +190,10 @@ def test_a_csv_knowledge_gets_a_summary_and_a_chunk_per_column_searchable(
     assert (step.kind, step.stage, step.status) == ("step", "postprocess", "done")
     assert step.parent_id == spans_of(ctx, row.id)["postprocess"].id
     assert step.output == {
-        "tables": 1, "table_summary_chunks": 1, "table_column_chunks": 6, "chunks_indexed": 7,
+        "tables": 1,
+        "table_summary_chunks": 1,
+        "table_column_chunks": 6,
+        "chunks_indexed": 7,
     }
     assert step.input == {"file_name": "sales.csv", "file_type": "csv"}
     assert step.started_at is not None and step.ended_at is not None
@@ -225,7 +230,8 @@ def test_a_watcher_sees_the_step_run_and_finish(ctx: WorkerContext) -> None:
         return seen
 
     assert asyncio.run(asyncio.wait_for(watch(), timeout=120)) == [
-        ("running", "postprocess", 1), ("done", "postprocess", 1),
+        ("running", "postprocess", 1),
+        ("done", "postprocess", 1),
     ]
 
 
@@ -233,7 +239,9 @@ def test_sheets_of_a_workbook_each_get_their_summary(ctx: WorkerContext) -> None
     q1 = markdown_table([["Item", "Price"], ["pen", "1.5"], ["ink", "4"]])
     q2 = markdown_table([["Month", "Visitors"], ["Jan", "1,204"], ["Feb", "980"]])
     row = processed_knowledge(
-        ctx, f"## Sheet: Q1\n\n{q1}\n\n## Sheet: Q2\n\n{q2}", file_name="book.xlsx",
+        ctx,
+        f"## Sheet: Q1\n\n{q1}\n\n## Sheet: Q2\n\n{q2}",
+        file_name="book.xlsx",
     )
     assert summarize_data_tables(ctx, payload_of(row)) == 6
     chunks = table_chunks(ctx, row.id)
@@ -317,9 +325,15 @@ def test_only_tabular_files_get_the_task(ctx: WorkerContext) -> None:
     tenant, kb_id = _knowledge_base(ctx)
     for name, expected in (("report.pdf", False), ("notes.md", False), ("BOOK.XLS", True)):
         row = ctx.knowledges.create(
-            tenant_id=tenant, knowledge_base_id=kb_id, type="file", title=name, file_name=name,
-            file_type=name.rsplit(".", 1)[-1], parse_status="completed",
-            enable_status="enabled", attempt=3,
+            tenant_id=tenant,
+            knowledge_base_id=kb_id,
+            type="file",
+            title=name,
+            file_name=name,
+            file_type=name.rsplit(".", 1)[-1],
+            parse_status="completed",
+            enable_status="enabled",
+            attempt=3,
         )
         assert enqueue_data_table_summary_if_needed(ctx, row, 3) is expected
     assert isinstance(ctx.queue, LiteTaskQueue) and ctx.queue.join(timeout=60)
@@ -333,8 +347,12 @@ def test_an_embedding_failure_fails_the_step_span_and_leaves_no_chunks(
     ctx: WorkerContext,
 ) -> None:
     with EmbeddingServer(lambda n: UNKNOWN_MODEL) as endpoint:
-        embedding = {"provider": "openai", "model": "gone", "dimensions": 8,
-                     "base_url": endpoint.base_url}
+        embedding = {
+            "provider": "openai",
+            "model": "gone",
+            "dimensions": 8,
+            "base_url": endpoint.base_url,
+        }
         row = processed_knowledge(
             ctx, csv_markdown(sales_csv()), model_key="openai/gone/8", embedding=embedding
         )

@@ -33,7 +33,10 @@ def report_xlsx(path: Path) -> Path:
         sheet.cell(row=5, column=col, value=name)
     for i in range(ROWS):
         values = [
-            ("North", "South")[i % 2], f"2024-{1 + i % 12:02d}", 10 + i, 100 + 5 * i,
+            ("North", "South")[i % 2],
+            f"2024-{1 + i % 12:02d}",
+            10 + i,
+            100 + 5 * i,
             ("Ann", "Bo", "Cy")[i % 3],
             f"Call {i}: the customer asked again about the delivery date of the order",
         ]

@@ -25,8 +25,11 @@ PATH = re.compile(r"^\$(?:\.[A-Za-z_]\w*|\[\d+(?::\d+)?\])*$")
 
 def orders_json() -> bytes:
     orders = [
-        {"id": n, "customer": {"name": f"Customer {n}", "city": ("Oslo", "Rome")[n % 2]},
-         "total": 10.5 * n}
+        {
+            "id": n,
+            "customer": {"name": f"Customer {n}", "city": ("Oslo", "Rome")[n % 2]},
+            "total": 10.5 * n,
+        }
         for n in range(ORDERS)
     ]
     return json.dumps({"shop": "Pens & Ink", "orders": orders}).encode()
@@ -38,8 +41,9 @@ def test_a_json_file_becomes_chunks_under_the_size_named_by_their_paths(
 ) -> None:
     for engine in ("builtin", "simple"):
         content = orders_json()
-        read = client.read(content, file_name="orders.json", file_type="json",
-                           config=ReadConfig(engine=engine))
+        read = client.read(
+            content, file_name="orders.json", file_type="json", config=ReadConfig(engine=engine)
+        )
         assert len(read.markdown) > 3 * SIZE
         row = processed_knowledge(ctx, read.markdown, file_name="orders.json")
         chunks, _ = ctx.chunks.list_by_knowledge(row.id, limit=1000, tenant_id=None)

@@ -141,7 +141,9 @@ def test_a_try_that_fails_on_a_batch_is_resumed_from_that_batch(
         assert spans["embedding"].output["chunks_indexed"] == PARAGRAPHS
         failed_try = spans["retry.1"]
         assert (failed_try.kind, failed_try.status, failed_try.stage) == (
-            "step", "failed", "embedding"
+            "step",
+            "failed",
+            "embedding",
         )
         assert failed_try.error_code == "EMBEDDING_FAILED"
         assert "HTTP 503" in (failed_try.error_message or "")
@@ -170,7 +172,10 @@ def test_a_flaky_request_shows_its_failed_try_and_the_round_goes_on(
         assert "retry.1" not in spans, "the queue did not have to try again"
         retry = spans["embedding.retry.1.1"]
         assert (retry.kind, retry.stage, retry.status, retry.error_code) == (
-            "step", "embedding", "failed", "RETRIED"
+            "step",
+            "embedding",
+            "failed",
+            "RETRIED",
         )
         assert retry.input["try"] == 1
         assert retry.input["operation"] == f"POST {server.url('/v1/embeddings')}"

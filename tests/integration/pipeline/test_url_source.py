@@ -87,15 +87,22 @@ def _not_found(handler: BaseHTTPRequestHandler) -> None:
 @pytest.fixture
 def server() -> Iterator[RecordingServer]:
     page = f"<html><head><title>Маяк</title></head><body><p>{RUSSIAN}</p></body></html>"
-    local = RecordingServer({
-        "/report.pdf": _reply(PDF, {"Content-Type": "application/pdf"}),
-        "/slow.pdf": _in_pieces(PDF, 4),
-        "/big.pdf": _reply(b"%PDF-1.4\n" + b"x" * (3 * CAP), {"Connection": "close"}),
-        "/setup.pdf": _reply(b"MZ\x90\x00\x03\x00\x00\x00" + bytes(4000), {}),
-        "/page": _reply(page.encode("cp1251"), {"Content-Type": "text/html; charset=windows-1251"}),
-        "/get?id=7": _reply(MP3, {"Content-Disposition": 'attachment; filename="briefing.mp3"'}),
-        "/chart.png": _reply(PNG, {"Content-Type": "image/png"}),
-    }, default=_not_found)
+    local = RecordingServer(
+        {
+            "/report.pdf": _reply(PDF, {"Content-Type": "application/pdf"}),
+            "/slow.pdf": _in_pieces(PDF, 4),
+            "/big.pdf": _reply(b"%PDF-1.4\n" + b"x" * (3 * CAP), {"Connection": "close"}),
+            "/setup.pdf": _reply(b"MZ\x90\x00\x03\x00\x00\x00" + bytes(4000), {}),
+            "/page": _reply(
+                page.encode("cp1251"), {"Content-Type": "text/html; charset=windows-1251"}
+            ),
+            "/get?id=7": _reply(
+                MP3, {"Content-Disposition": 'attachment; filename="briefing.mp3"'}
+            ),
+            "/chart.png": _reply(PNG, {"Content-Type": "image/png"}),
+        },
+        default=_not_found,
+    )
     yield local
     local.close()
 
@@ -116,16 +123,28 @@ Make = Callable[..., Any]
 def make(ctx: WorkerContext) -> Make:
     tenant = ctx.tenants.create_tenant("urls").id
     kb = ctx.knowledge_bases.create(
-        tenant, "kb", description="", type="document", config={},
-        embedding_model_key="local/all-MiniLM-L6-v2/384", storage_backend_id="",
+        tenant,
+        "kb",
+        description="",
+        type="document",
+        config={},
+        embedding_model_key="local/all-MiniLM-L6-v2/384",
+        storage_backend_id="",
     )
 
     def knowledge(source: str, file_type: str, file_name: str = "", **fields: Any) -> Any:
         return ctx.knowledges.create(
-            tenant_id=tenant, knowledge_base_id=kb.id, type="url", source=source,
-            title=fields.pop("title", file_name or source), file_name=file_name,
-            file_type=file_type, parse_status="processing", enable_status="disabled",
-            attempt=1, **fields,
+            tenant_id=tenant,
+            knowledge_base_id=kb.id,
+            type="url",
+            source=source,
+            title=fields.pop("title", file_name or source),
+            file_name=file_name,
+            file_type=file_type,
+            parse_status="processing",
+            enable_status="disabled",
+            attempt=1,
+            **fields,
         )
 
     return knowledge
@@ -149,8 +168,9 @@ def test_a_download_streams_into_storage_and_replaces_an_earlier_rounds_file(
     ctx: WorkerContext, make: Make, server: RecordingServer
 ) -> None:
     earlier = ctx.files.save_stream("t", "k", "old.pdf", [b"%PDF-1.4 earlier round"])
-    row = make(server.url("/report.pdf", host="localhost"), "pdf", "report.pdf",
-               file_path=earlier.path)
+    row = make(
+        server.url("/report.pdf", host="localhost"), "pdf", "report.pdf", file_path=earlier.path
+    )
     fetched = fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
     assert fetched.page is None
     got = fetched.knowledge
@@ -160,8 +180,11 @@ def test_a_download_streams_into_storage_and_replaces_an_earlier_rounds_file(
         assert original.read() == PDF
     assert not ctx.files.exists(earlier.path), "the earlier round's download is gone"
     assert fetched.fetch.span_fields() == {
-        "url": row.source, "final_url": row.source, "http_status": 200,
-        "content_type": "application/pdf", "bytes_fetched": len(PDF),
+        "url": row.source,
+        "final_url": row.source,
+        "http_status": 200,
+        "content_type": "application/pdf",
+        "bytes_fetched": len(PDF),
     }
 
 
@@ -169,14 +192,21 @@ def test_a_download_streams_into_storage_and_replaces_an_earlier_rounds_file(
     ("path", "error", "message"),
     [
         ("/big.pdf", UrlFetchFailed, f"the body is over the {CAP}-byte cap"),
-        ("/setup.pdf", UnsupportedDownload,
-         "the download is a Windows executable, not a pdf file: file type 'exe' is not"),
+        (
+            "/setup.pdf",
+            UnsupportedDownload,
+            "the download is a Windows executable, not a pdf file: file type 'exe' is not",
+        ),
         ("/missing.pdf", UrlFetchFailed, "HTTP 404"),
     ],
 )
 def test_a_failed_download_says_why_and_leaves_nothing_stored(
-    ctx: WorkerContext, make: Make, server: RecordingServer,
-    path: str, error: type[Exception], message: str,
+    ctx: WorkerContext,
+    make: Make,
+    server: RecordingServer,
+    path: str,
+    error: type[Exception],
+    message: str,
 ) -> None:
     row = make(server.url(path, host="localhost"), "pdf", "a.pdf")
     with pytest.raises(error, match=message) as failed:
@@ -213,10 +243,12 @@ def test_a_download_that_cannot_be_recorded_leaves_no_file_and_no_record(
     row = make(server.url("/report.pdf", host="localhost"), "pdf", "report.pdf")
     # The database refuses to point the row at the new file (as it would if it failed then).
     with ctx.db.session() as session:
-        session.execute(text(
-            "CREATE TRIGGER refuse_originals BEFORE UPDATE OF file_path ON knowledges "
-            "BEGIN SELECT RAISE(ABORT, 'knowledges refused'); END"
-        ))
+        session.execute(
+            text(
+                "CREATE TRIGGER refuse_originals BEFORE UPDATE OF file_path ON knowledges "
+                "BEGIN SELECT RAISE(ABORT, 'knowledges refused'); END"
+            )
+        )
 
     with pytest.raises(IntegrityError, match="knowledges refused"):
         fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never)
@@ -260,8 +292,11 @@ def test_a_url_rebound_after_the_api_check_is_refused_by_the_worker(
     accepted = checked_import_url(url, ctx.settings, resolver=rebinding)
     assert accepted.addresses == ("93.184.216.34",)
     row = make(accepted.normalized, "pdf", "report.pdf")
-    with pytest.raises(UrlRefused, match=r"^URL refused: rebind\.example resolves to a loopback "
-                       "address$") as refused:
+    with pytest.raises(
+        UrlRefused,
+        match=r"^URL refused: rebind\.example resolves to a loopback "
+        "address$",
+    ) as refused:
         fetch_url_knowledge(ctx, row, 1, config=NO_MODELS, should_stop=_never, resolver=rebinding)
     assert refused.value.permanent and refused.value.code == "URL_REFUSED"
     assert server.requests == []
@@ -285,8 +320,9 @@ def test_a_download_of_another_type_than_planned_passes_that_types_model_prechec
         ("/chart.png", True, NO_MODELS, "VLM_MODEL_MISSING", "needs a VLM model"),
     ]
     for path, multimodal, config, code, message in cases:
-        row = make(server.url(path, host="localhost"), "pdf", "report.pdf",
-                   enable_multimodel=multimodal)
+        row = make(
+            server.url(path, host="localhost"), "pdf", "report.pdf", enable_multimodel=multimodal
+        )
         with pytest.raises(ModelMissing, match=message) as refused:
             fetch_url_knowledge(ctx, row, 1, config=config, should_stop=_never)
         assert refused.value.permanent and refused.value.code == code

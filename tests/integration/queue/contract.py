@@ -77,9 +77,7 @@ def _joined(queue: LiteTaskQueue) -> None:
     assert queue.join(5)
 
 
-def rq_adapter(
-    workers: WorkerProcesses, key_prefix: str, redis_client: Redis
-) -> Iterator[Adapter]:
+def rq_adapter(workers: WorkerProcesses, key_prefix: str, redis_client: Redis) -> Iterator[Adapter]:
     queue = RQTaskQueue(REDIS_URL, key_prefix=key_prefix)
     running = _RQWorkers(workers, key_prefix)
 
@@ -88,7 +86,10 @@ def rq_adapter(
 
     try:
         yield Adapter(
-            queue, drain=running.drain, serve=running.serve, stop=running.stop,
+            queue,
+            drain=running.drain,
+            serve=running.serve,
+            stop=running.stop,
             # The group's record goes with its last task (retries and dead letter included).
             settle=lambda group: wait_until(lambda: group_bookkeeping(group) == 0),
             group_bookkeeping=group_bookkeeping,

@@ -87,11 +87,13 @@ def test_job_id_deduplicates_while_active_and_reruns_afterwards(
     queue: LiteTaskQueue, tmp_path: Path
 ) -> None:
     log = tmp_path / "log"
-    first = queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0.5},
-                               job_id="same"))
+    first = queue.enqueue(
+        spec("sleep_then_record", {"log": str(log), "sleep_s": 0.5}, job_id="same")
+    )
     wait_until(lambda: len(events(log, "started")) == 1)
-    second = queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0},
-                                job_id="same"))
+    second = queue.enqueue(
+        spec("sleep_then_record", {"log": str(log), "sleep_s": 0}, job_id="same")
+    )
     assert first == second == "same"
     assert queue.join(5)
     assert len(events(log, "started")) == 1
@@ -105,13 +107,14 @@ def test_is_queued_and_cancel_group(tmp_path: Path) -> None:
     log = tmp_path / "log"
     clock = ManualClock()
     queue = LiteTaskQueue(
-        pools=[_core(1)], shutdown_grace_s=2.0, pickup_grace_s=0.5,
+        pools=[_core(1)],
+        shutdown_grace_s=2.0,
+        pickup_grace_s=0.5,
         clock=clock,
     )
     try:
         # One thread, busy with a task that runs until it is cancelled.
-        queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10},
-                           group="blocker"))
+        queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10}, group="blocker"))
         wait_until(lambda: len(events(log, "started")) == 1)
         # Just taken, it may not have written its first heartbeat: it still counts.
         assert queue.is_queued("blocker")
@@ -141,16 +144,27 @@ def test_cancelled_tasks_are_neither_retried_nor_dead_lettered(
     log, final_log = tmp_path / "log", tmp_path / "final"
     # Running when cancelled, then failing (it overruns its time limit).
     queue.enqueue(
-        spec("sleep_then_record", {"log": str(log), "final_log": str(final_log), "sleep_s": 1.5},
-             group="k", max_retries=2, on_final_failure=f"{H}.record_final_failure",
-             timeout_s=1)
+        spec(
+            "sleep_then_record",
+            {"log": str(log), "final_log": str(final_log), "sleep_s": 1.5},
+            group="k",
+            max_retries=2,
+            on_final_failure=f"{H}.record_final_failure",
+            timeout_s=1,
+        )
     )
     wait_until(lambda: len(events(log, "started")) == 1)
     assert queue.cancel_group("k") == 1
     # Failed once, its retry waiting 5 s when cancelled.
     queue.enqueue(
-        spec("fail_always", {"log": str(log), "final_log": str(final_log)}, group="k2",
-             max_retries=2, retry_intervals=(5,), on_final_failure=f"{H}.record_final_failure")
+        spec(
+            "fail_always",
+            {"log": str(log), "final_log": str(final_log)},
+            group="k2",
+            max_retries=2,
+            retry_intervals=(5,),
+            on_final_failure=f"{H}.record_final_failure",
+        )
     )
     wait_until(lambda: len(events(log, "attempt")) == 1 and queue.is_queued("k2"))
     assert queue.cancel_group("k2") == 1
@@ -165,10 +179,16 @@ def test_queues_run_in_parallel_with_their_own_attempt_context(tmp_path: Path) -
     log = tmp_path / "log"
     queue = LiteTaskQueue(pools=[_core(2)], shutdown_grace_s=2.0)
     try:
-        for name, job_id in ((QueueName.DEFAULT, "d1"), (QueueName.DEFAULT, "d2"),
-                             (QueueName.SUMMARY, "s1")):
-            queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 1},
-                               queue=name, job_id=job_id))
+        for name, job_id in (
+            (QueueName.DEFAULT, "d1"),
+            (QueueName.DEFAULT, "d2"),
+            (QueueName.SUMMARY, "s1"),
+        ):
+            queue.enqueue(
+                spec(
+                    "sleep_then_record", {"log": str(log), "sleep_s": 1}, queue=name, job_id=job_id
+                )
+            )
         wait_until(lambda: len(events(log, "started")) == 3, timeout=0.9)
         assert queue.join(5)
         assert sorted(e["job_id"] for e in events(log, "started")) == ["d1", "d2", "s1"]
@@ -206,8 +226,12 @@ def test_close_interrupts_a_running_handler_at_its_checkpoint(tmp_path: Path) ->
     queue.enqueue(
         spec(
             "run_until_shutdown",
-            {"log": str(log), "release": str(tmp_path / "never"), "run_s": 60,
-             "final_log": str(final_log)},
+            {
+                "log": str(log),
+                "release": str(tmp_path / "never"),
+                "run_s": 60,
+                "final_log": str(final_log),
+            },
             max_retries=3,
             on_final_failure=f"{H}.record_final_failure",
         )
@@ -228,8 +252,7 @@ def test_an_at_front_task_runs_before_the_backlog(tmp_path: Path) -> None:
     log = tmp_path / "log"
     queue = LiteTaskQueue(pools=[_core(1)], shutdown_grace_s=2.0)
     try:
-        queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10},
-                           group="blocker"))
+        queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 10}, group="blocker"))
         wait_until(lambda: len(events(log, "started")) == 1)
         for value in ("a", "b"):
             queue.enqueue(spec("record", {"log": str(log), "value": value}))
@@ -266,12 +289,21 @@ def test_a_pool_shares_its_threads_between_its_queues_first_queue_first(tmp_path
     queue = LiteTaskQueue(pools=[pool], shutdown_grace_s=2.0)
     try:
         for job_id, sleep_s in (("s1", 0.8), ("s2", 2.0)):
-            queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": sleep_s},
-                               queue=QueueName.SUMMARY, job_id=job_id))
+            queue.enqueue(
+                spec(
+                    "sleep_then_record",
+                    {"log": str(log), "sleep_s": sleep_s},
+                    queue=QueueName.SUMMARY,
+                    job_id=job_id,
+                )
+            )
         wait_until(lambda: len(events(log, "started")) == 2, timeout=0.7)
         for name, job_id in ((QueueName.SUMMARY, "s3"), (QueueName.MULTIMODAL, "m1")):
-            queue.enqueue(spec("sleep_then_record", {"log": str(log), "sleep_s": 0},
-                               queue=name, job_id=job_id))
+            queue.enqueue(
+                spec(
+                    "sleep_then_record", {"log": str(log), "sleep_s": 0}, queue=name, job_id=job_id
+                )
+            )
         assert queue.join(5)
         # s1's thread was freed first, while s2's still ran: it took m1 ahead of s3.
         order = [e["job_id"] for e in events(log, "started")]

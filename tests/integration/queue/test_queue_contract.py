@@ -93,7 +93,9 @@ def test_task_that_succeeds_on_a_retry_is_not_dead_lettered(
     adapter.drain()
 
     assert [(e["event"], e["attempt"]) for e in read_log(log)] == [
-        ("attempt", 1), ("attempt", 2), ("ran", 3),
+        ("attempt", 1),
+        ("attempt", 2),
+        ("ran", 3),
     ]
     assert read_log(final_log) == []
 
@@ -121,8 +123,13 @@ def test_retry_waits_its_interval_and_counts_as_queued(adapter: Adapter, tmp_pat
     log = tmp_path / "log"
     adapter.serve()
     adapter.queue.enqueue(
-        spec("fail_until", {"log": str(log), "succeed_on": 2}, group="k", max_retries=1,
-             retry_intervals=(1,))
+        spec(
+            "fail_until",
+            {"log": str(log), "succeed_on": 2},
+            group="k",
+            max_retries=1,
+            retry_intervals=(1,),
+        )
     )
     wait_until(lambda: len(events(log, "attempt")) == 1)
     # Between the first attempt's failure and the retry, the task counts as queued (the
@@ -160,9 +167,7 @@ def test_job_id_deduplicates_while_running(adapter: Adapter, tmp_path: Path) -> 
 def test_a_running_task_sees_cancel_requested(adapter: Adapter, tmp_path: Path) -> None:
     log = tmp_path / "log"
     adapter.serve()
-    adapter.queue.enqueue(
-        spec("wait_for_cancel", {"log": str(log), "max_wait_s": 20}, group="k")
-    )
+    adapter.queue.enqueue(spec("wait_for_cancel", {"log": str(log), "max_wait_s": 20}, group="k"))
     wait_until(lambda: len(events(log, "started")) == 1)
 
     assert adapter.queue.cancel_group("k") == 1
@@ -178,8 +183,11 @@ def test_a_task_that_fails_after_its_cancel_is_not_retried(
     adapter.serve()
     adapter.queue.enqueue(
         spec(
-            "fail_when_cancelled", {"log": str(log), "final_log": str(final_log), "max_wait_s": 20},
-            group="k", max_retries=2, retry_intervals=(1,),
+            "fail_when_cancelled",
+            {"log": str(log), "final_log": str(final_log), "max_wait_s": 20},
+            group="k",
+            max_retries=2,
+            retry_intervals=(1,),
             on_final_failure=f"{H}.record_final_failure",
         )
     )

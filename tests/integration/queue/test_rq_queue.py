@@ -189,8 +189,9 @@ def test_worker_honours_queue_priority(
     log = tmp_path / "log"
     for name in (QueueName.LOW, QueueName.SUMMARY, QueueName.DEFAULT):
         queue.enqueue(
-            TaskSpec(handler=f"{H}.record", payload={"log": str(log), "value": name.value},
-                     queue=name)
+            TaskSpec(
+                handler=f"{H}.record", payload={"log": str(log), "value": name.value}, queue=name
+            )
         )
 
     workers.run_burst(key_prefix, [QueueName.DEFAULT, QueueName.SUMMARY, QueueName.LOW])

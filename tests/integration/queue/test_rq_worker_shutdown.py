@@ -36,8 +36,13 @@ def queue(key_prefix: str) -> Iterator[RQTaskQueue]:
 
 def spec(handler: str, payload: dict[str, Any], job_id: str) -> TaskSpec:
     return TaskSpec(
-        handler=f"{H}.{handler}", payload=payload, queue=QueueName.DEFAULT, job_id=job_id,
-        group=job_id, max_retries=RETRIES, retry_intervals=(0,),
+        handler=f"{H}.{handler}",
+        payload=payload,
+        queue=QueueName.DEFAULT,
+        job_id=job_id,
+        group=job_id,
+        max_retries=RETRIES,
+        retry_intervals=(0,),
     )
 
 
@@ -74,8 +79,12 @@ def assert_handed_back(queue: RQTaskQueue, redis: Redis, key_prefix: str, job_id
 
 @pytest.mark.parametrize("simple", [True, False], ids=["simple", "forking"])
 def test_sigterm_hands_the_running_task_back_to_the_front(
-    simple: bool, queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str,
-    tmp_path: Path, redis_client: Redis,
+    simple: bool,
+    queue: RQTaskQueue,
+    workers: WorkerProcesses,
+    key_prefix: str,
+    tmp_path: Path,
+    redis_client: Redis,
 ) -> None:
     log, release = tmp_path / "log", tmp_path / "release"
     worker = workers.start(key_prefix, burst=False, simple=simple, shutdown_grace_s=20)
@@ -88,9 +97,7 @@ def test_sigterm_hands_the_running_task_back_to_the_front(
     assert signal_and_wait(worker, signal.SIGTERM) < 10
     assert len(events(log, "interrupted")) == 1
     assert_handed_back(queue, redis_client, key_prefix, "long")
-    assert waiting(redis_client, key_prefix) == [
-        queue.rq_job_id("long"), queue.rq_job_id("later")
-    ]
+    assert waiting(redis_client, key_prefix) == [queue.rq_job_id("long"), queue.rq_job_id("later")]
 
     # Another worker takes it before the backlog, at the same attempt, and finishes it.
     release.touch()
@@ -102,8 +109,12 @@ def test_sigterm_hands_the_running_task_back_to_the_front(
 
 @pytest.mark.parametrize("simple", [True, False], ids=["simple", "forking"])
 def test_task_without_checkpoints_is_interrupted_before_the_grace_ends(
-    simple: bool, queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str,
-    tmp_path: Path, redis_client: Redis,
+    simple: bool,
+    queue: RQTaskQueue,
+    workers: WorkerProcesses,
+    key_prefix: str,
+    tmp_path: Path,
+    redis_client: Redis,
 ) -> None:
     log = tmp_path / "log"
     grace = 8.0
@@ -118,7 +129,10 @@ def test_task_without_checkpoints_is_interrupted_before_the_grace_ends(
 
 
 def test_second_sigterm_hands_the_task_back_at_once(
-    queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str, tmp_path: Path,
+    queue: RQTaskQueue,
+    workers: WorkerProcesses,
+    key_prefix: str,
+    tmp_path: Path,
     redis_client: Redis,
 ) -> None:
     log = tmp_path / "log"
@@ -145,8 +159,12 @@ def _alive(pids: list[int]) -> list[int]:
 
 @pytest.mark.parametrize("simple", [True, False], ids=["simple", "forking"])
 def test_sigkilled_worker_leaves_no_process_behind(
-    simple: bool, queue: RQTaskQueue, workers: WorkerProcesses, key_prefix: str,
-    tmp_path: Path, redis_client: Redis,
+    simple: bool,
+    queue: RQTaskQueue,
+    workers: WorkerProcesses,
+    key_prefix: str,
+    tmp_path: Path,
+    redis_client: Redis,
 ) -> None:
     log = tmp_path / "log"
     worker = workers.start(key_prefix, burst=False, simple=simple)

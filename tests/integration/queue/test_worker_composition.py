@@ -30,18 +30,23 @@ def test_a_worker_runs_its_tasks_in_the_full_mode_context_it_built(
     log = tmp_path / "log"
     queue.enqueue(spec("record_worker_context", {"log": str(log)}))
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
-    env.update({
-        "SLUICE_DATA_DIR": str(tmp_path / "data"),
-        "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'sluice.db'}",
-        "SLUICE_MILVUS_URI": str(tmp_path / "milvus.db"),
-        "SLUICE_REDIS_URL": REDIS_URL,
-        "SLUICE_KEY_PREFIX": key_prefix,
-        "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
-    })
+    env.update(
+        {
+            "SLUICE_DATA_DIR": str(tmp_path / "data"),
+            "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'sluice.db'}",
+            "SLUICE_MILVUS_URI": str(tmp_path / "milvus.db"),
+            "SLUICE_REDIS_URL": REDIS_URL,
+            "SLUICE_KEY_PREFIX": key_prefix,
+            "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
+        }
+    )
 
     done = subprocess.run(
         [sys.executable, "-m", "workers.main", "--burst", "--queues", "default"],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
     assert done.returncode == 0, done.stderr

@@ -32,15 +32,17 @@ def queue(key_prefix: str) -> Iterator[RQTaskQueue]:
 
 def _env(tmp_path: Path, key_prefix: str, milvus_uri: str, **env: str) -> dict[str, str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("SLUICE_")}
-    clean.update({
-        "SLUICE_DATA_DIR": str(tmp_path / "data"),
-        "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'sluice.db'}",
-        "SLUICE_MILVUS_URI": milvus_uri,
-        "SLUICE_REDIS_URL": REDIS_URL,
-        "SLUICE_KEY_PREFIX": key_prefix,
-        "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
-        **env,
-    })
+    clean.update(
+        {
+            "SLUICE_DATA_DIR": str(tmp_path / "data"),
+            "SLUICE_DATABASE_URL": f"sqlite:///{tmp_path / 'sluice.db'}",
+            "SLUICE_MILVUS_URI": milvus_uri,
+            "SLUICE_REDIS_URL": REDIS_URL,
+            "SLUICE_KEY_PREFIX": key_prefix,
+            "SLUICE_DOCREADER_ADDRESS": "127.0.0.1:9",
+            **env,
+        }
+    )
     return clean
 
 
@@ -50,7 +52,9 @@ def _worker(
     return subprocess.run(
         [sys.executable, "-m", "workers.main", "--burst", *args],
         env=_env(tmp_path, key_prefix, milvus_uri, **env),
-        capture_output=True, text=True, timeout=180,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
 
 
@@ -78,7 +82,11 @@ def test_concurrency_two_runs_two_tasks_of_a_pool_at_once(
 
     # The processes share the index through its server (a milvus-lite file has one owner).
     done = _worker(
-        tmp_path, key_prefix, milvus_server_uri, "--pool", "enrichment",
+        tmp_path,
+        key_prefix,
+        milvus_server_uri,
+        "--pool",
+        "enrichment",
         SLUICE_POOL_ENRICHMENT="2",
     )
 
@@ -106,7 +114,9 @@ def test_sigterm_stops_every_process_of_the_pool_handing_their_tasks_back(
     worker = subprocess.Popen(
         [sys.executable, "-m", "workers.main", "--queues", "default", "--concurrency", "2"],
         env=_env(tmp_path, key_prefix, milvus_server_uri, SLUICE_WORKER_SHUTDOWN_GRACE_S="10"),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60

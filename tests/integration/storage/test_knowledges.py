@@ -321,8 +321,12 @@ def test_racing_identical_uploads_create_exactly_one_row(database: Database, sco
 
     def upload(index: int) -> bool:
         _, created = repository.create_unless_duplicate(
-            tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id,
-            file_name=f"copy-{index}.pdf", file_type="pdf", file_size=1000, file_hash=HASH,
+            tenant_id=scope.tenant_id,
+            knowledge_base_id=scope.knowledge_base_id,
+            file_name=f"copy-{index}.pdf",
+            file_type="pdf",
+            file_size=1000,
+            file_hash=HASH,
         )
         return created
 
@@ -334,7 +338,11 @@ def test_racing_identical_uploads_create_exactly_one_row(database: Database, sco
 def test_create_unless_duplicate_returns_the_existing_row(database: Database, scope: Scope) -> None:
     first = make(database, scope)
     row, created = KnowledgeRepository(database).create_unless_duplicate(
-        tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id,
-        file_name="other.pdf", file_type="PDF", file_size=5, file_hash=HASH,
+        tenant_id=scope.tenant_id,
+        knowledge_base_id=scope.knowledge_base_id,
+        file_name="other.pdf",
+        file_type="PDF",
+        file_size=5,
+        file_hash=HASH,
     )
     assert not created and row.id == first.id

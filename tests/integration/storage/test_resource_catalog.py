@@ -55,13 +55,21 @@ def catalog(
     )
 
 
-def _original(catalog: ResourceCatalog, files: BackendScopedFileService, scope: Scope,
-              owner: str | None = None) -> str:
+def _original(
+    catalog: ResourceCatalog,
+    files: BackendScopedFileService,
+    scope: Scope,
+    owner: str | None = None,
+) -> str:
     owner = owner or str(uuid.uuid4())
     stored = files.save_stream(scope.tenant_id, owner, "report.pdf", [PDF])
     return catalog.register(
-        stored.path, tenant_id=scope.tenant_id, size=stored.size,
-        content_type="application/pdf", owner_type=KNOWLEDGE_ORIGINAL, owner_id=owner,
+        stored.path,
+        tenant_id=scope.tenant_id,
+        size=stored.size,
+        content_type="application/pdf",
+        owner_type=KNOWLEDGE_ORIGINAL,
+        owner_id=owner,
     ).ref
 
 
@@ -72,15 +80,22 @@ def test_a_registered_file_resolves_through_its_reference(
     stored = files.save_stream(scope.tenant_id, owner, "report.pdf", [PDF])
 
     resource = catalog.register(
-        stored.path, tenant_id=scope.tenant_id, size=stored.size, content_type="application/pdf",
-        owner_type=KNOWLEDGE_ORIGINAL, owner_id=owner,
+        stored.path,
+        tenant_id=scope.tenant_id,
+        size=stored.size,
+        content_type="application/pdf",
+        owner_type=KNOWLEDGE_ORIGINAL,
+        owner_id=owner,
     )
 
     assert re.fullmatch(r"resource://[0-9a-f-]{36}", resource.ref)
     assert is_resource_ref(resource.ref) and not is_resource_ref(stored.path)
     got = catalog.get(resource.ref)
     assert (got.backend_id, got.path, got.size, got.content_type) == (
-        "disk", stored.path, len(PDF), "application/pdf"
+        "disk",
+        stored.path,
+        len(PDF),
+        "application/pdf",
     )
     assert (got.tenant_id, got.owner_type, got.owner_id) == (scope.tenant_id, "knowledge", owner)
     assert got.deleted_at is None
@@ -120,8 +135,9 @@ def test_marking_an_owner_deleted_stops_its_references_and_leaves_tombstones(
     owner, other = str(uuid.uuid4()), str(uuid.uuid4())
     original = _original(catalog, files, scope, owner)
     image_path = files.save_bytes(scope.tenant_id, "figure.png", b"png bytes")
-    image = catalog.register(image_path, tenant_id=scope.tenant_id, size=9,
-                             owner_type=KNOWLEDGE_IMAGE, owner_id=owner).ref
+    image = catalog.register(
+        image_path, tenant_id=scope.tenant_id, size=9, owner_type=KNOWLEDGE_IMAGE, owner_id=owner
+    ).ref
     kept = _original(catalog, files, scope, other)
 
     assert catalog.mark_deleted(KNOWLEDGE_FILES, [owner]) == 2
@@ -135,7 +151,8 @@ def test_marking_an_owner_deleted_stops_its_references_and_leaves_tombstones(
         assert catalog.get(ref, include_deleted=True).deleted_at is not None
     assert catalog.owned_by(KNOWLEDGE_FILES, [owner]) == []
     assert {r.ref for r in catalog.owned_by(KNOWLEDGE_FILES, [owner], include_deleted=True)} == {
-        original, image
+        original,
+        image,
     }
     assert catalog.get(kept).deleted_at is None
     with pytest.raises(DeletedResource):
@@ -162,8 +179,9 @@ def test_a_relocated_reference_reads_the_copy_on_another_backend(
     ref = _original(catalog, files, scope, owner)
     old_path = catalog.physical_path(ref)
     with files.open(old_path) as source:
-        copy = files.for_backend("archive").save_stream(scope.tenant_id, owner, "report.pdf",
-                                                        iter(lambda: source.read(1000), b""))
+        copy = files.for_backend("archive").save_stream(
+            scope.tenant_id, owner, "report.pdf", iter(lambda: source.read(1000), b"")
+        )
     files.delete(old_path)
 
     moved = catalog.relocate(ref, copy.path)

@@ -145,9 +145,7 @@ def test_a_stream_that_breaks_midway_leaves_nothing(
     assert s3_server.pending_uploads(bucket) == []
 
 
-def test_a_failing_commit_aborts_the_multipart_upload(
-    s3_server: S3Server, bucket: str
-) -> None:
+def test_a_failing_commit_aborts_the_multipart_upload(s3_server: S3Server, bucket: str) -> None:
     config = s3_server.config(bucket, part_size=PART)
     client = build_client(config)
 
@@ -246,9 +244,7 @@ def test_delete_and_missing_files(service: S3FileService) -> None:
         service.open(stored.path)
 
 
-def test_url_is_a_presigned_get_or_the_public_base(
-    s3_server: S3Server, bucket: str
-) -> None:
+def test_url_is_a_presigned_get_or_the_public_base(s3_server: S3Server, bucket: str) -> None:
     service = S3FileService(s3_server.config(bucket, url_expiry_s=600))
     stored = service.save_stream(TENANT, KNOWLEDGE, "a b.png", [b"\x89PNG image"])
 
@@ -345,9 +341,7 @@ def _empty_versions(s3_server: S3Server, bucket: str) -> None:
         "t/" + "a" * 1100,
     ],
 )
-def test_unsafe_keys_in_paths_are_refused(
-    service: S3FileService, bucket: str, suffix: str
-) -> None:
+def test_unsafe_keys_in_paths_are_refused(service: S3FileService, bucket: str, suffix: str) -> None:
     path = f"s3://{bucket}/{suffix}"
     for operation in (service.read_bytes, service.exists, service.delete, service.url):
         with pytest.raises(UnsafePathError):

@@ -25,15 +25,17 @@ def test_reads_naming_another_tenant_find_nothing(database: Database, scope: Sco
         tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id, tag_ids=[tag]
     )
     chunks = ChunkRepository(database)
-    chunks.insert_many([
-        NewChunk(
-            tenant_id=scope.tenant_id,
-            knowledge_base_id=scope.knowledge_base_id,
-            knowledge_id=row.id,
-            chunk_index=0,
-            content="only mine",
-        )
-    ])
+    chunks.insert_many(
+        [
+            NewChunk(
+                tenant_id=scope.tenant_id,
+                knowledge_base_id=scope.knowledge_base_id,
+                knowledge_id=row.id,
+                chunk_index=0,
+                content="only mine",
+            )
+        ]
+    )
     spans = SpanRepository(database)
     spans.upsert(row.id, 1, "docreader", status="running")
     chunk_id = chunks.list_by_knowledge(row.id, tenant_id=None)[0][0].id

@@ -7,10 +7,38 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-ENGLISH = ["alpha", "river", "stone", "window", "garden", "quiet", "engine", "paper", "light",
-           "number", "yellow", "market", "silver", "planet", "orange", "bridge"]
-RUSSIAN = ["привет", "мир", "дорога", "книга", "солнце", "вода", "ветер", "город", "время",
-           "ёлка", "щука", "объём"]
+ENGLISH = [
+    "alpha",
+    "river",
+    "stone",
+    "window",
+    "garden",
+    "quiet",
+    "engine",
+    "paper",
+    "light",
+    "number",
+    "yellow",
+    "market",
+    "silver",
+    "planet",
+    "orange",
+    "bridge",
+]
+RUSSIAN = [
+    "привет",
+    "мир",
+    "дорога",
+    "книга",
+    "солнце",
+    "вода",
+    "ветер",
+    "город",
+    "время",
+    "ёлка",
+    "щука",
+    "объём",
+]
 EMOJI = ["😀", "🎉", "🚀", "👍🏽", "🇷🇺", "👨‍👩‍👧"]
 CHINESE = "你好世界这是测试中文文本分块检查偏移量正确"
 
@@ -60,9 +88,11 @@ class GeneratedDocument:
             spans.append((offset, offset + len(line)))
             offset += len(line) + 1
         header_end = spans[1][1]
-        self.tables.append(GeneratedTable(
-            start, start + len(block), self.text[start:header_end], header_end, tuple(spans[2:])
-        ))
+        self.tables.append(
+            GeneratedTable(
+                start, start + len(block), self.text[start:header_end], header_end, tuple(spans[2:])
+            )
+        )
 
     def expected_breadcrumbs(self, offset: int) -> str:
         stack: list[tuple[int, str]] = []
@@ -104,13 +134,17 @@ def fence(rng: random.Random) -> str:
     marker = rng.choice(["```", "~~~", "````"])
     body = []
     for _ in range(rng.randint(1, 12)):
-        body.append(rng.choice([
-            "# not a heading inside code",
-            "",
-            "| not | a table |",
-            "x = compute(" + rng.choice(ENGLISH) + ")",
-            "    indented line with  spaces",
-        ]))
+        body.append(
+            rng.choice(
+                [
+                    "# not a heading inside code",
+                    "",
+                    "| not | a table |",
+                    "x = compute(" + rng.choice(ENGLISH) + ")",
+                    "    indented line with  spaces",
+                ]
+            )
+        )
     return "\n".join([marker + rng.choice(["python", "", "text"]), *body, marker])
 
 

@@ -9,8 +9,8 @@ from workers.chunker.html_tables import normalize_html_tables
 def test_rowspan_and_colspan_are_filled_by_repetition() -> None:
     markdown = (
         "Intro line\n"
-        "<table><thead><tr><th>Name</th><th colspan=\"2\">Scores</th></tr></thead>"
-        "<tbody><tr><td rowspan=\"2\">Ann</td><td>1</td><td>2</td></tr>"
+        '<table><thead><tr><th>Name</th><th colspan="2">Scores</th></tr></thead>'
+        '<tbody><tr><td rowspan="2">Ann</td><td>1</td><td>2</td></tr>'
         "<tr><td>3</td><td>4</td></tr></tbody></table>\n"
         "Outro line"
     )
@@ -32,7 +32,7 @@ def test_pipes_are_escaped_and_whitespace_collapsed() -> None:
 def test_short_rows_are_padded_and_bad_spans_ignored() -> None:
     markdown = (
         "<table><tr><td>h1</td><td>h2</td><td>h3</td></tr>"
-        "<tr><td colspan=\"x\">only</td></tr><tr><td rowspan=\"9\">tail</td></tr></table>"
+        '<tr><td colspan="x">only</td></tr><tr><td rowspan="9">tail</td></tr></table>'
     )
     assert normalize_html_tables(markdown) == (
         "| h1 | h2 | h3 |\n| --- | --- | --- |\n| only |  |  |\n| tail |  |  |"

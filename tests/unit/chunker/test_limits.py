@@ -21,8 +21,10 @@ def test_usable_values_break_no_rule() -> None:
     assert _fields(512, 64) == []
     assert _fields(1, 0) == []
     assert _fields(MAX_CHUNK_SIZE, MAX_CHUNK_SIZE - 1, ("\n", ";")) == []
-    assert _fields(512, 64, enable_parent_child=True, parent_chunk_size=2048,
-                   child_chunk_size=256) == []
+    assert (
+        _fields(512, 64, enable_parent_child=True, parent_chunk_size=2048, child_chunk_size=256)
+        == []
+    )
 
 
 @pytest.mark.parametrize(

@@ -56,9 +56,7 @@ def test_the_seeds_give_children_parents_that_continue_a_table() -> None:
         document = generate_document(seed)
         parents, children = split_parent_child(document.text, SMALL_PARENT, SMALL_CHILD)
         continuing_parents += sum(continued_table(document, p.start) is not None for p in parents)
-        continuing_children += sum(
-            continued_table(document, c.start) is not None for c in children
-        )
+        continuing_children += sum(continued_table(document, c.start) is not None for c in children)
     assert continuing_parents > 0
     assert continuing_children > continuing_parents
 

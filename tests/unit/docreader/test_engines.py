@@ -27,8 +27,20 @@ def test_engines_and_their_file_types() -> None:
     assert list(engines) == ["builtin", "simple", "markitdown"]
     assert set(engines["builtin"].file_types) == SUPPORTED_IMPORT_EXTENSIONS
     assert set(engines["simple"].file_types) == {
-        "csv", "json", "markdown", "md", "txt", "png", "jpg", "jpeg", "gif",
-        "mp3", "wav", "m4a", "flac", "ogg",
+        "csv",
+        "json",
+        "markdown",
+        "md",
+        "txt",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "mp3",
+        "wav",
+        "m4a",
+        "flac",
+        "ogg",
     }
     markitdown = engines["markitdown"]
     assert markitdown.available
@@ -56,8 +68,9 @@ def test_a_missing_tool_or_package_makes_a_type_or_engine_unavailable() -> None:
     assert no_office.file_types == ("doc",)
     with pytest.raises(EngineUnavailableError, match="cannot read doc here: no soffice"):
         no_office.parser_for("doc")
-    absent = Engine("markitdown", "d", unavailable_reason="not installed",
-                    planned_file_types=("pdf",))
+    absent = Engine(
+        "markitdown", "d", unavailable_reason="not installed", planned_file_types=("pdf",)
+    )
     assert (absent.available, absent.file_types) == (False, ("pdf",))
     with pytest.raises(EngineUnavailableError, match="'markitdown' is unavailable: not installed"):
         absent.parser_for("pdf")

@@ -90,7 +90,9 @@ def test_chapters_in_spine_order_with_their_image(tmp_path: Path) -> None:
         ("image-1.png", "image/png", 30, 20, png)
     ]
     assert document.metadata == {
-        "title": "A Small Book", "creator": "Ann Author; Bob Writer", "language": "en",
+        "title": "A Small Book",
+        "creator": "Ann Author; Bob Writer",
+        "language": "en",
         "chapter_count": "2",
     }
 

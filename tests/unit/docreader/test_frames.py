@@ -42,8 +42,10 @@ def _spool(
 
 
 def test_frames_order_markdown_pieces_and_audio_chunks(tmp_path: Path) -> None:
-    images = [ParsedImage(f"image-{n}.png", bytes([n]) * 100, "image/png", 10, 20, n == 1, n)
-              for n in (1, 2)]
+    images = [
+        ParsedImage(f"image-{n}.png", bytes([n]) * 100, "image/png", 10, 20, n == 1, n)
+        for n in (1, 2)
+    ]
     # Multi-byte characters across the piece boundary must survive the split.
     markdown = "é" * (MARKDOWN_CHUNK_CHARS + 10) + "end"
     audio = tmp_path / "input"
@@ -51,11 +53,22 @@ def test_frames_order_markdown_pieces_and_audio_chunks(tmp_path: Path) -> None:
     document = _spool(tmp_path, markdown, images, audio=True, metadata={"k": "v"})
     frames = list(result_frames(document, "wav", audio, docreader_pb2.ReadUploadResponse, LIMIT))
     kinds = [f.WhichOneof("frame") for f in frames]
-    assert kinds == ["meta", "markdown_chunk", "markdown_chunk", "image", "image",
-                     "audio_chunk", "audio_chunk", "audio_chunk"]
+    assert kinds == [
+        "meta",
+        "markdown_chunk",
+        "markdown_chunk",
+        "image",
+        "image",
+        "audio_chunk",
+        "audio_chunk",
+        "audio_chunk",
+    ]
     meta = frames[0].meta
     assert (dict(meta.metadata), meta.is_audio, meta.image_count, meta.detected_file_type) == (
-        {"k": "v"}, True, 2, "wav"
+        {"k": "v"},
+        True,
+        2,
+        "wav",
     )
     assert meta.markdown_bytes == len(markdown.encode())
     assert frames[1].markdown_chunk + frames[2].markdown_chunk == markdown

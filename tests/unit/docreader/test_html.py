@@ -156,7 +156,9 @@ def test_boilerplate_is_dropped_and_images_extracted(tmp_path: Path) -> None:
         "Article footnote"
     )
     assert document.metadata == {
-        "title": "Отчёт за год", "language": "ru", "description": "Annual numbers"
+        "title": "Отчёт за год",
+        "language": "ru",
+        "description": "Annual numbers",
     }
     assert [(i.ref, i.mime_type, i.width, i.height, i.data) for i in document.images] == [
         ("image-1.png", "image/png", 64, 48, png)

@@ -95,7 +95,9 @@ def test_plain_tables_read_in_one_call_match_the_walk(tmp_path: Path) -> None:
         "<thead><tr><th>H1</th><th>H2</th></tr></thead>\n</table>"
     )
     assert text_grid(first(html, "table")) == [
-        ["H1", "H2"], ["b 1", "b2"], ["foot", "note"],
+        ["H1", "H2"],
+        ["b 1", "b2"],
+        ["foot", "note"],
     ]
     expected = "| H1 | H2 |\n| --- | --- |\n| b 1 | b2 |\n| foot | note |"
     assert convert(tmp_path, html) == expected

@@ -52,11 +52,17 @@ def test_png_becomes_its_image_and_its_ocr_text(tmp_path: Path) -> None:
     assert "Invoice 4711" in text
     [image] = document.images
     assert (image.ref, image.mime_type, image.width, image.height) == (
-        "image-1.png", "image/png", 700, 140,
+        "image-1.png",
+        "image/png",
+        700,
+        140,
     )
     assert image.is_original and image.data == data
     assert document.metadata == {
-        "width": "700", "height": "140", "format": "png", "ocr_chars": str(len(text)),
+        "width": "700",
+        "height": "140",
+        "format": "png",
+        "ocr_chars": str(len(text)),
         "ocr_languages": "eng",
     }
 
@@ -109,13 +115,16 @@ def test_the_real_format_decides_the_ref_and_mime(tmp_path: Path) -> None:
 
 def png_header_only(width: int, height: int) -> bytes:
     """A PNG claiming width times height pixels with almost no pixel data: a bomb's shape."""
+
     def chunk(kind: bytes, body: bytes) -> bytes:
         crc = zlib.crc32(kind + body) & 0xFFFFFFFF
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
 
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
         + chunk(b"IEND", b"")
     )
 

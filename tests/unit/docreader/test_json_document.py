@@ -25,8 +25,11 @@ def parse(
 
 
 def test_json_is_pretty_printed_in_a_fence(tmp_path: Path) -> None:
-    value = {"name": "Сервис", "nested": {"list": [1, 2.5, None, True], "empty": {}},
-             "text": "a\nb"}
+    value = {
+        "name": "Сервис",
+        "nested": {"list": [1, 2.5, None, True], "empty": {}},
+        "text": "a\nb",
+    }
     document = parse(tmp_path, b"\xef\xbb\xbf" + json.dumps(value).encode())
     body = json.dumps(value, indent=2, ensure_ascii=False)
     assert document.markdown == f"```json\n{body}\n```"

@@ -145,8 +145,13 @@ def test_merged_cells_and_edge_ruled_tables(tmp_path: Path) -> None:
     rows = table_rows(parse(path).markdown)
 
     assert rows == [
-        ["Gate", "Flow", "Head"], ["A", "12", "3"], ["Total of all gates", "", "9"],
-        ["Key", "Value"], ["alpha", "1"], ["beta", "2"], ["gamma", "3"],
+        ["Gate", "Flow", "Head"],
+        ["A", "12", "3"],
+        ["Total of all gates", "", "9"],
+        ["Key", "Value"],
+        ["alpha", "1"],
+        ["beta", "2"],
+        ["gamma", "3"],
     ]
 
 
@@ -209,7 +214,11 @@ def test_embedded_png_is_extracted_with_its_page(tmp_path: Path) -> None:
 
     figure, jpeg = document.images
     assert (figure.ref, figure.mime_type, figure.page, figure.width, figure.height) == (
-        "image-1.png", "image/png", 2, 64, 48
+        "image-1.png",
+        "image/png",
+        2,
+        64,
+        48,
     )
     with Image.open(io.BytesIO(figure.data)) as decoded:
         assert decoded.size == (64, 48)

@@ -23,8 +23,26 @@ from reportlab.platypus import (
 from tests.unit.docreader.test_pdf import BODY, HEIGHT, WIDTH, flat, parse, table_rows
 
 WORDS = (
-    "the", "river", "flows", "past", "old", "mills", "and", "quiet", "fields", "while",
-    "engineers", "measure", "level", "flow", "pressure", "at", "every", "gate", "of", "dam",
+    "the",
+    "river",
+    "flows",
+    "past",
+    "old",
+    "mills",
+    "and",
+    "quiet",
+    "fields",
+    "while",
+    "engineers",
+    "measure",
+    "level",
+    "flow",
+    "pressure",
+    "at",
+    "every",
+    "gate",
+    "of",
+    "dam",
 )
 
 

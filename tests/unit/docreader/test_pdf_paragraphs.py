@@ -44,11 +44,14 @@ def blocks(markdown: str) -> list[str]:
 
 
 def test_a_wrapped_heading_stays_one_heading(tmp_path: Path) -> None:
-    markdown = build(tmp_path / "heading.pdf", [
-        Paragraph(WRAPPED_HEADING, STYLES["Heading2"]),
-        Paragraph("Gauges", STYLES["Heading2"]),
-        Paragraph("Levees", STYLES["Heading2"]),
-    ])
+    markdown = build(
+        tmp_path / "heading.pdf",
+        [
+            Paragraph(WRAPPED_HEADING, STYLES["Heading2"]),
+            Paragraph("Gauges", STYLES["Heading2"]),
+            Paragraph("Levees", STYLES["Heading2"]),
+        ],
+    )
 
     headings = [block for block in blocks(markdown) if block.startswith("#")]
     # Two headings in a row, apart by heading spacing, stay two.
@@ -84,11 +87,14 @@ def test_numbered_items_are_ordered_list_items_not_headings(tmp_path: Path) -> N
     numbered_heading = ParagraphStyle(
         "numbered", parent=STYLES["Heading2"], leftIndent=24, bulletIndent=0, bulletFontSize=14
     )
-    markdown = build(tmp_path / "numbered.pdf", [
-        ListFlowable([ListItem(Paragraph(text, BODY)) for text in ITEMS], bulletType="1"),
-        Paragraph("Methods", numbered_heading, bulletText="2"),
-        ListFlowable([ListItem(Paragraph(text, BODY)) for text in short], bulletType="1"),
-    ])
+    markdown = build(
+        tmp_path / "numbered.pdf",
+        [
+            ListFlowable([ListItem(Paragraph(text, BODY)) for text in ITEMS], bulletType="1"),
+            Paragraph("Methods", numbered_heading, bulletText="2"),
+            ListFlowable([ListItem(Paragraph(text, BODY)) for text in short], bulletType="1"),
+        ],
+    )
 
     assert [block for block in blocks(markdown) if "#" in block] == ["## 2 Methods"]
     assert "\n".join(f"{n}. {text}" for n, text in enumerate(ITEMS, 1)) in blocks(markdown)
@@ -97,11 +103,14 @@ def test_numbered_items_are_ordered_list_items_not_headings(tmp_path: Path) -> N
 
 def test_paragraphs_with_bullet_text_and_hanging_indent_are_list_items(tmp_path: Path) -> None:
     hanging = ParagraphStyle("hanging", parent=BODY, leftIndent=18, bulletIndent=0)
-    markdown = build(tmp_path / "bullet-text.pdf", [
-        *(Paragraph(text, hanging, bulletText="\u2022") for text in ITEMS),
-        Paragraph("Then the same steps in order:", BODY),
-        *(Paragraph(text, hanging, bulletText=f"{n}.") for n, text in enumerate(ITEMS, 1)),
-    ])
+    markdown = build(
+        tmp_path / "bullet-text.pdf",
+        [
+            *(Paragraph(text, hanging, bulletText="\u2022") for text in ITEMS),
+            Paragraph("Then the same steps in order:", BODY),
+            *(Paragraph(text, hanging, bulletText=f"{n}.") for n, text in enumerate(ITEMS, 1)),
+        ],
+    )
 
     found = blocks(markdown)
     assert "\n".join(f"- {text}" for text in ITEMS) in found
@@ -112,9 +121,12 @@ def test_paragraphs_with_bullet_text_and_hanging_indent_are_list_items(tmp_path:
 def test_an_indented_paragraph_after_a_short_numbered_title_stays_apart(tmp_path: Path) -> None:
     """Only a full line wraps: "5. COMBINING DOCUMENTS" is a run-in title, not an item."""
     indented = ParagraphStyle("indented", parent=BODY, firstLineIndent=18, spaceBefore=0)
-    markdown = build(tmp_path / "run-in.pdf", [
-        Paragraph("5. COMBINING DOCUMENTS", BODY),
-        Paragraph(PROSE[0], indented),
-    ])
+    markdown = build(
+        tmp_path / "run-in.pdf",
+        [
+            Paragraph("5. COMBINING DOCUMENTS", BODY),
+            Paragraph(PROSE[0], indented),
+        ],
+    )
 
     assert ["5. COMBINING DOCUMENTS", PROSE[0]] == blocks(markdown)[5:7]

@@ -27,8 +27,14 @@ def titled_xlsx(path: Path) -> Path:
     for col, name in enumerate(HEADER, start=1):
         sheet.cell(row=5, column=col, value=name)
     for row in range(6, 11):
-        values = ["North" if row == 6 else ("South" if row == 9 else None), f"2024-0{row - 5}",
-                  row * 10, row * 100.5, "Ann", f"note {row}"]
+        values = [
+            "North" if row == 6 else ("South" if row == 9 else None),
+            f"2024-0{row - 5}",
+            row * 10,
+            row * 100.5,
+            "Ann",
+            f"note {row}",
+        ]
         for col, value in enumerate(values, start=1):
             sheet.cell(row=row, column=col, value=value)
     sheet.merge_cells("A1:F4")

@@ -278,8 +278,13 @@ def test_sheet_table_trims_edges_and_spills_to_disk(tmp_path: Path, memory_cells
     table.write(sink, header=True)
     table.close()
     lines = "".join(sink.parts).splitlines()
-    assert lines[:5] == ["| a | b |", "| --- | --- |", "| x\\|y | two<br>lines |", "|  | c |",
-                         "| r0 | é |"]
+    assert lines[:5] == [
+        "| a | b |",
+        "| --- | --- |",
+        "| x\\|y | two<br>lines |",
+        "|  | c |",
+        "| r0 | é |",
+    ]
     assert lines[-1] == "| r1199 | é |"
     assert len(lines) == 1_204
     # Written in batches, never as one string.
@@ -326,8 +331,9 @@ def ole_file(path: Path, stream_name: str, data: bytes) -> Path:
     so that directory entry (name field and name length) is renamed."""
     buffer = io.BytesIO()
     CompoundDoc.XlsDoc().save(buffer, data)
-    path.write_bytes(buffer.getvalue().replace(dir_entry_name("Workbook"),
-                                               dir_entry_name(stream_name), 1))
+    path.write_bytes(
+        buffer.getvalue().replace(dir_entry_name("Workbook"), dir_entry_name(stream_name), 1)
+    )
     return path
 
 

@@ -57,9 +57,19 @@ def word_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     source = folder / "letter.docx"
     document.save(str(source))
     subprocess.run(
-        ["soffice", f"-env:UserInstallation={(folder / 'profile').as_uri()}", "--headless",
-         "--convert-to", "doc", "--outdir", str(folder / "out"), str(source)],
-        check=True, capture_output=True, timeout=120,
+        [
+            "soffice",
+            f"-env:UserInstallation={(folder / 'profile').as_uri()}",
+            "--headless",
+            "--convert-to",
+            "doc",
+            "--outdir",
+            str(folder / "out"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     return source, folder / "out" / "letter.doc"
 
@@ -111,15 +121,19 @@ def test_ole_and_ooxml_spreadsheets_and_slides(tmp_path: Path) -> None:
 def test_other_zip_containers(tmp_path: Path) -> None:
     epub = zipped({"mimetype": b"application/epub+zip", "META-INF/container.xml": b"<c/>"})
     zen = zipped({"content.json": b"[]", "manifest.json": b"{}", "metadata.json": b"{}"})
-    xmind8 = zipped({
-        "content.xml": b'<xmap-content xmlns="urn:xmind:xmap:xmlns:content:2.0"/>',
-        "META-INF/manifest.xml": b'<manifest xmlns="urn:xmind:xmap:xmlns:manifest:1.0"/>',
-    })
-    odt = zipped({
-        "mimetype": b"application/vnd.oasis.opendocument.text",
-        "content.xml": b"<office:document-content/>",
-        "META-INF/manifest.xml": b"<manifest:manifest/>",
-    })
+    xmind8 = zipped(
+        {
+            "content.xml": b'<xmap-content xmlns="urn:xmind:xmap:xmlns:content:2.0"/>',
+            "META-INF/manifest.xml": b'<manifest xmlns="urn:xmind:xmap:xmlns:manifest:1.0"/>',
+        }
+    )
+    odt = zipped(
+        {
+            "mimetype": b"application/vnd.oasis.opendocument.text",
+            "content.xml": b"<office:document-content/>",
+            "META-INF/manifest.xml": b"<manifest:manifest/>",
+        }
+    )
 
     assert sniff_file_type(write(tmp_path, "a.docx", epub), "docx") == "epub"
     assert sniff_file_type(write(tmp_path, "b.pdf", zen), "pdf") == "xmind"

@@ -25,15 +25,32 @@ def base(tmp_path: Path) -> Path:
     return tmp_path / "store"
 
 
-@pytest.mark.parametrize("ref", ["local://tenant/doc.txt", "storage://local/tenant/doc.txt",
-                                 "tenant/doc.txt", "local://tenant/./doc.txt"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "local://tenant/doc.txt",
+        "storage://local/tenant/doc.txt",
+        "tenant/doc.txt",
+        "local://tenant/./doc.txt",
+    ],
+)
 def test_references_resolve_under_the_base(base: Path, ref: str) -> None:
     assert resolve_storage_ref(base, ref) == (base / "tenant" / "doc.txt").resolve()
 
 
-@pytest.mark.parametrize("ref", ["local://../secret.txt", "local:///etc/passwd", "/etc/passwd",
-                                 "local://tenant/../../secret.txt", "local://", "a\x00b",
-                                 "s3://bucket/key", "local://escape"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "local://../secret.txt",
+        "local:///etc/passwd",
+        "/etc/passwd",
+        "local://tenant/../../secret.txt",
+        "local://",
+        "a\x00b",
+        "s3://bucket/key",
+        "local://escape",
+    ],
+)
 def test_escaping_or_malformed_references_are_rejected(base: Path, ref: str) -> None:
     with pytest.raises(InvalidRequestError):
         resolve_storage_ref(base, ref)

@@ -24,12 +24,12 @@ def read_csv(
 
 def test_csv_quotes_commas_pipes_and_line_breaks(tmp_path: Path) -> None:
     source = (
-        'name,comment,amount\r\n'
+        "name,comment,amount\r\n"
         '"Smith, John","said ""hi"" | waved",10\r\n'
-        '\r\n'
+        "\r\n"
         'Ann,"two\nlines",\r\n'
-        'Bob,short\r\n'
-        'C:\\path,x,1\r\n'
+        "Bob,short\r\n"
+        "C:\\path,x,1\r\n"
     )
     document = read_csv(tmp_path, source.encode())
     assert document.markdown == (

@@ -35,7 +35,7 @@ def test_markdown_data_uri_images_become_refs(tmp_path: Path) -> None:
     png = png_bytes(120, 90)
     gif = gif_bytes(70, 65)
     source = (
-        f"# Pics\r\n\r\n![chart]({data_uri(png)} \"Chart title\")\r\n"
+        f'# Pics\r\n\r\n![chart]({data_uri(png)} "Chart title")\r\n'
         f"![anim]({data_uri(gif, 'image/gif')})\n"
         f"![again]({data_uri(png)})\n"
         "![remote](https://example.com/a.png)\n"

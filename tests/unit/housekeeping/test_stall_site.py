@@ -31,10 +31,10 @@ def test_the_running_stage_is_the_stall_site() -> None:
 
 def test_without_a_running_stage_the_innermost_running_span_is_blamed() -> None:
     spans = _round(dict.fromkeys(STAGES, "done"))
-    spans.append(FakeSpan("s1", "postprocess.summary", "running", "step", "postprocess",
-                          "postprocess"))
-    spans.append(FakeSpan("s2", "postprocess.summary.llm", "running", "step", "postprocess",
-                          "s1"))
+    spans.append(
+        FakeSpan("s1", "postprocess.summary", "running", "step", "postprocess", "postprocess")
+    )
+    spans.append(FakeSpan("s2", "postprocess.summary.llm", "running", "step", "postprocess", "s1"))
     assert locate(spans) == StallSite(
         "postprocess", "postprocess.summary.llm", "postprocess.summary.llm"
     )

@@ -109,7 +109,11 @@ class DocumentImages:
 
     def add(self, image: DocumentImage) -> None:
         self._by_ref[image.ref] = self._store.add(
-            image.data, image.mime_type, image.width, image.height, image.page,
+            image.data,
+            image.mime_type,
+            image.width,
+            image.height,
+            image.page,
             keep=image.is_original,
         )
 
@@ -191,8 +195,12 @@ class _ImageStore:
         try:
             self._files.delete(path)
         except StorageError as exc:  # the registration's error is the one to report
-            log.warning("knowledge %s: could not remove uncatalogued image %s: %s",
-                        self._knowledge.id, path, exc)
+            log.warning(
+                "knowledge %s: could not remove uncatalogued image %s: %s",
+                self._knowledge.id,
+                path,
+                exc,
+            )
 
     def resolve(self, target: str) -> str | None:
         """A stored reference, _DROP, or None to leave the link as it is (not an image we handle,
@@ -223,8 +231,12 @@ class _ImageStore:
             MAX_REMOTE_IMAGES
         ):
             result.remote_failed += 1
-            log.warning("knowledge %s: over %d remote images, %s left as is",
-                        self._knowledge.id, MAX_REMOTE_IMAGES, url)
+            log.warning(
+                "knowledge %s: over %d remote images, %s left as is",
+                self._knowledge.id,
+                MAX_REMOTE_IMAGES,
+                url,
+            )
             return None
         try:
             fetched = fetch(
@@ -236,13 +248,15 @@ class _ImageStore:
             )
         except SsrfBlocked as exc:
             result.remote_refused += 1
-            log.warning("knowledge %s: remote image %s refused: %s",
-                        self._knowledge.id, url, exc.reason)
+            log.warning(
+                "knowledge %s: remote image %s refused: %s", self._knowledge.id, url, exc.reason
+            )
             return None
         except FetchError as exc:
             result.remote_failed += 1
-            log.warning("knowledge %s: remote image %s failed: %s",
-                        self._knowledge.id, url, exc.reason)
+            log.warning(
+                "knowledge %s: remote image %s failed: %s", self._knowledge.id, url, exc.reason
+            )
             return None
         except Exception:  # whatever else went wrong, one image never fails the document
             result.remote_failed += 1
@@ -253,8 +267,12 @@ class _ImageStore:
             mime_type = fetched.content_type
         if mime_type is None:
             result.remote_failed += 1
-            log.warning("knowledge %s: remote image %s is not an image (%s)",
-                        self._knowledge.id, url, fetched.content_type or "no content type")
+            log.warning(
+                "knowledge %s: remote image %s is not an image (%s)",
+                self._knowledge.id,
+                url,
+                fetched.content_type or "no content type",
+            )
             return None
         result.remote_fetched += 1
         return self.add(fetched.data, mime_type, 0, 0, 0, keep=False)
@@ -273,7 +291,8 @@ def _retarget(markdown: str, link: ImageLink, target: str) -> Edit:
     if not link.wrapped:
         return replace_target(link, target)
     image = (
-        markdown[link.image_start : link.target_start] + target
+        markdown[link.image_start : link.target_start]
+        + target
         + markdown[link.target_end : link.image_end]
     )
     return link.start, link.end, image

@@ -36,6 +36,8 @@ W_contra = TypeVar("W_contra", contravariant=True)
 # What a runner of one kind reaches of its process's parts: at least what the runner itself
 # uses (the row its currency is judged by, the spans it closes when taken over).
 P = TypeVar("P", bound=RoundSpanParts)
+
+
 # A stage's outputs so far: a heartbeat on its span.
 class Progress(Protocol):
     """A stage's outputs so far. Progress may be held back a moment (spans coalesce their
@@ -156,8 +158,9 @@ class RoundRunner(ABC, Generic[W, P]):
             # A write that failed because the round was taken over meanwhile (its row
             # deleted under it, say) is a stop, not a failure to retry.
             if not self.is_current():
-                log.info("knowledge %s attempt %s taken over: %s", self.knowledge_id,
-                         self.attempt, exc)
+                log.info(
+                    "knowledge %s attempt %s taken over: %s", self.knowledge_id, self.attempt, exc
+                )
                 self.taken_over(work)
                 return False
             self.failed(exc, work)
@@ -191,8 +194,12 @@ class RoundRunner(ABC, Generic[W, P]):
 
     def handed_off(self, handoff: HandOff, work: W) -> None:
         """A stage's own tasks go on with the round: this task's part is done."""
-        log.info("knowledge %s attempt %s handed off: %s", self.knowledge_id, self.attempt,
-                 handoff.reason)
+        log.info(
+            "knowledge %s attempt %s handed off: %s",
+            self.knowledge_id,
+            self.attempt,
+            handoff.reason,
+        )
 
     @abstractmethod
     def open(self, work: W) -> None:

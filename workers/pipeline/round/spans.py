@@ -23,7 +23,11 @@ from workers.observability.metrics import metrics
 ROOT = "knowledge_processing"
 # The five stages of a round, in the order they run.
 STAGES: tuple[str, ...] = (
-    Stage.DOCREADER, Stage.CHUNKING, Stage.EMBEDDING, Stage.MULTIMODAL, Stage.POSTPROCESS
+    Stage.DOCREADER,
+    Stage.CHUNKING,
+    Stage.EMBEDDING,
+    Stage.MULTIMODAL,
+    Stage.POSTPROCESS,
 )
 # The spans whose durations sluice_stage_duration_seconds observes: the stages and the whole
 # round (steps and retries are too many and too alike to tell apart).

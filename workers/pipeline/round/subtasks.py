@@ -61,7 +61,10 @@ def open_subtask(
     ):
         log.info(
             "%s subtask %s of knowledge %s attempt %s: not current or ended; dropped",
-            kind, index, knowledge_id, attempt,
+            kind,
+            index,
+            knowledge_id,
+            attempt,
         )
         return None
     kb = parts.knowledge_bases.get(None, knowledge.knowledge_base_id)
@@ -115,7 +118,11 @@ def end_subtask_failed(
         return
     log.warning(
         "knowledge %s attempt %s: %s subtask %s failed: %s",
-        knowledge_id, attempt, kind, index, message,
+        knowledge_id,
+        attempt,
+        kind,
+        index,
+        message,
     )
     if ended.completed_round:
         close_completed_round(parts, knowledge_id, attempt)

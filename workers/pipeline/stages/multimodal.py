@@ -72,9 +72,7 @@ class MultimodalStage:
         # Child chunks are numbered after the text chunks, one number per image.
         first_child = max(c.index for c in plan_chunks) + 1
         unqueued = [
-            image
-            for image in images
-            if not self._enqueue(work, image, first_child, switches)
+            image for image in images if not self._enqueue(work, image, first_child, switches)
         ]
         queued = len(images) - len(unqueued)
         remaining: int | None = None

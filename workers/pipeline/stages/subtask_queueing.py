@@ -23,7 +23,10 @@ def enqueue_subtasks(
         except QueueError as exc:
             log.warning(
                 "enqueue of %s subtask %s of knowledge %s failed: %s",
-                kind, number, knowledge_id, exc,
+                kind,
+                number,
+                knowledge_id,
+                exc,
             )
             continue
         queued += 1

@@ -90,9 +90,7 @@ def profile_table(table: MarkdownTable) -> TableProfile:
     columns = tuple(
         profile_column(name, [row[i] for row in table.rows]) for i, name in enumerate(names)
     )
-    return TableProfile(
-        table.title, len(table.rows), columns, table.caption, table.merged_cells
-    )
+    return TableProfile(table.title, len(table.rows), columns, table.caption, table.merged_cells)
 
 
 def column_names(header: Sequence[str]) -> list[str]:
@@ -122,7 +120,11 @@ def profile_column(name: str, cells: Sequence[str]) -> ColumnProfile:
         kind = ColumnType.INTEGER if integral else ColumnType.NUMBER
         total = sum(decimals, Decimal(0))
         return ColumnProfile(
-            name, kind, len(cells), len(values), len(set(decimals)),
+            name,
+            kind,
+            len(cells),
+            len(values),
+            len(set(decimals)),
             minimum=render_number(min(decimals)),
             maximum=render_number(max(decimals)),
             mean=render_number(total / len(decimals)),
@@ -133,7 +135,11 @@ def profile_column(name: str, cells: Sequence[str]) -> ColumnProfile:
     if dates is not None:
         with_time = any(d != d.replace(hour=0, minute=0, second=0, microsecond=0) for d in dates)
         return ColumnProfile(
-            name, ColumnType.DATE, len(cells), len(values), len(set(dates)),
+            name,
+            ColumnType.DATE,
+            len(cells),
+            len(values),
+            len(set(dates)),
             minimum=render_date(min(dates), with_time),
             maximum=render_date(max(dates), with_time),
             samples=samples,
@@ -143,10 +149,16 @@ def profile_column(name: str, cells: Sequence[str]) -> ColumnProfile:
     if lengths[len(lengths) // 2] > LONG_TEXT_CHARS:
         repeated = [(value, n) for value, n in counts.most_common(TOP_VALUES) if n > 1]
         return ColumnProfile(
-            name, ColumnType.TEXT, len(cells), len(values), len(counts),
+            name,
+            ColumnType.TEXT,
+            len(cells),
+            len(values),
+            len(counts),
             top_values=tuple((_shorten(v, LONG_SHOWN_CHARS), n) for v, n in repeated),
             samples=(_shorten(values[0], LONG_SHOWN_CHARS),),
-            long_text=True, min_length=lengths[0], max_length=lengths[-1],
+            long_text=True,
+            min_length=lengths[0],
+            max_length=lengths[-1],
         )
     return _with(base, ColumnType.TEXT, len(counts), samples, top=counts)
 
@@ -175,8 +187,13 @@ def _with(
     # most_common keeps first-seen order among equal counts, so the profile is stable.
     shown = tuple((_shorten(value), count) for value, count in top.most_common(TOP_VALUES))
     return ColumnProfile(
-        base.name, kind, base.cells, base.non_empty, distinct,
-        top_values=shown, samples=samples,
+        base.name,
+        kind,
+        base.cells,
+        base.non_empty,
+        distinct,
+        top_values=shown,
+        samples=samples,
     )
 
 

@@ -145,5 +145,3 @@ def _embedded_image(shape: Any) -> Any:
         return shape.image
     except (AttributeError, KeyError, ValueError):
         return None
-
-

@@ -24,6 +24,7 @@ BULLETED_PLACEHOLDERS = frozenset(
      PP_PLACEHOLDER.VERTICAL_OBJECT}
 )  # fmt: skip
 
+
 class Piece(NamedTuple):
     text: str
     # A list item's depth and marker ("- " or "N. "); marker "" for a plain block.

@@ -31,7 +31,7 @@ class Block:
 
 
 # Sentence ends, with closing quotes (U+201D, U+2019) and brackets.
-SENTENCE_END = tuple(".!?:;\"\u201d\u2019)]")
+SENTENCE_END = tuple('.!?:;"\u201d\u2019)]')
 
 
 def continues(before: Block, after: Block) -> bool:

@@ -151,8 +151,10 @@ def _table(rows: Sequence[Row], columns: list[tuple[float, float]]) -> Atom | No
         return None
     cells = _join_wrapped(lines, [_top(row) for row in rows])
     box = Box(
-        columns[0][0], min(piece.box.top for piece in rows[0]),
-        columns[-1][1], max(piece.box.bottom for piece in rows[-1]),
+        columns[0][0],
+        min(piece.box.top for piece in rows[0]),
+        columns[-1][1],
+        max(piece.box.bottom for piece in rows[-1]),
     )
     return Atom(box, markdown_table([[finish_text(cell) for cell in line] for line in cells]))
 
@@ -181,11 +183,7 @@ def _tabular(cells: list[list[str]]) -> bool:
     multi = sum(1 for count in counts if count >= 2)
     if multi < _MIN_ROWS or 2 * multi < len(cells) or max(counts) < _MIN_COLUMNS:
         return False
-    filled = [
-        [line[column] for line in cells if line[column]] for column in range(len(cells[0]))
-    ]
+    filled = [[line[column] for line in cells if line[column]] for column in range(len(cells[0]))]
     used = [column for column in filled if len(column) >= 2]
-    short = sum(
-        1 for column in used if statistics.median(map(len, column)) <= _SHORT_CELL_CHARS
-    )
+    short = sum(1 for column in used if statistics.median(map(len, column)) <= _SHORT_CELL_CHARS)
     return len(used) >= _MIN_COLUMNS and short >= _MIN_SHORT_COLUMNS

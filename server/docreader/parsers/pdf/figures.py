@@ -67,8 +67,10 @@ class PdfImages:
 def _encode(handle: Any, stored: bytes) -> tuple[bytes, str, tuple[int, int]] | None:
     filters = _filters(handle)
     if filters and filters[-1] == "DCTDecode" and _SIMPLE_FILTERS.issuperset(filters[:-1]):
-        jpeg = stored if len(filters) == 1 else _stream(
-            handle, pdfium_c.FPDFImageObj_GetImageDataDecoded
+        jpeg = (
+            stored
+            if len(filters) == 1
+            else _stream(handle, pdfium_c.FPDFImageObj_GetImageDataDecoded)
         )
         with Image.open(io.BytesIO(jpeg)) as probe:
             if probe.mode in _PASS_THROUGH_MODES:

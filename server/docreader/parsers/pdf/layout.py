@@ -43,8 +43,9 @@ def reading_regions(items: Sequence[Item], depth: int = 0) -> list[list[Item]]:
     middle = (start + end) / 2
     # An item reaching into the strip from one side belongs to that side; only an item
     # spanning the whole strip crosses it.
-    crossing = sorted((i for i in items if i.box.x0 < start and i.box.x1 > end),
-                      key=lambda i: i.box.top)
+    crossing = sorted(
+        (i for i in items if i.box.x0 < start and i.box.x1 > end), key=lambda i: i.box.top
+    )
     sides = [i for i in items if not (i.box.x0 < start and i.box.x1 > end)]
     left = [i for i in sides if i.box.x0 + i.box.x1 < 2 * middle]
     right = [i for i in sides if i.box.x0 + i.box.x1 >= 2 * middle]
@@ -86,9 +87,7 @@ def _find_gutter(items: Sequence[Item]) -> tuple[float, float] | None:
 
 def _sparse_strips(items: Sequence[Item], allowed: int) -> list[tuple[float, float]]:
     """Maximal x-intervals inside the items' extent covered by at most ``allowed`` items."""
-    events = sorted(
-        [(i.box.x0, 1) for i in items] + [(i.box.x1, -1) for i in items]
-    )
+    events = sorted([(i.box.x0, 1) for i in items] + [(i.box.x1, -1) for i in items])
     strips: list[tuple[float, float]] = []
     depth, open_at, seen_content = 0, None, False
     for x, change in events:

@@ -31,7 +31,9 @@ _MAX_RECT_SEGMENTS = 6
 _CORNER_SLACK = 1.0
 
 _TEXT, _PATH, _IMAGE = (
-    pdfium_c.FPDF_PAGEOBJ_TEXT, pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_IMAGE
+    pdfium_c.FPDF_PAGEOBJ_TEXT,
+    pdfium_c.FPDF_PAGEOBJ_PATH,
+    pdfium_c.FPDF_PAGEOBJ_IMAGE,
 )
 _SHADING, _FORM = pdfium_c.FPDF_PAGEOBJ_SHADING, pdfium_c.FPDF_PAGEOBJ_FORM
 
@@ -202,9 +204,12 @@ def _compose(outer: Matrix, inner: Matrix) -> Matrix:
     a1, b1, c1, d1, e1, f1 = inner
     a2, b2, c2, d2, e2, f2 = outer
     return (
-        a1 * a2 + b1 * c2, a1 * b2 + b1 * d2,
-        c1 * a2 + d1 * c2, c1 * b2 + d1 * d2,
-        e1 * a2 + f1 * c2 + e2, e1 * b2 + f1 * d2 + f2,
+        a1 * a2 + b1 * c2,
+        a1 * b2 + b1 * d2,
+        c1 * a2 + d1 * c2,
+        c1 * b2 + d1 * d2,
+        e1 * a2 + f1 * c2 + e2,
+        e1 * b2 + f1 * d2 + f2,
     )
 
 

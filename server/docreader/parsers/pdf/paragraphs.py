@@ -64,9 +64,7 @@ def region_blocks(
     rows: Sequence[list[Piece]], atoms: Sequence[Atom], body_size: float
 ) -> list[Block]:
     """The blocks of one region: its text rows (see ``group_rows``) and atoms, top to bottom."""
-    lines = [
-        _numbered_line(row, body_size) if len(row) == 2 else row_line(row) for row in rows
-    ]
+    lines = [_numbered_line(row, body_size) if len(row) == 2 else row_line(row) for row in rows]
     # Rows come top to bottom already; only atoms need placing among them.
     entries: list[Line | Atom] = (
         sorted([*lines, *atoms], key=lambda entry: entry.box.top) if atoms else list(lines)
@@ -172,7 +170,7 @@ class _Region:
             return [("heading", f"{'#' * level} {text}")]
         bullet = _BULLET.match(text)
         if bullet:
-            return [("item", f"- {text[bullet.end():]}")]
+            return [("item", f"- {text[bullet.end() :]}")]
         if _NUMBERED.match(text):
             return [("item", text)]
         return [("text", _escape(text))]

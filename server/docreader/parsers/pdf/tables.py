@@ -94,7 +94,8 @@ class _Grid:
         middles = [(top + bottom) / 2 for top, bottom in pairwise(ys)]
         for column, x in enumerate(xs[1:-1], start=1):
             spans = [
-                (v.y0 - _TOLERANCE, v.y1 + _TOLERANCE) for v in verticals
+                (v.y0 - _TOLERANCE, v.y1 + _TOLERANCE)
+                for v in verticals
                 if abs(v.x - x) <= _TOLERANCE
             ]
             for row, middle in enumerate(middles):
@@ -148,8 +149,12 @@ class _Grid:
         ys, starts, split = [self.ys[0]], [], False
         for row, bottom in enumerate(self.ys[1:]):
             if row in crowded:
-                cells = {piece: cell for cell, members in placed.items() if cell[0] == row
-                         for piece in members}
+                cells = {
+                    piece: cell
+                    for cell, members in placed.items()
+                    if cell[0] == row
+                    for piece in members
+                }
                 lines = _text_rows(group_rows(cells), cells)
                 spread = [len({cells[piece] for piece in line}) for line in lines]
                 if len(lines) > 1 and 2 * sum(1 for n in spread if n >= 2) >= len(lines):

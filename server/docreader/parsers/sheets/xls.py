@@ -116,4 +116,3 @@ def _date_text(value: float, datemode: int) -> str:
     if not year:
         return time.isoformat()
     return cell_text(datetime.datetime.combine(datetime.date(year, month, day), time))
-
