@@ -20,7 +20,7 @@ from server.services.kb_compatibility import check_compatible
 from server.services.knowledge_bases import MAX_NAME_CHARS, KnowledgeBaseService
 from storage.db.engine import Database
 from storage.db.models import KbCloneJob, KnowledgeBase
-from storage.db.repositories.clone_jobs import CloneJobRepository
+from storage.db.repositories.clone_jobs import CloneJobRepository, CloneRunningError
 from storage.db.repositories.faq_entries import FaqEntryRepository
 from storage.queue.base import TaskQueue
 from workers import task_specs
@@ -57,10 +57,16 @@ class KnowledgeBaseCloneService:
             raise InvalidArgument.field("source_id", "is required")
         source = self._knowledge_bases.get_row(identity, request.source_id)
         if request.target_id:
-            target = self._synced_target(identity, source, request.target_id)
+            target = self._checked_target(identity, source, request.target_id)
+            job = self._create(source, target)
+            try:
+                self._sync_config(identity, source, target)
+            except Exception as exc:
+                self._jobs.fail(job.id, f"the target's config could not be synced: {exc}")
+                raise
         else:
             target = self._new_target(identity, source, request.target_name.strip())
-        job = self._jobs.create(source.tenant_id, source.id, target.id)
+            job = self._create(source, target)
         try:
             self._ctx.queue.enqueue(
                 task_specs.kb_clone(self._ctx.settings, KbClonePlanPayload(job.id))
@@ -77,7 +83,15 @@ class KnowledgeBaseCloneService:
             raise NotFound(JOB, job_id)
         return job
 
-    def _synced_target(
+    def _create(self, source: KnowledgeBase, target: KnowledgeBase) -> KbCloneJob:
+        """The job, taking the target's clone lock first, so two calls racing cannot both
+        clone into it (nor both rewrite its config)."""
+        try:
+            return self._jobs.create(source.tenant_id, source.id, target.id)
+        except CloneRunningError as running:
+            raise _clone_running(running.job_id) from None
+
+    def _checked_target(
         self, identity: Identity, source: KnowledgeBase, target_id: str
     ) -> KnowledgeBase:
         target = self._knowledge_bases.get_row(identity, target_id)
@@ -93,16 +107,18 @@ class KnowledgeBaseCloneService:
         self._check_faq_layout(source, target)
         running = self._jobs.open_for_target(target.id)
         if running is not None:
-            raise FailedPrecondition(
-                "CLONE_RUNNING", running.id, f"clone job {running.id} into the target is running"
-            )
+            raise _clone_running(running.id)
+        return target
+
+    def _sync_config(
+        self, identity: Identity, source: KnowledgeBase, target: KnowledgeBase
+    ) -> None:
         update = knowledge_base_pb2.UpdateKnowledgeBaseRequest(
             id=target.id,
             config=_config_of(source),
             update_mask=field_mask_pb2.FieldMask(paths=["config"]),
         )
         self._knowledge_bases.update(identity, update)
-        return target
 
     def _check_faq_layout(self, source: KnowledgeBase, target: KnowledgeBase) -> None:
         """An FAQ target holding entries must lay out their index rows as the source does:
@@ -139,6 +155,12 @@ class KnowledgeBaseCloneService:
             source.id,
             "every derived name of the clone is taken; give a target_name",
         )
+
+
+def _clone_running(job_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        "CLONE_RUNNING", job_id, f"clone job {job_id} into the target is running"
+    )
 
 
 def _config_of(source: KnowledgeBase) -> config_pb2.KnowledgeBaseConfig:

@@ -4,7 +4,9 @@ on the maintenance queue (workers.lifecycle.move).
 Checked before anything is written: 1 to ``MAX_MOVE`` distinct knowledges of the caller,
 all of one knowledge base (the source), none being processed or deleted (refused, not
 waited for: a round in flight writes its products under the source while the move would
-carry them off; FAILED_PRECONDITION names them, move them once they are processed); a
+carry them off; FAILED_PRECONDITION names them, move them once they are processed), not
+an FAQ knowledge base's own knowledge (FAILED_PRECONDITION KNOWLEDGE_BASE_IS_FAQ: it holds
+all the entries, whose questions are unique per knowledge base; a clone syncs them); a
 target of the caller's that is not the source, of the source's type and embedding model
 (FAILED_PRECONDITION KB_TYPE_MISMATCH or EMBEDDING_MODEL_MISMATCH, naming both).
 
@@ -26,9 +28,10 @@ from core.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailab
 from core.index_sides import index_sides
 from core.move_modes import MoveMode
 from core.payloads import KnowledgeMovePayload
-from core.statuses import JobStatus
+from core.statuses import JobStatus, KnowledgeBaseType
 from server.services.identity import Identity
 from server.services.kb_compatibility import check_compatible
+from server.services.kb_types import KB_IS_FAQ
 from server.services.knowledge_bases import KnowledgeBaseService
 from server.services.parts import KnowledgeParts
 from storage.db.engine import Database
@@ -79,6 +82,14 @@ class KnowledgeMoveService:
         if source.id == target.id:
             raise InvalidArgument.field(
                 "target_knowledge_base_id", "is the knowledges' own knowledge base"
+            )
+        if source.type == KnowledgeBaseType.FAQ:
+            raise FailedPrecondition(
+                KB_IS_FAQ,
+                source.id,
+                f"knowledge base {source.id} is an FAQ knowledge base: its one knowledge holds "
+                "all its entries and does not move; clone the knowledge base instead "
+                "(CloneKnowledgeBase with target_id syncs its entries into an existing one)",
             )
         check_compatible(source, target, by_index=False)
         busy = [row.id for row in rows if row.parse_status in UNMOVABLE]

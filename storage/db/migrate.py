@@ -27,10 +27,14 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade_to_head(url: str) -> None:
+    upgrade_to(url, "head")
+
+
+def upgrade_to(url: str, revision: str) -> None:
     database = Database.from_url(url)
     try:
         with database.engine.connect() as connection:
-            _run_with_sqlite_foreign_keys_off(connection, "head")
+            _run_with_sqlite_foreign_keys_off(connection, revision)
     finally:
         database.dispose()
 

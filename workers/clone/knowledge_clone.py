@@ -32,6 +32,7 @@ from workers.clone.parts import CloneParts
 from workers.clone.progress import item_ended
 from workers.clone.removal import delete_knowledges
 from workers.clone.tag_map import TagMapper
+from workers.lifecycle.deletion import delete_marked
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +118,9 @@ def _clone(
         delete_knowledges(ctx, [clone.id])
         item_ended(ctx, job.id, ItemEnd(item, error=f"{_named(payload, source)}: {exc}"))
         return
+    except (SourceChanged, Superseded):
+        _remove_if_deleted(ctx, clone)
+        raise
     fence()
     item_ended(ctx, job.id, ItemEnd(item))
 
@@ -134,6 +138,14 @@ def clone_failed(ctx: CloneParts, payload: KbCloneKnowledgePayload, error: str) 
     source = ctx.knowledges.get(payload.source_knowledge_id, None)
     end = ItemEnd(_item(payload), error=f"{_named(payload, source)}: {error}")
     item_ended(ctx, payload.job_id, end)
+
+
+def _remove_if_deleted(ctx: CloneParts, clone: Knowledge) -> None:
+    """The draft was deleted while this try wrote it (by the try that superseded it): what
+    this try wrote after the delete (a batch's index rows, say) is removed too, or it would
+    outlive its knowledge. A draft still there is the next try's to delete."""
+    if ctx.knowledges.get(clone.id, None) is None:
+        delete_marked(ctx, [clone])
 
 
 def _draft(ctx: CloneParts, source: Knowledge, target_kb: KnowledgeBase) -> Knowledge:

@@ -13,6 +13,8 @@ from storage.db.models.base import Base, JSONType, new_id, utcnow
 
 # The statuses of an import that holds its knowledge base's import lock.
 FAQ_IMPORT_ACTIVE_SQL = "status IN ('pending', 'processing')"
+# The statuses of a clone that holds its target's clone lock.
+CLONE_OPEN_SQL = "status IN ('pending', 'processing')"
 
 
 class FaqImportJob(Base):
@@ -91,9 +93,21 @@ class FaqImportRow(Base):
 
 
 class KbCloneJob(Base):
-    """Knowledge base ids are not foreign keys: the record outlives either knowledge base."""
+    """Knowledge base ids are not foreign keys: the record outlives either knowledge base.
+    The partial unique index is the target's clone lock: at most one pending or processing
+    clone into a knowledge base, so two calls racing cannot both start one (two clones
+    writing one target would each take the other's clones for its own)."""
 
     __tablename__ = "kb_clone_jobs"
+    __table_args__ = (
+        Index(
+            "uq_kb_clone_jobs_open_target",
+            "target_knowledge_base_id",
+            unique=True,
+            postgresql_where=text(CLONE_OPEN_SQL),
+            sqlite_where=text(CLONE_OPEN_SQL),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     tenant_id: Mapped[str] = mapped_column(String(36), index=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from core.statuses import JobStatus, ParseStatus
@@ -21,6 +22,14 @@ from storage.db.sql import dialect_insert
 
 # The job's error names at most this many failed items (and counts the rest).
 _NAMED_FAILURES = 10
+
+
+class CloneRunningError(Exception):
+    """Another clone into the knowledge base holds its lock."""
+
+    def __init__(self, job_id: str) -> None:
+        self.job_id = job_id
+        super().__init__(job_id)
 
 
 @dataclass(frozen=True)
@@ -105,13 +114,21 @@ class CloneJobRepository:
         self._db = db
 
     def create(self, tenant_id: str, source_id: str, target_id: str) -> KbCloneJob:
+        """A pending job, unless a clone into ``target_id`` is open (CloneRunningError
+        naming it): the partial unique index on the target is the lock (see KbCloneJob)."""
         job = KbCloneJob(
             tenant_id=tenant_id,
             source_knowledge_base_id=source_id,
             target_knowledge_base_id=target_id,
         )
-        with self._db.session() as session:
-            session.add(job)
+        try:
+            with self._db.session() as session:
+                session.add(job)
+        except IntegrityError:
+            running = self.open_for_target(target_id)
+            if running is None:
+                raise
+            raise CloneRunningError(running.id) from None
         return job
 
     def get(self, job_id: str, tenant_id: str | None) -> KbCloneJob | None:

@@ -1,4 +1,5 @@
-"""Clone jobs on PostgreSQL and SQLite: a plan's items each counted once (retries, dead
+"""Clone jobs on PostgreSQL and SQLite: one open clone per target (its lock, held even when
+calls race), a plan's items each counted once (retries, dead
 letters after a try ended them, concurrent ends), the last end ends the job (failed, naming
 what failed, when any item failed), and one clone per source knowledge in a knowledge base."""
 
@@ -9,7 +10,12 @@ from sqlalchemy.exc import IntegrityError
 
 from core.statuses import JobStatus
 from storage.db.engine import Database
-from storage.db.repositories.clone_jobs import CloneJobRepository, ClonePlan, ItemEnd
+from storage.db.repositories.clone_jobs import (
+    CloneJobRepository,
+    ClonePlan,
+    CloneRunningError,
+    ItemEnd,
+)
 from storage.db.repositories.knowledge_bases import KnowledgeBaseRepository
 from storage.db.repositories.knowledges import KnowledgeRepository
 from tests.integration.storage.conftest import Scope, run_together
@@ -87,3 +93,37 @@ def test_a_knowledge_base_holds_one_clone_per_source(database: Database, scope: 
     found = jobs.clone_of(scope.knowledge_base_id, "src-1")
     assert found is not None and found.id == first.id
     assert [k.id for k in jobs.clones_in(scope.knowledge_base_id)] == [first.id]
+
+
+def test_one_open_clone_at_a_time_per_target(database: Database, scope: Scope) -> None:
+    jobs, first = _job(database, scope)
+    job = jobs.get(first, None)
+    assert job is not None
+    target = job.target_knowledge_base_id
+    with pytest.raises(CloneRunningError) as running:
+        jobs.create(scope.tenant_id, scope.knowledge_base_id, target)
+    assert running.value.job_id == first
+    jobs.start(first, ClonePlan(["a"], []), skipped=0)  # processing holds the lock too
+    with pytest.raises(CloneRunningError):
+        jobs.create(scope.tenant_id, scope.knowledge_base_id, target)
+    assert jobs.fail(first, "boom") is not None
+    second = jobs.create(scope.tenant_id, scope.knowledge_base_id, target)
+    assert second.status == JobStatus.PENDING
+
+
+def test_racing_clones_into_one_target_leave_exactly_one_job(
+    database: Database, scope: Scope
+) -> None:
+    jobs = CloneJobRepository(database)
+    target = KnowledgeBaseRepository(database).create(scope.tenant_id, "raced").id
+
+    def attempt(_: int) -> str:
+        try:
+            return jobs.create(scope.tenant_id, scope.knowledge_base_id, target).id
+        except CloneRunningError as exc:
+            return f"refused:{exc.job_id}"
+
+    results = run_together(6, attempt)
+    started = [r for r in results if not r.startswith("refused:")]
+    assert len(started) == 1
+    assert all(r == f"refused:{started[0]}" for r in results if r not in started)
