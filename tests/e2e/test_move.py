@@ -1,7 +1,8 @@
 """MoveKnowledge end to end over gRPC, in lite and full mode: reuse_vectors moves the
 index rows without asking the embedding model anything (the test's embedding server counts
 every request) and the target finds the knowledge while the source no longer does; reparse
-ends completed in the target; the refusals (FAILED_PRECONDITION naming what differs) and
+ends completed in the target; the refusals (FAILED_PRECONDITION naming what differs, and
+an FAQ knowledge base's own knowledge) and
 the progress, read and watched."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from sluice_client import FailedPrecondition, SluiceClient
+from sluice_client._faq_entries import faq_content
 from sluice_client._proto.sluice import v1
 
 from tests.e2e.lifecycle_support import WAIT_S
@@ -175,3 +177,20 @@ def test_refusals_name_what_differs(client: SluiceClient, server: EmbeddingServe
         client.move_knowledge([knowledge_id], faq.id)
     assert "KB_TYPE_MISMATCH" in str(refused.value.details)
     assert client.get_knowledge(knowledge_id).knowledge_base_id == source
+
+    # An FAQ knowledge base's one knowledge holds its entries: it is cloned, never moved.
+    other_faq = client._knowledge_bases.create_knowledge_base(
+        v1.CreateKnowledgeBaseRequest(
+            name=f"move-faq-{uuid.uuid4().hex[:8]}",
+            type=v1.KnowledgeBaseType.FAQ,
+            config=_config(server),
+        )
+    ).knowledge_base
+    assert other_faq is not None
+    entry = client.create_faq_entry(faq.id, faq_content("Where is HX-4410?", ["Blue cabinet."]))
+    with pytest.raises(FailedPrecondition) as refused:
+        client.move_knowledge([entry.knowledge_id], other_faq.id)
+    assert "KNOWLEDGE_BASE_IS_FAQ" in str(refused.value.details)
+    assert "clone the knowledge base" in refused.value.message
+    assert client.get_knowledge(entry.knowledge_id).knowledge_base_id == faq.id
+    assert [e.id for e in client.list_faq_entries(faq.id)] == [entry.id]
