@@ -88,6 +88,8 @@ def test_json_items_are_decoded_across_read_buffers(tmp_path: Path) -> None:
         ("f.csv", b"question,notes\n", "row 1: the header has no answers column"),
         ("f.csv", b"question,answers,answer\n", "row 1: two columns hold answers"),
         ("f.csv", b"question,answers\nq,a\nq,\xff\n", "row 3: the file is not UTF-8"),
+        ("f.csv", b'question,answers\n"ok",a\n"broken,b\n', "row 3: not valid CSV"),
+        ("f.csv", b'question,answers\n"a"b,c\n', "row 2: not valid CSV"),
         ("f.xlsx", b"PK\x03\x04junk", "row 1: not a readable XLSX workbook"),
     ],
 )

@@ -49,7 +49,8 @@ def _csv_rows(path: Path) -> Iterator[ImportRow]:
     # Bytes that are not UTF-8 are kept as lone surrogates while the text is decoded ahead
     # in blocks, so the row that holds them is the one named.
     with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as text:
-        reader = csv.reader(text)
+        # strict: a stray or unclosed quote is an error, not a row swallowing the rest.
+        reader = csv.reader(text, strict=True)
         try:
             headers = next(reader, None)
             if headers is None:
