@@ -16,6 +16,7 @@ from storage.db.repositories.faq_imports import FaqImportRepository
 FRAME_BYTES = 64 * 1024
 _PAGE_ROWS = 500
 LEADING_COLUMNS = ("row", "standard_question", "reason")
+_QUESTION = "standard_question"
 
 
 def failure_csv(
@@ -24,7 +25,7 @@ def failure_csv(
     names = _column_names(jobs, job_id)
     text = io.StringIO()
     writer = csv.writer(text)
-    writer.writerow([*LEADING_COLUMNS, *names])
+    writer.writerow([*LEADING_COLUMNS, *(_header(name) for name in names)])
     pending = codecs.BOM_UTF8
     for page in _pages(jobs, job_id):
         for row in page:
@@ -59,9 +60,17 @@ def _pages(jobs: FaqImportRepository, job_id: str) -> Iterator[list[FaqImportRow
 
 def _column_names(jobs: FaqImportRepository, job_id: str) -> list[str]:
     """Every column the failed rows have, in the order they first appear (the file's
-    header order for a CSV or XLSX)."""
+    header order on SQLite; PostgreSQL's jsonb keeps a row's keys in an order of its own),
+    but a ``standard_question`` column: the leading one
+    holds what it held (a list import's, or a file with that header)."""
     names: dict[str, None] = {}
     for page in _pages(jobs, job_id):
         for row in page:
             names.update(dict.fromkeys(row.columns))
+    names.pop(_QUESTION, None)
     return list(names)
+
+
+def _header(name: str) -> str:
+    """A column of the file named like a leading one ("row", "reason") is told apart."""
+    return f"file:{name}" if name in LEADING_COLUMNS else name

@@ -86,6 +86,7 @@ def test_a_large_failure_csv_comes_in_frames_of_at_most_64_kib(calls: FaqCalls) 
     data, frames = calls.failures(final.job_id)
     assert len(frames) > 1 and max(frames) <= 64 * 1024
     assert len(csv_rows(data)) == 40
+    assert csv_rows(data)[0]["reason"] == "standard_question: is over 1000 characters"
 
 
 def test_replace_keeps_rewrites_and_deletes_without_a_gap(calls: FaqCalls) -> None:

@@ -192,7 +192,7 @@ def _plan(catalogue: Catalogue, rows: list[ImportRow], store: EntryStore, tags: 
 
 
 def _described(violations: list[tuple[str, str]]) -> str:
-    return "; ".join(f"{field} {description}" for field, description in violations)
+    return "; ".join(f"{field}: {description}" for field, description in violations)
 
 
 def _entry_of(row: ImportRow, store: EntryStore, tags: TagNames) -> EntryText | str:

@@ -1,6 +1,7 @@
 """The failure CSV of an import, from its recorded rows on PostgreSQL and SQLite: a byte
 order mark, the failed and partially failed rows in file order with their reasons and
-every original column (the union of the rows' columns), in frames of at most 64 KiB."""
+every original column (the union of the rows' columns; one named like a leading column once
+or told apart), in frames of at most 64 KiB."""
 
 from __future__ import annotations
 
@@ -59,3 +60,33 @@ def test_an_import_without_failures_gives_the_header_alone(
     assert (
         b"".join(failure_csv(jobs, job_id)) == codecs.BOM_UTF8 + b"row,standard_question,reason\r\n"
     )
+
+
+def test_columns_named_like_the_leading_ones_appear_once_or_told_apart(
+    database: Database, scope: Scope
+) -> None:
+    """A list import's rows (and a file with such a header) have a standard_question column:
+    it is the leading one; a file's own "row" or "reason" column is kept as file:row."""
+    jobs = FaqImportRepository(database)
+    job_id = jobs.start(
+        id=str(uuid.uuid4()), tenant_id=scope.tenant_id, knowledge_base_id=scope.knowledge_base_id
+    ).id
+    jobs.begin(job_id)
+    columns = {"standard_question": "Why?", "answers": "", "reason": "asked twice"}
+    row = RowOutcome(2, "failed", "Why?", "answers: at least one answer is required", columns)
+    jobs.record_batch(
+        job_id, processed_before=0, recoveries=0, rows=[row], counts=BatchCounts(), writes=None
+    )
+    data = b"".join(failure_csv(jobs, job_id)).decode("utf-8-sig")
+    header, *lines = list(csv.reader(io.StringIO(data)))
+    assert header[:3] == ["row", "standard_question", "reason"]
+    assert sorted(header[3:]) == ["answers", "file:reason"]
+    assert [dict(zip(header, line, strict=True)) for line in lines] == [
+        {
+            "row": "2",
+            "standard_question": "Why?",
+            "reason": "answers: at least one answer is required",
+            "answers": "",
+            "file:reason": "asked twice",
+        }
+    ]
