@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -66,8 +67,7 @@ class LocalUpload:
             os.fsync(self._file.fileno())
             self._file.close()
             self._file = None
-            self._target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(self._staging, self._target)
+            _publish(self._staging, self._target)
         except OSError as exc:
             self.abort()
             raise StorageError(f"publishing upload failed: {exc}") from exc
@@ -138,10 +138,15 @@ class LocalFileService:
         return f"{self._public_base_url}/{quote(self._key(path))}"
 
     def delete(self, path: str) -> None:
+        target = self._resolve(path)
         try:
-            self._resolve(path).unlink(missing_ok=True)
+            target.unlink(missing_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot delete {path}: {exc}") from exc
+        # A knowledge's (or an import's) folder goes with its last file; a tenant's stays.
+        if target.parent.parent != self._base:
+            with contextlib.suppress(OSError):  # not empty: another file is still there
+                target.parent.rmdir()
 
     def copy(self, src_path: str, tenant_id: str, knowledge_id: str) -> str:
         key = original_key(tenant_id, knowledge_id, self._key(src_path))
@@ -175,3 +180,16 @@ class LocalFileService:
         if key.startswith("."):
             raise UnsafePathError(f"unsafe path {path!r}")
         return safe_path_under_base(self._base, key)
+
+
+def _publish(staging: Path, target: Path) -> None:
+    """Rename ``staging`` into place, making its folder; made again if a delete of the
+    folder's last file removed it in between."""
+    for attempt in range(2):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.replace(staging, target)
+            return
+        except FileNotFoundError:
+            if attempt or not staging.exists():
+                raise

@@ -152,6 +152,20 @@ def test_delete_and_missing_files(service: FileService) -> None:
         service.open(f"local://{TENANT}/{KNOWLEDGE}")  # a directory is not a file
 
 
+def test_a_folder_goes_with_its_last_file_and_a_tenants_folder_stays(
+    service: FileService, base: Path
+) -> None:
+    first = service.save_stream(TENANT, KNOWLEDGE, "a.txt", [b"a"])
+    second = service.save_stream(TENANT, KNOWLEDGE, "b.txt", [b"b"])
+    folder = base.resolve() / TENANT / KNOWLEDGE
+    service.delete(first.path)
+    assert folder.is_dir()  # b.txt is still there
+    service.delete(second.path)
+    assert not folder.exists() and (base.resolve() / TENANT).is_dir()
+    again = service.save_stream(TENANT, KNOWLEDGE, "c.txt", [b"c"])
+    assert service.read_bytes(again.path) == b"c"
+
+
 @pytest.mark.parametrize(
     "path",
     [
