@@ -63,7 +63,9 @@ def _faq_import(
         if not wait:
             return
         for progress in client.watch_faq_import(last.job_id):
-            _print(progress, out)
+            # The watch starts with the job as it is, which the import's answer showed.
+            if progress != last:
+                _print(progress, out)
             last = progress
     if last.status != v1.JobStatus.COMPLETED:
         raise typer.Exit(_exit_codes.FAILED)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -14,6 +15,14 @@ kb = group("kb", "manage knowledge bases", "Knowledge bases")
 KbId = Annotated[str, typer.Argument(metavar="ID")]
 
 
+class KbType(StrEnum):
+    DOCUMENT = "document"
+    FAQ = "faq"
+
+
+_KB_TYPES = {KbType.DOCUMENT: v1.KnowledgeBaseType.DOCUMENT, KbType.FAQ: v1.KnowledgeBaseType.FAQ}
+
+
 @kb.command("create")
 def _create(
     ctx: typer.Context,
@@ -23,6 +32,9 @@ def _create(
     chunk_overlap: Annotated[
         int | None, typer.Option(help="characters shared by neighbours")
     ] = None,
+    kb_type: Annotated[
+        KbType, typer.Option("--type", help="document (files, URLs, text) or faq (entries)")
+    ] = KbType.DOCUMENT,
     as_json: JsonFlag = False,
 ) -> None:
     """Create a knowledge base."""
@@ -31,7 +43,9 @@ def _create(
         chunking = v1.ChunkingConfig(chunk_size=chunk_size or 0, chunk_overlap=chunk_overlap)
         config = v1.KnowledgeBaseConfig(chunking=chunking)
     with connect(ctx) as client:
-        created = client.create_knowledge_base(name, description=description, config=config)
+        created = client.create_knowledge_base(
+            name, description=description, config=config, kb_type=_KB_TYPES[kb_type]
+        )
     Output(ctx, as_json).message(created)
 
 

@@ -16,10 +16,18 @@ class KnowledgeBaseMethods:
     _knowledge_bases: v1.KnowledgeBaseServiceStub
 
     def create_knowledge_base(
-        self, name: str, *, description: str = "", config: v1.KnowledgeBaseConfig | None = None
+        self,
+        name: str,
+        *,
+        description: str = "",
+        config: v1.KnowledgeBaseConfig | None = None,
+        kb_type: v1.KnowledgeBaseType = v1.KnowledgeBaseType.DOCUMENT,
     ) -> v1.KnowledgeBase:
-        """Unset config blocks take the server's defaults."""
-        request = v1.CreateKnowledgeBaseRequest(name=name, description=description, config=config)
+        """Unset config blocks take the server's defaults; `kb_type` FAQ makes an FAQ
+        knowledge base (entries, not documents)."""
+        request = v1.CreateKnowledgeBaseRequest(
+            name=name, description=description, config=config, type=kb_type
+        )
         response = call(self._knowledge_bases.create_knowledge_base, request)
         return required(response.knowledge_base, "knowledge base")
 
