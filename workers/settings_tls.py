@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import model_validator
 
-from core.tls import ClientTls, ServerTls
+from core.tls import ClientTls, ServerTls, TlsFileError, check_key_pair
 from workers.settings_groups import SettingsGroup
 from workers.settings_types import PemFile
 
@@ -64,3 +64,8 @@ class TlsSettings(SettingsGroup):
 def _pair(name: str, value: Path | None, other_name: str, other: Path | None) -> None:
     if (value is None) != (other is None):
         raise ValueError(f"{name} and {other_name} must be set together")
+    if value is not None and other is not None:
+        try:
+            check_key_pair(value, other)
+        except TlsFileError as exc:
+            raise ValueError(f"{other_name}: {exc}") from None

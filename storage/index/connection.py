@@ -29,6 +29,10 @@ from storage.index.lite_repair import remove_torn_sidecars
 
 _REMOTE_SCHEMES = frozenset({"http", "https", "tcp", "grpc", "unix"})
 _CONNECT_FAILED = 2  # pymilvus Status.CONNECT_FAILED
+# pymilvus pings every 10 s; milvus-lite's gRPC server (grpc defaults) allows one ping per
+# 5 minutes and answers more with GOAWAY too_many_pings, dropping the connection (and
+# logging it raw on stderr). Above 5 minutes both it and a Milvus server accept.
+_KEEPALIVE = {"grpc.keepalive_time_ms": 330_000, "grpc.keepalive_permit_without_calls": False}
 # The gRPC statuses of a server that did not answer in time or at all.
 _UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
@@ -75,7 +79,9 @@ def open_connection(uri: str, *, token: str, timeout: float | None) -> Connectio
                 # Before this process's milvus-lite opens it (lite_repair says why).
                 remove_torn_sidecars(local_path)
     try:
-        client = MilvusClient(uri=local_path or uri, token=token, timeout=timeout)
+        client = MilvusClient(
+            uri=local_path or uri, token=token, timeout=timeout, grpc_options=_KEEPALIVE
+        )
         try:
             version = str(client.get_server_version())
         except BaseException:

@@ -77,19 +77,23 @@ def test_a_missing_or_unpaired_file_stops_the_docreader(certs: CertFiles, tmp_pa
     unpaired = start(["--tls-cert", str(certs.server_cert)])
     assert unpaired.returncode == 2
     assert "--tls-cert and --tls-key must be given together" in unpaired.stderr
+    other_key = start(["--tls-cert", str(certs.server_cert), "--tls-key", str(certs.client_key)])
+    assert other_key.returncode == 2
+    assert (
+        f"{certs.client_key} is not the private key of the certificate in {certs.server_cert}"
+        in other_key.stderr
+    )
 
 
-def test_a_wrong_api_tls_file_stops_the_api(certs: CertFiles, tmp_path: Path) -> None:
-    not_pem = tmp_path / "key.txt"
-    not_pem.write_text("not a key")
-    done = subprocess.run(
+def _lite_api(cert: Path, key: Path, data_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "server.main", "--mode", "lite"],
         env={
             "PYTHONPATH": PYTHONPATH,
             "PATH": "/usr/bin:/bin",
-            "SLUICE_DATA_DIR": str(tmp_path / "data"),
-            "SLUICE_API_TLS_CERT": str(certs.server_cert),
-            "SLUICE_API_TLS_KEY": str(not_pem),
+            "SLUICE_DATA_DIR": str(data_dir),
+            "SLUICE_API_TLS_CERT": str(cert),
+            "SLUICE_API_TLS_KEY": str(key),
         },
         cwd=REPO,
         capture_output=True,
@@ -97,6 +101,25 @@ def test_a_wrong_api_tls_file_stops_the_api(certs: CertFiles, tmp_path: Path) ->
         timeout=120,
         check=False,
     )
+
+
+def test_a_wrong_api_tls_file_stops_the_api(certs: CertFiles, tmp_path: Path) -> None:
+    not_pem = tmp_path / "key.txt"
+    not_pem.write_text("not a key")
+    done = _lite_api(certs.server_cert, not_pem, tmp_path / "data")
     assert done.returncode == 2
     assert f"SLUICE_API_TLS_KEY: {not_pem} is not a PEM file" in done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_key_of_another_certificate_stops_the_api_saying_so(
+    certs: CertFiles, tmp_path: Path
+) -> None:
+    done = _lite_api(certs.server_cert, certs.client_key, tmp_path / "data")
+    assert done.returncode == 2
+    assert (
+        f"SLUICE_API_TLS_KEY: {certs.client_key} is not the private key of the certificate "
+        f"in {certs.server_cert}" in done.stderr
+    )
+    assert "address is already in use" not in done.stderr
     assert not (tmp_path / "data").exists()
