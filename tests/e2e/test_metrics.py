@@ -165,6 +165,8 @@ def test_the_stages_and_the_provider_are_timed_where_the_work_ran(processed: Met
     for stage in ("docreader", "chunking", "embedding"):
         assert found.value(STAGE_COUNT, stage=stage, status="done") >= 1, stage
     assert found.value("sluice_stage_duration_seconds_sum", stage="embedding") > 0
+    # Text without images: the multimodal stage is skipped, and counted so.
+    assert found.value(STAGE_COUNT, stage="multimodal", status="skipped") >= 1
     assert found.value(PROVIDER_COUNT, kind="embedding", outcome="ok") >= 1
     if where == "worker":
         assert found.samples("sluice_queue_depth"), "a worker serves the queue gauges too"

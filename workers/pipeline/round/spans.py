@@ -367,7 +367,8 @@ class SpanTracker:
         started = self._started.get(name)
         duration = int((now - started).total_seconds() * 1000) if started else 0
         self._write(name, status=status, ended_at=now, duration_ms=duration, **fields)
-        if started and name in _TIMED:
+        # A stage skipped before it started counts too (at 0 s): how often each is skipped.
+        if name in _TIMED and (started or status == SpanStatus.SKIPPED):
             metrics().stage_duration.labels(name, status).observe(duration / 1000)
 
     def _write(self, name: str, **fields: Any) -> Any:
