@@ -11,10 +11,17 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 PREFIX = "SLUICE_"
-# Read by other programs than the server processes, so not unknown: the CLI's target and
-# API key, and the docreader's LibreOffice profile pool.
+# Read by other programs than the server processes, so not unknown: the CLI's target, API
+# key and TLS files, and the docreader's LibreOffice profile pool.
 VARIABLES_READ_ELSEWHERE = frozenset(
-    {"SLUICE_TARGET", "SLUICE_API_KEY", "SLUICE_DOCREADER_LO_PROFILES"}
+    {
+        "SLUICE_TARGET",
+        "SLUICE_API_KEY",
+        "SLUICE_CA_FILE",
+        "SLUICE_CERT_FILE",
+        "SLUICE_KEY_FILE",
+        "SLUICE_DOCREADER_LO_PROFILES",
+    }
 )
 
 

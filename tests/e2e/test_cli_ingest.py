@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 import uuid
@@ -32,6 +33,10 @@ NOTES = "Harbour notes: boats moor at the east quay after the evening bell rings
 SHARED = "Shared text: the lighthouse keeper logs every ship that passes the point.\n"
 # The console script pip installed next to the interpreter running the tests.
 SLUICE = Path(sys.executable).parent / "sluice"
+# A file name that is Rich markup too: shown as "ab.md" if not escaped.
+MARKUP_NAME = "a[red]b.md"
+# What a terminal draws besides the text: colours, cursor moves.
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +216,43 @@ def test_a_closed_pipe_ends_the_command_quietly(
     assert done.returncode == 141
 
 
+def test_ingest_into_a_closed_pipe_ends_quietly_with_141(
+    stack: Stack, client: SluiceClient, tmp_path: Path, cache_home: Path
+) -> None:
+    """`sluice ingest KB DIR | head -1`: Rich's console sees the closed pipe, not print()."""
+    kb = client.create_knowledge_base(f"ingest-pipe-{uuid.uuid4().hex[:8]}")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number in range(3):
+        (folder / f"doc-{number}.md").write_text(f"Document {number}: {GUIDE}")
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+
+    pipeline = f"'{SLUICE}' --target {stack.target} ingest {kb.id} '{folder}' | head -1"
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", pipeline], capture_output=True, timeout=120, env=env
+    )
+
+    assert done.stdout == b"ingesting 3 files\n"
+    assert done.stderr == b""
+    assert done.returncode == 141
+
+
+def test_a_file_name_that_looks_like_markup_is_shown_as_it_is(
+    stack: Stack, client: SluiceClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kb = client.create_knowledge_base(f"markup-{uuid.uuid4().hex[:8]}")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / MARKUP_NAME).write_text(GUIDE)
+
+    assert cli(["--target", stack.target, "ingest", kb.id, str(folder)]) == 0
+
+    out = capsys.readouterr().out.splitlines()
+    assert f"completed {MARKUP_NAME}" in out  # the plain progress line
+    [row] = [line for line in out if line.startswith("│ a")]  # the summary table's
+    assert row.split()[1] == MARKUP_NAME
+
+
 def _on_a_terminal(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
     """Runs the installed `sluice` with its stdout and stderr on a pseudo-terminal, as a
     user's shell would; (exit code, everything it drew)."""
@@ -241,15 +283,20 @@ def test_on_a_terminal_ingest_draws_bars_and_watch_draws_the_span_tree(
     (folder / "nested").mkdir(parents=True)
     (folder / "guide.md").write_text(GUIDE)
     (folder / "nested" / "notes.txt").write_text(NOTES)
+    (folder / MARKUP_NAME).write_text(SHARED)
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "COLUMNS": "120"}
 
     code, drawn = _on_a_terminal(["--target", stack.target, "ingest", kb.id, str(folder)], env)
 
     assert code == 0, drawn
-    assert "all files" in drawn  # the overall bar
-    assert "━" in drawn  # Rich's bar glyph: bars, not plain lines
-    assert "2 completed, 0 failed, 0 skipped" in drawn
-    [knowledge, _] = client.list_knowledge(kb.id)
+    text = ANSI.sub("", drawn)
+    assert "all files" in text  # the overall bar
+    assert "━" in text  # Rich's bar glyph: bars, not plain lines
+    assert "/5" in text  # a document's bar: its stages done of the round's five
+    assert f"completed {MARKUP_NAME}" in text  # the line of a finished document
+    assert f"│ {MARKUP_NAME} " in text  # its row in the summary table
+    assert "3 completed, 0 failed, 0 skipped" in text
+    [knowledge, *_] = client.list_knowledge(kb.id)
 
     code, drawn = _on_a_terminal(["--target", stack.target, "watch", knowledge.id], env)
 

@@ -7,15 +7,20 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Annotated, Any
 
 import betterproto2
 import typer
-from typer.core import TyperGroup
+from typer._click.core import Command, Context
+from typer._click.exceptions import UsageError
+from typer.core import TyperGroup, TyperOption
 
 from sluice_client import _exit_codes
+from sluice_client._channel import TlsOptions
 from sluice_client._output import to_json, to_json_line
 from sluice_client.client import SluiceClient
 
@@ -37,6 +42,7 @@ class Settings:
     target: str
     api_key: str | None
     json: bool
+    tls: TlsOptions | None = None
 
 
 def settings(ctx: typer.Context) -> Settings:
@@ -48,7 +54,7 @@ def settings(ctx: typer.Context) -> Settings:
 
 def connect(ctx: typer.Context) -> SluiceClient:
     options = settings(ctx)
-    return SluiceClient(options.target, api_key=options.api_key)
+    return SluiceClient(options.target, api_key=options.api_key, tls=options.tls)
 
 
 class Output:
@@ -82,9 +88,29 @@ def _silence_stdout() -> None:
         pass  # a captured stdout (tests) has no descriptor to redirect
 
 
+HELP_OPTION_NAMES = ["-h", "--help"]
+
+
+def _show_flags_as_flags(commands: Iterable[Command]) -> None:
+    """Typer's help gives a flag (`--json`, `-h`) the value type `<bool>`, as if it took
+    one: an empty metavar leaves the type column empty for the flags of every command."""
+    for command in commands:
+        # With its -h, which Click makes on first use and then keeps.
+        for param in command.get_params(Context(command, help_option_names=HELP_OPTION_NAMES)):
+            if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+                param.metavar = ""
+        if isinstance(command, TyperGroup):
+            _show_flags_as_flags(command.commands.values())
+
+
 class SluiceGroup(TyperGroup):
     """Turns every error a command ends with into one line on stderr and its exit code
     (`_exit_codes`), instead of a traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        # Here, not in __init__: Typer adds --install-completion after building the group.
+        _show_flags_as_flags([self])
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
@@ -106,13 +132,39 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _pem_option(envvar: str, help_text: str) -> Any:
+    # exists/readable: a missing or unreadable file is a usage error before any call.
+    return typer.Option(
+        envvar=envvar, metavar="PEM", help=help_text, exists=True, dir_okay=False, readable=True
+    )
+
+
+def _tls(
+    ctx: typer.Context, ca_file: Path | None, cert_file: Path | None, key_file: Path | None
+) -> TlsOptions | None:
+    """TLS when any of the files is given (no --ca-file: the system's roots verify the
+    server); None, plaintext, when none is."""
+    if cert_file is not None and key_file is None:
+        raise UsageError("--cert-file needs --key-file (the certificate's key)", ctx)
+    if key_file is not None and cert_file is None:
+        raise UsageError("--key-file needs --cert-file (the certificate it is the key of)", ctx)
+    files = {"--ca-file": ca_file, "--cert-file": cert_file, "--key-file": key_file}
+    for option, path in files.items():
+        # Else grpcio would only say UNAVAILABLE, at the first call.
+        if path is not None and b"-----BEGIN " not in path.read_bytes():
+            raise UsageError(f"{option} {path}: not a PEM file", ctx)
+    if ca_file is None and cert_file is None:
+        return None
+    return TlsOptions(ca_file, cert_file, key_file)
+
+
 app = typer.Typer(
     cls=SluiceGroup,
     name="sluice",
     help="Sluice command line client.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": HELP_OPTION_NAMES},
 )
 
 
@@ -123,13 +175,25 @@ def _root(
         str, typer.Option(envvar="SLUICE_TARGET", help="API server address")
     ] = DEFAULT_TARGET,
     api_key: Annotated[str | None, typer.Option(envvar="SLUICE_API_KEY")] = None,
+    ca_file: Annotated[
+        Path | None,
+        _pem_option("SLUICE_CA_FILE", "TLS: the CA that signed the server's certificate"),
+    ] = None,
+    cert_file: Annotated[
+        Path | None,
+        _pem_option("SLUICE_CERT_FILE", "mutual TLS: this client's certificate (chain)"),
+    ] = None,
+    key_file: Annotated[
+        Path | None, _pem_option("SLUICE_KEY_FILE", "mutual TLS: the certificate's key")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output for every command")] = False,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="print the version"),
     ] = False,
 ) -> None:
-    ctx.obj = Settings(target=target, api_key=api_key, json=as_json)
+    tls = _tls(ctx, ca_file, cert_file, key_file)
+    ctx.obj = Settings(target=target, api_key=api_key, json=as_json, tls=tls)
 
 
 def group(name: str, help_text: str, panel: str) -> typer.Typer:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from sluice_client import _exit_codes
 from sluice_client._app import (
@@ -24,6 +23,7 @@ from sluice_client._app import (
     connect,
     settings,
 )
+from sluice_client._console import CliConsole
 from sluice_client._ingest_files import Candidate, IngestState, md5_of, unsupported_reason, walk
 from sluice_client._ingest_progress import LiveReporter, Reporter, Result, summary_table
 from sluice_client._output import UNSUCCESSFUL, label
@@ -205,7 +205,7 @@ def _ingest(
     if any document failed.
     """
     out = Output(ctx, as_json)
-    console = Console(stderr=out.json)
+    console = CliConsole(stderr=out.json)
     results: list[Result] = []
     candidates: list[Candidate] = []
     for candidate in walk(folder, include or [], exclude or []):
@@ -230,7 +230,7 @@ def _ingest(
         raise typer.Exit(_exit_codes.FAILED)
 
 
-def _summarise(results: list[Result], out: Output, console: Console) -> None:
+def _summarise(results: list[Result], out: Output, console: CliConsole) -> None:
     by_outcome: dict[str, list[dict[str, str]]] = {"completed": [], "failed": [], "skipped": []}
     for result in sorted(results, key=lambda r: r.relative):
         by_outcome[result.outcome].append(result.to_dict())

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import sys
 
-from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
 from rich.tree import Tree
 
 from sluice_client import _exit_codes
 from sluice_client._app import Output
+from sluice_client._console import CliConsole
 from sluice_client._output import (
     UNSUCCESSFUL,
     SpanChangePrinter,
@@ -95,7 +95,7 @@ def follow(client: SluiceClient, knowledge_id: str, timeout: float, out: Output)
         print(final_status_line(knowledge), flush=True)
         return _outcome(knowledge)
     tree = SpanTree(knowledge_id)
-    console = Console()
+    console = CliConsole()
     with Live(tree.render(), console=console, refresh_per_second=8) as live:
 
         def redraw(event: v1.WatchSpansResponse) -> None:

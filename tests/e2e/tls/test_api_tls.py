@@ -1,7 +1,7 @@
 """The API over TLS (SLUICE_API_TLS_CERT / _KEY) and mutual TLS (SLUICE_API_TLS_CLIENT_CA),
 on a real lite-mode server with certificates the test makes: a client that verifies the
-server with the CA works (SluiceClient and grpcurl -cacert), a plaintext client is refused,
-and under mutual TLS a client without a certificate is refused."""
+server with the CA works (SluiceClient, the `sluice` CLI and grpcurl -cacert), a plaintext
+client is refused, and under mutual TLS a client without a certificate is refused."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sluice_client import SluiceClient, TlsOptions, Unavailable
+from sluice_client.cli import main as cli
 
 from tests.e2e.stacks import Stack, lite_stack
 from tests.support.certificates import CertFiles, make_certificates
@@ -122,6 +123,42 @@ def test_mutual_tls_accepts_a_client_certificate(mtls_stack: Stack, certs: CertF
             health_pb2.HealthCheckRequest(), timeout=10
         )
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_the_cli_reaches_a_tls_server_with_its_ca_from_the_option_or_the_environment(
+    tls_stack: Stack,
+    certs: CertFiles,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = ["--target", tls_stack.target, "--json"]
+    assert cli([*target, "--ca-file", str(certs.ca), "kb", "create", "cli over TLS"]) == 0
+    created = json.loads(capsys.readouterr().out)
+    assert created["name"] == "cli over TLS"
+
+    monkeypatch.setenv("SLUICE_CA_FILE", str(certs.ca))
+    assert cli([*target, "kb", "list"]) == 0
+    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert created["id"] in {kb["id"] for kb in listed}
+
+    # Plaintext to a TLS server: the server did not answer, exit 3.
+    monkeypatch.delenv("SLUICE_CA_FILE")
+    assert cli([*target, "kb", "list"]) == 3
+    assert capsys.readouterr().err.startswith("error: UNAVAILABLE: the Sluice server at ")
+
+
+def test_the_cli_speaks_mutual_tls_with_a_client_certificate(
+    mtls_stack: Stack, certs: CertFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verify = ["--target", mtls_stack.target, "--json", "--ca-file", str(certs.ca)]
+    client = ["--cert-file", str(certs.client_cert), "--key-file", str(certs.client_key)]
+    assert cli([*verify, *client, "kb", "create", "cli over mTLS"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "cli over mTLS"
+
+    # The server requires a client certificate: without one the handshake fails.
+    assert cli([*verify, "kb", "list"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: UNAVAILABLE: ") and len(err.splitlines()) == 1
 
 
 def probe(*args: str) -> subprocess.CompletedProcess[str]:
