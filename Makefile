@@ -29,6 +29,10 @@ $(NODE_STAMP): clients/ts/package-lock.json
 	cd clients/ts && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# proto/ as a descriptor set with its comments, which the generated code's descriptors drop:
+# server reflection answers from it, so `grpcurl describe` shows them (server/reflection.py).
+DESCRIPTOR_SET := clients/python/sluice/descriptors.binpb
+
 proto: $(STAMP) $(NODE_STAMP)
 	rm -rf $(GEN_DIRS)
 	$(BIN)/buf lint
@@ -36,6 +40,7 @@ proto: $(STAMP) $(NODE_STAMP)
 	$(BIN)/buf generate --template buf.gen.rpc.yaml $(RPC_PROTOS) \
 	  --path $(RPC_PROTOS)/google/rpc/status.proto --path $(RPC_PROTOS)/google/rpc/error_details.proto
 	find clients/python/sluice -type d -exec touch {}/__init__.py \;
+	$(BIN)/buf build --exclude-imports --as-file-descriptor-set -o $(DESCRIPTOR_SET)
 	$(BIN)/ruff format -q clients/python/sluice_client/_proto
 
 # Regenerating must not change the committed code.

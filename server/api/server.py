@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from sluice.v1 import (
     faq_pb2,
     faq_pb2_grpc,
@@ -25,6 +24,7 @@ from sluice.v1 import (
     wiki_pb2_grpc,
 )
 
+from server import reflection
 from server.api.auth_interceptor import AuthInterceptor
 from server.api.deps import ApiDeps
 from server.api.faq import FaqServicer

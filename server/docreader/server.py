@@ -17,10 +17,10 @@ from types import FrameType
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from sluice.docreader.v1 import docreader_pb2, docreader_pb2_grpc
 
 from core.tls import ServerTls
+from server import reflection
 from server.binding import EXCLUSIVE_BIND, BindError, listen
 from server.docreader.flags import (
     DEFAULT_MAX_INPUT_MB,
