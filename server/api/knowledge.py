@@ -20,6 +20,7 @@ from server.api.rpc import streaming, unary
 from server.api.upload import receive_upload
 from server.api.watch import SpanWatcher
 from server.services.job_watch import watch_job
+from server.services.kb_types import document_kb
 from server.services.knowledge_reads import KnowledgeQuery
 from server.services.url_import import checked_import_url
 
@@ -145,10 +146,12 @@ class KnowledgeServicer(pb_grpc.KnowledgeServiceServicer):
         self, request: pb.CreateFromURLRequest, context: Ctx
     ) -> pb.CreateFromURLResponse:
         identity = await self._deps.auth.identify(context)
-        # Access first: a caller who may not use the knowledge base learns nothing of the URL.
-        await asyncio.to_thread(
+        # Access first: a caller who may not use the knowledge base learns nothing of the URL;
+        # then its type (an FAQ knowledge base takes no document, whatever the URL).
+        kb = await asyncio.to_thread(
             self._deps.knowledge_bases.get_row, identity, request.knowledge_base_id
         )
+        document_kb(kb)
         # The first line of the SSRF defence: a refused URL goes no further than the handler.
         await asyncio.to_thread(checked_import_url, request.url, self._settings)
         knowledge = await asyncio.to_thread(self._deps.ingest.create_from_url, identity, request)

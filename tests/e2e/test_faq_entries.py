@@ -191,6 +191,11 @@ def test_documents_are_refused_in_an_faq_kb(api: Api, client: SluiceClient) -> N
             knowledge_pb2.CreateManualRequest(knowledge_base_id=kb_id, title="t", content="c")
         )
     assert manual.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    # Its type is the answer whatever the URL: one that does not resolve, or a private one.
+    for url in ("https://no-such-host.invalid/page", "http://10.0.0.1/page"):
+        with pytest.raises(FailedPrecondition) as refused:
+            client.create_from_url(kb_id, url)
+        assert "KNOWLEDGE_BASE_IS_FAQ" in str(refused.value.details)
 
 
 @pytest.mark.parametrize("questions", [COMBINED, SEPARATE])
