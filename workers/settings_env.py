@@ -17,6 +17,7 @@ VARIABLES_READ_ELSEWHERE = frozenset(
     {
         "SLUICE_TARGET",
         "SLUICE_API_KEY",
+        "SLUICE_TLS",
         "SLUICE_CA_FILE",
         "SLUICE_CERT_FILE",
         "SLUICE_KEY_FILE",

@@ -265,6 +265,7 @@ def test_variables_other_sluice_programs_read_are_not_unknown() -> None:
     env = {"SLUICE_TARGET": "h:1", "SLUICE_API_KEY": "k", "SLUICE_DOCREADER_LO_PROFILES": "/p"}
     # The CLI's TLS files, which a shell that also starts the server may export.
     env |= {"SLUICE_CA_FILE": "c", "SLUICE_CERT_FILE": "c", "SLUICE_KEY_FILE": "k"}
+    env |= {"SLUICE_TLS": "1"}
     assert Settings.from_env(env=env).mode == "lite"
 
 

@@ -140,10 +140,14 @@ def _pem_option(envvar: str, help_text: str) -> Any:
 
 
 def _tls(
-    ctx: typer.Context, ca_file: Path | None, cert_file: Path | None, key_file: Path | None
+    ctx: typer.Context,
+    tls_on: bool,
+    ca_file: Path | None,
+    cert_file: Path | None,
+    key_file: Path | None,
 ) -> TlsOptions | None:
-    """TLS when any of the files is given (no --ca-file: the system's roots verify the
-    server); None, plaintext, when none is."""
+    """TLS with --tls or when any of the files is given (no --ca-file: the system's roots
+    verify the server); None, plaintext, otherwise."""
     if cert_file is not None and key_file is None:
         raise UsageError("--cert-file needs --key-file (the certificate's key)", ctx)
     if key_file is not None and cert_file is None:
@@ -153,7 +157,7 @@ def _tls(
         # Else grpcio would only say UNAVAILABLE, at the first call.
         if path is not None and b"-----BEGIN " not in path.read_bytes():
             raise UsageError(f"{option} {path}: not a PEM file", ctx)
-    if ca_file is None and cert_file is None:
+    if not tls_on and ca_file is None and cert_file is None:
         return None
     return TlsOptions(ca_file, cert_file, key_file)
 
@@ -175,6 +179,14 @@ def _root(
         str, typer.Option(envvar="SLUICE_TARGET", help="API server address")
     ] = DEFAULT_TARGET,
     api_key: Annotated[str | None, typer.Option(envvar="SLUICE_API_KEY")] = None,
+    tls_on: Annotated[
+        bool,
+        typer.Option(
+            "--tls",
+            envvar="SLUICE_TLS",
+            help="TLS, the server verified by the system's roots (implied by the files below)",
+        ),
+    ] = False,
     ca_file: Annotated[
         Path | None,
         _pem_option("SLUICE_CA_FILE", "TLS: the CA that signed the server's certificate"),
@@ -192,7 +204,7 @@ def _root(
         typer.Option("--version", callback=_version, is_eager=True, help="print the version"),
     ] = False,
 ) -> None:
-    tls = _tls(ctx, ca_file, cert_file, key_file)
+    tls = _tls(ctx, tls_on, ca_file, cert_file, key_file)
     ctx.obj = Settings(target=target, api_key=api_key, json=as_json, tls=tls)
 
 

@@ -147,6 +147,28 @@ def test_the_cli_reaches_a_tls_server_with_its_ca_from_the_option_or_the_environ
     assert capsys.readouterr().err.startswith("error: UNAVAILABLE: the Sluice server at ")
 
 
+def test_the_cli_with_tls_alone_trusts_the_system_roots(tls_stack: Stack, certs: CertFiles) -> None:
+    """--tls without files: gRPC's default roots verify the server (here the test's CA,
+    made the default roots by GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, in a CLI process of its
+    own); a server those roots did not sign is not trusted (exit 3)."""
+    sluice = Path(sys.executable).parent / "sluice"
+
+    def run(roots: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(sluice), "--target", tls_stack.target, "--tls", "kb", "list"],
+            env={"PATH": "/usr/bin:/bin", "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": str(roots)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    trusted = run(certs.ca)
+    assert trusted.returncode == 0, trusted.stderr
+    untrusted = run(certs.server_cert)  # a leaf certificate, not the CA that signed it
+    assert untrusted.returncode == 3 and "UNAVAILABLE" in untrusted.stderr
+
+
 def test_the_cli_speaks_mutual_tls_with_a_client_certificate(
     mtls_stack: Stack, certs: CertFiles, capsys: pytest.CaptureFixture[str]
 ) -> None:
