@@ -69,8 +69,13 @@ def _config(
     )
 
 
-def _kb(client: SluiceClient, config: v1.KnowledgeBaseConfig) -> str:
-    return client.create_knowledge_base(f"move-{uuid.uuid4().hex[:8]}", config=config).id
+def _kb(
+    client: SluiceClient,
+    config: v1.KnowledgeBaseConfig,
+    kb_type: v1.KnowledgeBaseType = v1.KnowledgeBaseType.DOCUMENT,
+) -> str:
+    name = f"move-{uuid.uuid4().hex[:8]}"
+    return client.create_knowledge_base(name, config=config, kb_type=kb_type).id
 
 
 def _ingested(client: SluiceClient, kb_id: str) -> str:
@@ -165,32 +170,18 @@ def test_refusals_name_what_differs(client: SluiceClient, server: EmbeddingServe
         client.move_knowledge([knowledge_id], other_model)
     assert "EMBEDDING_MODEL_MISMATCH" in str(refused.value.details)
     assert "another-model" in refused.value.message
-    faq = client._knowledge_bases.create_knowledge_base(
-        v1.CreateKnowledgeBaseRequest(
-            name=f"move-faq-{uuid.uuid4().hex[:8]}",
-            type=v1.KnowledgeBaseType.FAQ,
-            config=_config(server),
-        )
-    ).knowledge_base
-    assert faq is not None
+    faq = _kb(client, _config(server), v1.KnowledgeBaseType.FAQ)
     with pytest.raises(FailedPrecondition) as refused:
-        client.move_knowledge([knowledge_id], faq.id)
+        client.move_knowledge([knowledge_id], faq)
     assert "KB_TYPE_MISMATCH" in str(refused.value.details)
     assert client.get_knowledge(knowledge_id).knowledge_base_id == source
 
     # An FAQ knowledge base's one knowledge holds its entries: it is cloned, never moved.
-    other_faq = client._knowledge_bases.create_knowledge_base(
-        v1.CreateKnowledgeBaseRequest(
-            name=f"move-faq-{uuid.uuid4().hex[:8]}",
-            type=v1.KnowledgeBaseType.FAQ,
-            config=_config(server),
-        )
-    ).knowledge_base
-    assert other_faq is not None
-    entry = client.create_faq_entry(faq.id, faq_content("Where is HX-4410?", ["Blue cabinet."]))
+    other_faq = _kb(client, _config(server), v1.KnowledgeBaseType.FAQ)
+    entry = client.create_faq_entry(faq, faq_content("Where is HX-4410?", ["Blue cabinet."]))
     with pytest.raises(FailedPrecondition) as refused:
-        client.move_knowledge([entry.knowledge_id], other_faq.id)
+        client.move_knowledge([entry.knowledge_id], other_faq)
     assert "KNOWLEDGE_BASE_IS_FAQ" in str(refused.value.details)
     assert "clone the knowledge base" in refused.value.message
-    assert client.get_knowledge(entry.knowledge_id).knowledge_base_id == faq.id
-    assert [e.id for e in client.list_faq_entries(faq.id)] == [entry.id]
+    assert client.get_knowledge(entry.knowledge_id).knowledge_base_id == faq
+    assert [e.id for e in client.list_faq_entries(faq)] == [entry.id]
