@@ -105,9 +105,6 @@ class KnowledgeBaseCloneService:
             )
         check_compatible(source, target, by_index=True)
         self._check_faq_layout(source, target)
-        running = self._jobs.open_for_target(target.id)
-        if running is not None:
-            raise _clone_running(running.id)
         return target
 
     def _sync_config(

@@ -11,10 +11,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from core.statuses import JobStatus
 from storage.db.models.base import Base, JSONType, new_id, utcnow
 
-# The statuses of an import that holds its knowledge base's import lock.
-FAQ_IMPORT_ACTIVE_SQL = "status IN ('pending', 'processing')"
-# The statuses of a clone that holds its target's clone lock.
-CLONE_OPEN_SQL = "status IN ('pending', 'processing')"
+# The statuses of a job that holds its lock (an import's knowledge base, a clone's target).
+OPEN_JOB_SQL = "status IN ('pending', 'processing')"
 
 
 class FaqImportJob(Base):
@@ -29,8 +27,8 @@ class FaqImportJob(Base):
             "uq_faq_import_jobs_active_knowledge_base",
             "knowledge_base_id",
             unique=True,
-            postgresql_where=text(FAQ_IMPORT_ACTIVE_SQL),
-            sqlite_where=text(FAQ_IMPORT_ACTIVE_SQL),
+            postgresql_where=text(OPEN_JOB_SQL),
+            sqlite_where=text(OPEN_JOB_SQL),
         ),
     )
 
@@ -104,8 +102,8 @@ class KbCloneJob(Base):
             "uq_kb_clone_jobs_open_target",
             "target_knowledge_base_id",
             unique=True,
-            postgresql_where=text(CLONE_OPEN_SQL),
-            sqlite_where=text(CLONE_OPEN_SQL),
+            postgresql_where=text(OPEN_JOB_SQL),
+            sqlite_where=text(OPEN_JOB_SQL),
         ),
     )
 
